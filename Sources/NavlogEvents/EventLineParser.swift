@@ -1,0 +1,451 @@
+/// Validates JSON Lines event lines against the navlog vocabulary and appends the accepted
+/// events to an ``EventBatch``.
+///
+/// This is the one codec every input path uses (the daemon's sockets and `navlog ingest`), so
+/// both accept exactly the same lines, the ones `schemas/event-line.schema.json` accepts.
+/// A parser keeps scratch buffers between calls: reuse one per connection or file so a steady
+/// stream of events allocates nothing per event. Not thread-safe; it is a value type.
+public struct EventLineParser: Sendable {
+    /// What a line turned out to be.
+    public enum Line: Sendable, Hashable {
+        /// An event, now appended to the batch.
+        case event
+        /// A transport hello (not an event; nothing was appended).
+        case hello(HelloLine)
+        /// An empty or white-space-only line (skipped).
+        case blank
+    }
+
+    /// The longest line accepted, in bytes, not counting the `\n` (events.md: default 64 KiB).
+    public var maximumLineLength: Int
+
+    private var storage = TokenizerStorage()
+
+    /// Creates a parser.
+    /// - Parameter maximumLineLength: longer lines are rejected with ``EventRejection/Code/tooLong``.
+    public init(maximumLineLength: Int = 65_536) {
+        self.maximumLineLength = maximumLineLength
+    }
+
+    /// Validates one line and, if it is an event, appends it to `batch`.
+    ///
+    /// - Parameters:
+    ///   - line: the line's bytes without its `\n` (a trailing `\r` is ignored).
+    ///   - lineNumber: the 1-based number reported in a rejection.
+    ///   - receivedAt: the trusted receive time (µs since the epoch); also the event time when `ts` is absent.
+    ///   - peer: the trusted sender credentials.
+    ///   - batch: where an accepted event goes; untouched when the line is rejected.
+    /// - Returns: what the line was.
+    /// - Throws: ``EventRejection`` naming the line, column or field path, and what was expected.
+    public mutating func parse(
+        _ line: UnsafeRawBufferPointer,
+        lineNumber: Int,
+        receivedAt: Int64,
+        peer: PeerCredentials,
+        into batch: inout EventBatch
+    ) throws(EventRejection) -> Line {
+        var line = line
+        if let last = line.last, last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
+        do {
+            return try parseLine(line, lineNumber: lineNumber, receivedAt: receivedAt, peer: peer, into: &batch)
+        } catch {
+            throw EventRejection(code: error.code, line: lineNumber, column: error.offset.map { $0 + 1 }, path: error.path, reason: error.reason)
+        }
+    }
+
+    /// Convenience for tests and tools: parses a `String` line.
+    public mutating func parse(
+        _ line: String,
+        lineNumber: Int = 1,
+        receivedAt: Int64 = 0,
+        peer: PeerCredentials = PeerCredentials(uid: 0, gid: 0, pid: 0),
+        into batch: inout EventBatch
+    ) throws(EventRejection) -> Line {
+        let bytes = Array(line.utf8)
+        return try withBytes(of: bytes) { (raw) throws(EventRejection) -> Line in
+            try parse(raw, lineNumber: lineNumber, receivedAt: receivedAt, peer: peer, into: &batch)
+        }
+    }
+
+    private mutating func parseLine(
+        _ line: UnsafeRawBufferPointer,
+        lineNumber: Int,
+        receivedAt: Int64,
+        peer: PeerCredentials,
+        into batch: inout EventBatch
+    ) throws(LineFailure) -> Line {
+        if line.count > maximumLineLength {
+            throw LineFailure(code: .tooLong, offset: nil, reason: "the line is \(line.count) bytes long; the limit is \(maximumLineLength) bytes")
+        }
+        if let bad = UTF8Validation.firstInvalidByte(line) {
+            throw LineFailure(code: .utf8, offset: bad, reason: "the line is not valid UTF-8 (byte 0x\(String(line[bad], radix: 16)) cannot appear here)")
+        }
+        if isBlank(line) { return .blank }
+        var tokenizer = JSONTokenizer(line: line, storage: &storage)
+        defer { tokenizer.store(into: &storage) }
+        guard try tokenizer.tokenizeLine() == BodyToken.object.rawValue else {
+            throw LineFailure(code: .notObject, offset: 0, reason: "each line must be a JSON object, found \(TokenCursor.describe(tokenizer.out[0]))")
+        }
+        let members = tokenizer.members
+        return try withBytes(of: tokenizer.out) { (raw) throws(LineFailure) -> Line in
+            try interpret(raw, members, receivedAt: receivedAt, peer: peer, lineNumber: lineNumber, into: &batch)
+        }
+    }
+
+    private func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
+        for b in line where !(b == 0x20 || b == 0x09 || b == 0x0D) { return false }
+        return true
+    }
+
+    // MARK: - Validation
+
+    private func interpret(
+        _ raw: UnsafeRawBufferPointer,
+        _ members: [JSONTokenizer.Member],
+        receivedAt: Int64,
+        peer: PeerCredentials,
+        lineNumber: Int,
+        into batch: inout EventBatch
+    ) throws(LineFailure) -> Line {
+        for member in members where member.key == FieldName.hello.rawValue {
+            return .hello(try hello(raw, members))
+        }
+        // The envelope.
+        var typeMember: JSONTokenizer.Member?
+        var sessionMember: JSONTokenizer.Member?
+        var tsMember: JSONTokenizer.Member?
+        var seqMember: JSONTokenizer.Member?
+        for member in members {
+            switch member.key {
+            case FieldName.type.rawValue: typeMember = member
+            case FieldName.session.rawValue: sessionMember = member
+            case FieldName.ts.rawValue: tsMember = member
+            case FieldName.seq.rawValue: seqMember = member
+            default: break
+            }
+        }
+        guard let typeMember else {
+            throw LineFailure(code: .missing, offset: nil, path: "type", reason: "every event needs a \"type\", such as \"nav.push\"")
+        }
+        guard raw[typeMember.value.lowerBound] == BodyToken.string.rawValue else {
+            throw mistyped(raw, typeMember, "type", expected: "a string naming the event type")
+        }
+        let typeName = TokenCursor.inlineString(raw, at: typeMember.value.lowerBound + 1)
+        guard let type = EventType.lookup(typeName) else {
+            let shown = String(decoding: typeName.prefix(80), as: UTF8.self)
+            throw LineFailure(code: .unknownType, offset: typeMember.offset, path: "type", reason: "\"\(shown)\" is not an event type; see schemas/README.md for the list")
+        }
+        guard let sessionMember else {
+            throw LineFailure(code: .missing, offset: nil, path: "session", reason: "every event needs a \"session\" id (one per app launch)")
+        }
+        guard raw[sessionMember.value.lowerBound] == BodyToken.string.rawValue else {
+            throw mistyped(raw, sessionMember, "session", expected: "a string")
+        }
+        let session = TokenCursor.inlineString(raw, at: sessionMember.value.lowerBound + 1)
+        if session.isEmpty {
+            throw LineFailure(code: .empty, offset: sessionMember.offset, path: "session", reason: "the session id is empty; it must be 1 to 128 bytes")
+        }
+        if session.count > 128 {
+            throw LineFailure(code: .range, offset: sessionMember.offset, path: "session", reason: "the session id is \(session.count) bytes long; the limit is 128 bytes")
+        }
+        var timestamp = receivedAt
+        if let tsMember { timestamp = try self.timestamp(raw, tsMember) }
+        var sequence: UInt64?
+        if let seqMember { sequence = UInt64(try unsigned(raw, at: seqMember.value.lowerBound, offset: seqMember.offset, path: "seq")) }
+
+        // The type's own fields.
+        let schema = Vocabulary.schemas[Int(type.rawValue)]
+        var present: UInt32 = 0
+        var bodyMembers = 0
+        for member in members {
+            switch member.key {
+            case FieldName.type.rawValue, FieldName.session.rawValue, FieldName.ts.rawValue, FieldName.seq.rawValue:
+                continue
+            case BodyToken.unknownKey:
+                let name = TokenCursor.inlineString(raw, at: member.keyStart + 1)
+                if name.first == UInt8(ascii: "_") { continue }
+                throw unknownField(String(decoding: name, as: UTF8.self), type: type, schema: schema, offset: member.offset)
+            default:
+                let field = FieldName(rawValue: member.key)!
+                guard let index = schema.index(of: field) else {
+                    throw unknownField(field.name, type: type, schema: schema, offset: member.offset)
+                }
+                if let violation = check(raw, at: member.value.lowerBound, schema.rules[index].rule) {
+                    throw violation.failure(field: field.name, offset: member.offset)
+                }
+                present |= 1 << UInt32(index)
+                bodyMembers += 1
+            }
+        }
+        let missing = schema.requiredMask & ~present
+        if missing != 0 {
+            let field = schema.rules[missing.trailingZeroBitCount].field
+            throw LineFailure(code: .missing, offset: nil, path: field.name, reason: "a \(type.name) event needs \"\(field.name)\"")
+        }
+        if type == .tabSelect, present & (1 << UInt32(schema.index(of: .index)!) | 1 << UInt32(schema.index(of: .vc)!)) == 0 {
+            throw LineFailure(code: .missing, offset: nil, path: "index", reason: "a tab.select event needs \"index\" or \"vc\" to say which tab")
+        }
+
+        // Accepted: copy the session and the body members, in their original order.
+        let sessionRange = batch.appendBytes(session)
+        let bodyStart = batch.bytes.count
+        batch.bytes.append(BodyToken.object.rawValue)
+        Varint.appendUInt32(UInt32(bodyMembers), to: &batch.bytes)
+        for member in members where member.key < BodyToken.unknownKey {
+            switch member.key {
+            case FieldName.type.rawValue, FieldName.session.rawValue, FieldName.ts.rawValue, FieldName.seq.rawValue:
+                continue
+            default:
+                batch.bytes.append(member.key)
+                batch.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[member.value]))
+            }
+        }
+        batch.appendHeader(EventBatch.Header(
+            type: type,
+            timestamp: timestamp,
+            timestampWasMissing: tsMember == nil,
+            sequence: sequence,
+            receivedAt: receivedAt,
+            peer: peer,
+            sourceLine: lineNumber,
+            session: sessionRange,
+            body: bodyStart..<batch.bytes.count
+        ))
+        return .event
+    }
+
+    private func unknownField(_ name: String, type: EventType, schema: TypeSchema, offset: Int) -> LineFailure {
+        let allowed = (["type", "session", "ts", "seq"] + schema.rules.map(\.field.name)).joined(separator: ", ")
+        return LineFailure(code: .unknownField, offset: offset, path: name, reason: "\(type.name) has no field \"\(name)\" (its fields are \(allowed); keys starting with _ are ignored)")
+    }
+
+    private func mistyped(_ raw: UnsafeRawBufferPointer, _ member: JSONTokenizer.Member, _ path: String, expected: String) -> LineFailure {
+        LineFailure(code: .type, offset: member.offset, path: path, reason: "expected \(expected), found \(TokenCursor.describe(raw[member.value.lowerBound]))")
+    }
+
+    private func timestamp(_ raw: UnsafeRawBufferPointer, _ member: JSONTokenizer.Member) throws(LineFailure) -> Int64 {
+        let at = member.value.lowerBound
+        switch BodyToken(rawValue: raw[at]) {
+        case .integer:
+            let value = TokenCursor.integer(raw, at: at)
+            guard value >= 0, value <= 253_402_300_799_999_999 else {
+                throw LineFailure(code: .range, offset: member.offset, path: "ts", reason: "\(value) is outside the valid range of µs since the epoch (0 to 253402300799999999, i.e. up to year 9999)")
+            }
+            return value
+        case .string:
+            let text = TokenCursor.inlineString(raw, at: at + 1)
+            guard let value = RFC3339.microseconds(text) else {
+                throw LineFailure(code: .timestamp, offset: member.offset, path: "ts", reason: "\"\(String(decoding: text.prefix(64), as: UTF8.self))\" is not an RFC 3339 date-time such as 2025-11-21T10:00:00.123Z")
+            }
+            return value
+        case .number:
+            let (integral, _) = JSONNumber.integralValue(TokenCursor.inlineString(raw, at: at + 1))
+            if integral {
+                throw LineFailure(code: .range, offset: member.offset, path: "ts", reason: "the number is outside the valid range of µs since the epoch (0 to 253402300799999999)")
+            }
+            throw mistyped(raw, member, "ts", expected: "an integer (µs since the epoch) or an RFC 3339 string")
+        default:
+            throw mistyped(raw, member, "ts", expected: "an integer (µs since the epoch) or an RFC 3339 string")
+        }
+    }
+
+    private func unsigned(_ raw: UnsafeRawBufferPointer, at position: Int, offset: Int, path: String) throws(LineFailure) -> Int64 {
+        if let violation = check(raw, at: position, .uint) { throw violation.failure(field: path, offset: offset) }
+        return TokenCursor.integer(raw, at: position)
+    }
+
+    private func hello(_ raw: UnsafeRawBufferPointer, _ members: [JSONTokenizer.Member]) throws(LineFailure) -> HelloLine {
+        var hello = HelloLine()
+        for member in members {
+            let at = member.value.lowerBound
+            switch member.key {
+            case FieldName.hello.rawValue:
+                guard raw[at] == BodyToken.integer.rawValue else { throw mistyped(raw, member, "hello", expected: "an integer (1)") }
+                hello.version = TokenCursor.integer(raw, at: at)
+            case FieldName.client.rawValue:
+                guard raw[at] == BodyToken.string.rawValue else { throw mistyped(raw, member, "client", expected: "a string") }
+                hello.client = String(decoding: TokenCursor.inlineString(raw, at: at + 1), as: UTF8.self)
+            case FieldName.ack.rawValue:
+                let text = raw[at] == BodyToken.string.rawValue ? String(decoding: TokenCursor.inlineString(raw, at: at + 1), as: UTF8.self) : ""
+                guard let mode = HelloLine.AckMode(rawValue: text) else {
+                    throw LineFailure(code: .enum, offset: member.offset, path: "ack", reason: "ack must be \"none\", \"batch\" or \"durable\"")
+                }
+                hello.ack = mode
+            default:
+                continue
+            }
+        }
+        return hello
+    }
+}
+
+/// A value that broke its rule, with the path below the field it was found in.
+struct Violation {
+    var code: EventRejection.Code
+    var reason: String
+    /// Path components below the top-level field, innermost last: `.class`, `[2]`.
+    var suffix: String = ""
+
+    func failure(field: String, offset: Int) -> LineFailure {
+        LineFailure(code: code, offset: offset, path: field + suffix, reason: reason)
+    }
+
+    func under(_ component: String) -> Violation {
+        var copy = self
+        copy.suffix = component + suffix
+        return copy
+    }
+}
+
+extension EventLineParser {
+    /// Checks the value at `position` against `rule`; `nil` when it conforms.
+    func check(_ raw: UnsafeRawBufferPointer, at position: Int, _ rule: ValueRule) -> Violation? {
+        let tag = raw[position]
+        func expected(_ what: String) -> Violation {
+            Violation(code: .type, reason: "expected \(what), found \(TokenCursor.describe(tag))")
+        }
+        switch rule {
+        case .string:
+            return tag == BodyToken.string.rawValue ? nil : expected("a string")
+        case .nonEmptyString:
+            guard tag == BodyToken.string.rawValue else { return expected("a string") }
+            return TokenCursor.uint32(raw, at: position + 1) == 0 ? Violation(code: .empty, reason: "must not be empty") : nil
+        case .bool:
+            return tag == BodyToken.true.rawValue || tag == BodyToken.false.rawValue ? nil : expected("true or false")
+        case .uint:
+            if tag == BodyToken.integer.rawValue {
+                return TokenCursor.integer(raw, at: position) < 0 ? Violation(code: .range, reason: "must be 0 or more") : nil
+            }
+            if tag == BodyToken.number.rawValue, JSONNumber.integralValue(TokenCursor.inlineString(raw, at: position + 1)).integral {
+                return Violation(code: .range, reason: "must be at most 9223372036854775807")
+            }
+            return expected("a whole number of 0 or more")
+        case .protocolVersion:
+            guard tag == BodyToken.integer.rawValue else {
+                return Violation(code: .version, reason: "expected the integer 1 (the protocol version), found \(TokenCursor.describe(tag))")
+            }
+            let value = TokenCursor.integer(raw, at: position)
+            return value == 1 ? nil : Violation(code: .version, reason: "protocol version \(value) is not supported; this navlog speaks version 1")
+        case .oneOf(let set):
+            guard tag == BodyToken.string.rawValue else {
+                return Violation(code: .enum, reason: "expected a \(set.name) (\(set.list)), found \(TokenCursor.describe(tag))")
+            }
+            let text = TokenCursor.inlineString(raw, at: position + 1)
+            if set.contains(text) { return nil }
+            return Violation(code: .enum, reason: "\"\(String(decoding: text.prefix(64), as: UTF8.self))\" is not a \(set.name); expected one of \(set.list)")
+        case .ref:
+            return checkReference(raw, at: position)
+        case .refOrNull:
+            return tag == BodyToken.null.rawValue ? nil : checkReference(raw, at: position)
+        case .refs:
+            guard tag == BodyToken.array.rawValue else { return expected("an array of controller references") }
+            var p = position + 5
+            for index in 0..<TokenCursor.uint32(raw, at: position + 1) {
+                if let violation = checkReference(raw, at: p) { return violation.under("[\(index)]") }
+                p = TokenCursor.skipValue(raw, at: p)
+            }
+            return nil
+        case .stringArray:
+            guard tag == BodyToken.array.rawValue else { return expected("an array of strings") }
+            var p = position + 5
+            for index in 0..<TokenCursor.uint32(raw, at: position + 1) {
+                if raw[p] != BodyToken.string.rawValue { return Violation(code: .type, reason: "expected a string, found \(TokenCursor.describe(raw[p]))").under("[\(index)]") }
+                p = TokenCursor.skipValue(raw, at: p)
+            }
+            return nil
+        case .traits:
+            return checkObject(raw, at: position, what: "traits object {\"h\", \"v\"}", allowed: Vocabulary.traitsFields, required: Vocabulary.traitsRequired)
+        case .anchor:
+            return checkObject(raw, at: position, what: "anchor object {\"barButtonItem\", \"sourceView\", \"sourceRect\"}", allowed: Vocabulary.anchorFields, required: [], rectangle: true)
+        case .props:
+            guard tag == BodyToken.object.rawValue else { return expected("an object of strings, numbers and booleans") }
+            var p = position + 5
+            for _ in 0..<TokenCursor.uint32(raw, at: position + 1) {
+                let keyStart = p
+                p = TokenCursor.skipKey(raw, at: p)
+                switch BodyToken(rawValue: raw[p]) {
+                case .string, .integer, .number, .true, .false: break
+                default:
+                    let name = TokenCursor.keyName(raw, at: keyStart, form: .inline)
+                    return Violation(code: .type, reason: "expected a string, number or boolean, found \(TokenCursor.describe(raw[p]))").under(".\(name)")
+                }
+                p = TokenCursor.skipValue(raw, at: p)
+            }
+            return nil
+        }
+    }
+
+    private func checkReference(_ raw: UnsafeRawBufferPointer, at position: Int) -> Violation? {
+        let tag = raw[position]
+        if tag == BodyToken.string.rawValue {
+            return TokenCursor.uint32(raw, at: position + 1) == 0 ? Violation(code: .empty, reason: "a controller id must not be empty") : nil
+        }
+        guard tag == BodyToken.object.rawValue else {
+            return Violation(code: .type, reason: "expected a controller reference (an id string, or an object with \"id\" and \"class\"), found \(TokenCursor.describe(tag))")
+        }
+        return checkObject(raw, at: position, what: "controller reference", allowed: Vocabulary.refFields, required: Vocabulary.refRequired)
+    }
+
+    private func checkObject(
+        _ raw: UnsafeRawBufferPointer,
+        at position: Int,
+        what: String,
+        allowed: [FieldName: ValueRule],
+        required: [FieldName],
+        rectangle: Bool = false
+    ) -> Violation? {
+        guard raw[position] == BodyToken.object.rawValue else {
+            return Violation(code: .type, reason: "expected a \(what), found \(TokenCursor.describe(raw[position]))")
+        }
+        var seen: UInt128 = 0
+        var p = position + 5
+        for _ in 0..<TokenCursor.uint32(raw, at: position + 1) {
+            let keyByte = raw[p]
+            let keyStart = p
+            p = TokenCursor.skipKey(raw, at: p)
+            guard keyByte != BodyToken.unknownKey, let field = FieldName(rawValue: keyByte), let rule = allowed[field] else {
+                let name = TokenCursor.keyName(raw, at: keyStart, form: .inline)
+                let names = allowed.keys.map(\.name).sorted().joined(separator: ", ")
+                return Violation(code: .unknownField, reason: "a \(what) has no key \"\(name)\" (allowed: \(names))").under(".\(name)")
+            }
+            if rectangle && field == .sourceRect {
+                if let violation = checkRectangle(raw, at: p) { return violation.under(".sourceRect") }
+            } else if let violation = check(raw, at: p, rule) {
+                return violation.under(".\(field.name)")
+            }
+            seen |= 1 << UInt128(field.rawValue)
+            p = TokenCursor.skipValue(raw, at: p)
+        }
+        for field in required where seen & (1 << UInt128(field.rawValue)) == 0 {
+            return Violation(code: .missing, reason: "a \(what) needs \"\(field.name)\"").under(".\(field.name)")
+        }
+        return nil
+    }
+
+    private func checkRectangle(_ raw: UnsafeRawBufferPointer, at position: Int) -> Violation? {
+        guard raw[position] == BodyToken.object.rawValue else {
+            return Violation(code: .type, reason: "expected a rectangle {\"x\", \"y\", \"width\", \"height\"}, found \(TokenCursor.describe(raw[position]))")
+        }
+        var seen: UInt8 = 0
+        var p = position + 5
+        for _ in 0..<TokenCursor.uint32(raw, at: position + 1) {
+            let keyByte = raw[p]
+            let keyStart = p
+            p = TokenCursor.skipKey(raw, at: p)
+            guard let field = FieldName(rawValue: keyByte), let bit = Vocabulary.rectangleFields.firstIndex(of: field) else {
+                let name = TokenCursor.keyName(raw, at: keyStart, form: .inline)
+                return Violation(code: .unknownField, reason: "a rectangle has no key \"\(name)\" (allowed: x, y, width, height)").under(".\(name)")
+            }
+            let tag = raw[p]
+            guard tag == BodyToken.integer.rawValue || tag == BodyToken.number.rawValue else {
+                return Violation(code: .type, reason: "expected a number, found \(TokenCursor.describe(tag))").under(".\(field.name)")
+            }
+            seen |= 1 << UInt8(bit)
+            p = TokenCursor.skipValue(raw, at: p)
+        }
+        for (bit, field) in Vocabulary.rectangleFields.enumerated() where seen & (1 << UInt8(bit)) == 0 {
+            return Violation(code: .missing, reason: "a rectangle needs \"\(field.name)\"").under(".\(field.name)")
+        }
+        return nil
+    }
+}

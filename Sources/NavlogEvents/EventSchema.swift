@@ -1,0 +1,130 @@
+/// The shape a field's value must have (see `schemas/README.md`, "Value kinds").
+enum ValueRule: Sendable {
+    case string, nonEmptyString, bool, uint, ref, refs, refOrNull, anchor, traits, props, stringArray
+    /// One of a fixed set of strings.
+    case oneOf(StringSet)
+    /// The protocol version: the integer 1.
+    case protocolVersion
+}
+
+/// A small fixed set of allowed strings, compared as bytes.
+struct StringSet: Sendable {
+    let name: String
+    let values: [[UInt8]]
+    init(_ name: String, _ values: [String]) {
+        self.name = name
+        self.values = values.map { Array($0.utf8) }
+    }
+    func contains(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for value in values where value.count == bytes.count {
+            if value.withUnsafeBytes({ bytesEqual($0, bytes) }) { return true }
+        }
+        return false
+    }
+    var list: String {
+        values.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")
+    }
+}
+
+/// A field an event type allows, and whether it must be present.
+struct FieldRule: Sendable {
+    let field: FieldName
+    let rule: ValueRule
+    let required: Bool
+}
+
+/// The fields of one event type.
+struct TypeSchema: Sendable {
+    let rules: [FieldRule]
+    /// Bit i set = rules[i] is required.
+    let requiredMask: UInt32
+
+    init(_ rules: [FieldRule]) {
+        self.rules = rules
+        var mask: UInt32 = 0
+        for (index, rule) in rules.enumerated() where rule.required { mask |= 1 << UInt32(index) }
+        self.requiredMask = mask
+    }
+
+    @inline(__always)
+    func index(of field: FieldName) -> Int? {
+        for index in rules.indices where rules[index].field == field { return index }
+        return nil
+    }
+}
+
+enum Vocabulary {
+    static let sizeClass = StringSet("size class", ["compact", "regular"])
+    static let idiom = StringSet("idiom", ["phone", "pad", "mac", "tv", "vision"])
+    static let presentationStyle = StringSet("presentation style", ["fullScreen", "pageSheet", "formSheet", "currentContext", "overFullScreen", "overCurrentContext", "popover", "custom", "automatic"])
+    static let transitionStyle = StringSet("transition style", ["coverVertical", "flipHorizontal", "crossDissolve", "partialCurl"])
+    static let alertStyle = StringSet("alert style", ["alert", "actionSheet"])
+    static let segueKind = StringSet("segue kind", ["show", "showDetail", "presentation", "popoverPresentation", "embed", "unwind", "custom", "relationship", "push", "modal", "replace", "popover"])
+    static let relationship = StringSet("relationship", ["rootViewController", "viewControllers", "masterViewController", "detailViewController", "supplementaryViewController", "compactViewController"])
+    static let seguePhase = StringSet("segue phase", ["should", "prepare", "perform"])
+    static let appearancePhase = StringSet("appearance phase", ["will", "did"])
+    static let controllerKind = StringSet("controller kind", ["navigation", "tab", "split", "page", "alert", "plain"])
+
+    /// Index = EventType raw value. The envelope fields `v` and `cause` are added to every type.
+    static let schemas: [TypeSchema] = {
+        func r(_ field: FieldName, _ rule: ValueRule) -> FieldRule { FieldRule(field: field, rule: rule, required: true) }
+        func o(_ field: FieldName, _ rule: ValueRule) -> FieldRule { FieldRule(field: field, rule: rule, required: false) }
+        let envelope = [o(.v, .protocolVersion), o(.cause, .uint)]
+        let anchored = [o(.animated, .bool)]
+        var table = [TypeSchema](repeating: TypeSchema([]), count: EventType.allCases.count + 1)
+        func define(_ type: EventType, _ rules: [FieldRule], envelope: [FieldRule] = envelope) {
+            table[Int(type.rawValue)] = TypeSchema(rules + envelope)
+        }
+        define(.sessionStart, [r(.app, .string), o(.version, .string), o(.build, .string), o(.os, .string), o(.device, .string), o(.idiom, .oneOf(idiom)), o(.traits, .traits)])
+        define(.sessionEnd, [o(.reason, .string)])
+        define(.appForeground, [])
+        define(.appBackground, [])
+        // In traits.change `v` is the vertical size class (events.md), so the protocol version
+        // cannot be stated there; it is 1.
+        define(.traitsChange, [r(.h, .oneOf(sizeClass)), r(.v, .oneOf(sizeClass))], envelope: [o(.cause, .uint)])
+        define(.windowRoot, [o(.window, .string), r(.vc, .ref)])
+        define(.navPush, [r(.nav, .ref), r(.vc, .ref)] + anchored)
+        define(.navPop, [r(.nav, .ref), o(.vc, .ref)] + anchored)
+        define(.navPopTo, [r(.nav, .ref), r(.vc, .ref)] + anchored)
+        define(.navPopToRoot, [r(.nav, .ref)] + anchored)
+        define(.navSet, [r(.nav, .ref), r(.vcs, .refs)] + anchored)
+        define(.tabSet, [r(.tab, .ref), r(.vcs, .refs), o(.selected, .uint)])
+        define(.tabSelect, [r(.tab, .ref), o(.index, .uint), o(.vc, .ref), o(.byUser, .bool)])
+        define(.splitSet, [r(.split, .ref), o(.primary, .ref), o(.secondary, .ref), o(.supplementary, .ref)])
+        define(.splitCollapse, [r(.split, .ref)])
+        define(.splitExpand, [r(.split, .ref)])
+        define(.present, [r(.from, .ref), r(.vc, .ref), o(.style, .oneOf(presentationStyle)), o(.transition, .oneOf(transitionStyle)), o(.animated, .bool), o(.anchor, .anchor), o(.alertStyle, .oneOf(alertStyle))])
+        define(.dismiss, [r(.vc, .ref), o(.animated, .bool)])
+        define(.show, [r(.from, .ref), r(.vc, .ref)])
+        define(.showDetail, [r(.from, .ref), r(.vc, .ref)])
+        define(.segue, [
+            r(.kind, .oneOf(segueKind)), r(.source, .ref), o(.identifier, .string), o(.destination, .ref),
+            o(.style, .oneOf(presentationStyle)), o(.transition, .oneOf(transitionStyle)), o(.animated, .bool),
+            o(.anchor, .anchor), o(.action, .string), o(.relationship, .oneOf(relationship)),
+            o(.phase, .oneOf(seguePhase)), o(.result, .bool), o(.segueClass, .string),
+        ])
+        define(.unwind, [r(.source, .ref), r(.action, .string), o(.target, .ref)])
+        define(.childAdd, [r(.parent, .ref), r(.vc, .ref), o(.slot, .string)])
+        define(.childRemove, [r(.vc, .ref), o(.parent, .ref), o(.slot, .string)])
+        define(.childWillMove, [r(.vc, .ref), o(.parent, .refOrNull), o(.slot, .string)])
+        define(.childDidMove, [r(.vc, .ref), o(.parent, .refOrNull), o(.slot, .string)])
+        define(.vcAppear, [r(.vc, .ref), r(.phase, .oneOf(appearancePhase)), o(.animated, .bool)])
+        define(.vcDisappear, [r(.vc, .ref), r(.phase, .oneOf(appearancePhase)), o(.animated, .bool)])
+        define(.transitionBegin, [r(.id, .nonEmptyString), o(.interactive, .bool)])
+        define(.transitionEnd, [r(.id, .nonEmptyString), o(.interactive, .bool), o(.completed, .bool)])
+        define(.mark, [r(.name, .string), o(.props, .props)])
+        return table
+    }()
+
+    static let refRequired: [FieldName] = [.id, .class]
+    static let traitsFields: [FieldName: ValueRule] = [.h: .oneOf(sizeClass), .v: .oneOf(sizeClass)]
+    static let traitsRequired: [FieldName] = [.h, .v]
+    static let anchorFields: [FieldName: ValueRule] = [.barButtonItem: .string, .sourceView: .string, .sourceRect: .props]
+    static let rectangleFields: [FieldName] = [.x, .y, .width, .height]
+
+    /// Keys a controller reference object may have.
+    static let refFields: [FieldName: ValueRule] = [
+        .id: .nonEmptyString, .class: .string, .sbid: .string, .storyboard: .string, .title: .string,
+        .kind: .oneOf(controllerKind), .definesContext: .bool, .unwindActions: .stringArray, .restorationId: .string,
+    ]
+}

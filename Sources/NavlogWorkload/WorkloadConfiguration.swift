@@ -1,0 +1,138 @@
+/// What a ``WorkloadGenerator`` produces: how many sessions run at once, how long they are, when
+/// the traffic starts, which devices and apps send it.
+///
+/// Every setting has a sensible default; ``init(seed:)`` gives a mixed phone/iPad population of
+/// 200 live sessions of about 400 events each, starting at 2025-11-21T09:00:00Z.
+public struct WorkloadConfiguration: Sendable, Hashable {
+    /// The seed of every random choice: the same configuration always gives the same bytes.
+    public var seed: UInt64
+
+    /// How many sessions are live (and interleaved) at any time; an ended session is replaced by a
+    /// new one a few seconds later. Must be at least 1.
+    public var concurrentSessions: Int
+
+    /// The mean number of events in a session (session lengths are roughly exponential, at least
+    /// a setup's worth of events). Must be at least 1.
+    public var meanEventsPerSession: Int
+
+    /// The device time of the first session start, in microseconds since the Unix epoch
+    /// (default: 2025-11-21T09:00:00Z).
+    public var startTime: Int64
+
+    /// The share of sessions that run on an iPad (0...1); the rest run on an iPhone.
+    public var padFraction: Double
+
+    /// The apps the sessions belong to, picked uniformly per session. Must not be empty.
+    public var apps: [WorkloadApp]
+
+    /// The mean user think time between two actions, in microseconds (default 7 s; the actual
+    /// delays range from under a second to a few minutes).
+    public var meanThinkTime: Int64
+
+    /// 2025-11-21T09:00:00Z in microseconds since the Unix epoch.
+    public static let defaultStartTime: Int64 = 1_763_715_600_000_000
+
+    /// The default configuration for `seed`.
+    /// - Parameter seed: the seed of every random choice.
+    public init(seed: UInt64) {
+        self.init(seed: seed, concurrentSessions: 200)
+    }
+
+    /// A configuration with every setting given (or defaulted).
+    /// - Parameters:
+    ///   - seed: the seed of every random choice.
+    ///   - concurrentSessions: how many sessions are live at once (at least 1).
+    ///   - meanEventsPerSession: the mean session length in events (at least 1).
+    ///   - startTime: the first session start, µs since the epoch.
+    ///   - padFraction: the share of iPad sessions (clamped to 0...1).
+    ///   - apps: the apps to simulate (not empty).
+    ///   - meanThinkTime: the mean delay between user actions, µs.
+    public init(
+        seed: UInt64,
+        concurrentSessions: Int,
+        meanEventsPerSession: Int = 400,
+        startTime: Int64 = WorkloadConfiguration.defaultStartTime,
+        padFraction: Double = 0.25,
+        apps: [WorkloadApp] = WorkloadApp.defaults,
+        meanThinkTime: Int64 = 7_000_000
+    ) {
+        self.seed = seed
+        self.concurrentSessions = concurrentSessions
+        self.meanEventsPerSession = meanEventsPerSession
+        self.startTime = startTime
+        self.padFraction = padFraction
+        self.apps = apps
+        self.meanThinkTime = meanThinkTime
+    }
+}
+
+/// One simulated app: its name as sent in `session.start`, its releases, and the kind of app it
+/// is, which decides its screens, presentations, alerts and analytics marks.
+public struct WorkloadApp: Sendable, Hashable {
+    /// The screen vocabulary an app uses.
+    public enum Catalog: Sendable, Hashable, CaseIterable {
+        /// A recipe app: recipe lists and details, search, favorites, a profile.
+        case recipes
+        /// A shopping app: feed, categories, product pages, cart and checkout.
+        case shopping
+        /// A mail client: mailboxes, message lists, messages, compose.
+        case mail
+        /// A hiking and workout app: trails, maps, workouts, leaderboards.
+        case fitness
+    }
+
+    /// One released version of the app.
+    public struct Release: Sendable, Hashable {
+        /// The marketing version, such as `4.12.1`.
+        public var version: String
+        /// The build number, such as `41201`.
+        public var build: String
+
+        /// A release.
+        /// - Parameters:
+        ///   - version: the marketing version.
+        ///   - build: the build number.
+        public init(version: String, build: String) {
+            self.version = version
+            self.build = build
+        }
+    }
+
+    /// The app name sent as `app` in `session.start`.
+    public var name: String
+    /// The kind of app.
+    public var catalog: Catalog
+    /// Its releases, newest first (sessions favour the newest). Must not be empty.
+    public var releases: [Release]
+
+    /// An app.
+    /// - Parameters:
+    ///   - name: the name sent in `session.start`.
+    ///   - catalog: the screen vocabulary.
+    ///   - releases: the versions in use, newest first.
+    public init(name: String, catalog: Catalog, releases: [Release]) {
+        self.name = name
+        self.catalog = catalog
+        self.releases = releases
+    }
+
+    /// Four apps, one per catalog, each with three releases in use.
+    public static let defaults: [WorkloadApp] = [
+        WorkloadApp(
+            name: "Cookbook", catalog: .recipes,
+            releases: [.init(version: "4.12.1", build: "41201"), .init(version: "4.12.0", build: "41187"),
+                       .init(version: "4.11.3", build: "41142")]),
+        WorkloadApp(
+            name: "ShopKart", catalog: .shopping,
+            releases: [.init(version: "7.3.0", build: "2025.11.18.1"), .init(version: "7.2.2", build: "2025.11.04.3"),
+                       .init(version: "7.1.0", build: "2025.10.09.1")]),
+        WorkloadApp(
+            name: "Mailroom", catalog: .mail,
+            releases: [.init(version: "2.8", build: "880"), .init(version: "2.7.1", build: "871"),
+                       .init(version: "2.7", build: "866")]),
+        WorkloadApp(
+            name: "Trailhead", catalog: .fitness,
+            releases: [.init(version: "1.19.0", build: "1904"), .init(version: "1.18.2", build: "1877"),
+                       .init(version: "1.18.0", build: "1850")]),
+    ]
+}

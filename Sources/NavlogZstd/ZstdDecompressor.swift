@@ -1,0 +1,76 @@
+import CZstd
+
+/// Decompresses single zstd frames, reusing one decompression context.
+///
+/// Not thread-safe: give each reader its own. `~Copyable` so its context is freed once.
+public struct ZstdDecompressor: ~Copyable {
+    private let context: OpaquePointer
+
+    /// Creates a decompressor.
+    /// - Throws: ``ZstdError`` when libzstd cannot allocate a context.
+    public init() throws(ZstdError) {
+        guard let context = ZSTD_createDCtx() else {
+            throw ZstdError(code: .outOfMemory, message: "zstd could not allocate a decompression context.")
+        }
+        self.context = context
+    }
+
+    deinit { ZSTD_freeDCtx(context) }
+
+    /// The decompressed size a frame declares in its header, or `nil` when the bytes do not
+    /// start a zstd frame with a known content size.
+    public static func declaredContentSize(of frame: UnsafeRawBufferPointer) -> Int? {
+        let size = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
+        // ZSTD_CONTENTSIZE_UNKNOWN and ZSTD_CONTENTSIZE_ERROR are the two top values.
+        if size >= UInt64.max - 1 { return nil }
+        return size > UInt64(Int.max) ? nil : Int(size)
+    }
+
+    /// The exact size of the first complete zstd frame in `bytes`, without decompressing it.
+    /// - Throws: ``ZstdError/Code/corruptFrame`` when `bytes` does not start with a whole frame.
+    public static func frameSize(in bytes: UnsafeRawBufferPointer) throws(ZstdError) -> Int {
+        let size = ZSTD_findFrameCompressedSize(bytes.baseAddress, bytes.count)
+        if ZSTD_isError(size) != 0 {
+            throw ZstdError(code: .corruptFrame, message: "The bytes are not one complete zstd frame: \(zstdErrorName(size)).")
+        }
+        return size
+    }
+
+    /// Decompresses exactly one frame that must expand to `expectedSize` bytes, replacing the
+    /// contents of `output` (its capacity is reused across calls).
+    /// - Throws: ``ZstdError`` when the frame is corrupt (zstd's checksum included) or its
+    ///   size differs from `expectedSize`.
+    public func decompress(
+        frame: UnsafeRawBufferPointer,
+        expectedSize: Int,
+        into output: inout [UInt8]
+    ) throws(ZstdError) {
+        output.removeAll(keepingCapacity: true)
+        output.append(contentsOf: repeatElement(0, count: expectedSize))
+        let result = output.withUnsafeMutableBytes { out in
+            ZSTD_decompressDCtx(context, out.baseAddress, expectedSize, frame.baseAddress, frame.count)
+        }
+        if ZSTD_isError(result) != 0 {
+            output.removeAll(keepingCapacity: true)
+            throw ZstdError(code: .decompressionFailed, message: "zstd could not decompress a frame of \(frame.count) bytes: \(zstdErrorName(result)).")
+        }
+        if result != expectedSize {
+            output.removeAll(keepingCapacity: true)
+            throw ZstdError(code: .sizeMismatch, message: "A zstd frame decompressed to \(result) bytes where \(expectedSize) were expected.")
+        }
+    }
+
+    /// Decompresses one frame whose header declares its content size.
+    /// - Throws: ``ZstdError`` when the frame is corrupt or has no declared size.
+    public func decompress(frame: [UInt8], limit: Int = 1 << 30) throws(ZstdError) -> [UInt8] {
+        let result: Result<[UInt8], ZstdError> = frame.withUnsafeBytes { raw in
+            guard let size = Self.declaredContentSize(of: raw), size <= limit else {
+                return .failure(ZstdError(code: .corruptFrame, message: "The bytes do not start a zstd frame with a declared size of at most \(limit) bytes."))
+            }
+            var output: [UInt8] = []
+            do throws(ZstdError) { try decompress(frame: raw, expectedSize: size, into: &output) } catch { return .failure(error) }
+            return .success(output)
+        }
+        return try result.get()
+    }
+}
