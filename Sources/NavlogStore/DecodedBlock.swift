@@ -1,0 +1,217 @@
+public import NavlogEvents
+
+/// One block's events, decoded into columns; reused from block to block so scanning allocates
+/// nothing per event.
+///
+/// Decoding checks every length and reference against the payload, so a damaged payload that
+/// slipped past the checksums produces ``DecodingError`` rather than a crash.
+public struct DecodedBlock: Sendable {
+    /// Why a payload could not be decoded.
+    public struct DecodingError: Error, Sendable, CustomStringConvertible {
+        /// What was being read.
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    /// The decompressed payload (owned, so the string table and bodies can point into it).
+    public internal(set) var payload: [UInt8] = []
+    /// LSN of event 0.
+    public internal(set) var firstLSN: UInt64 = 0
+    /// Number of events.
+    public internal(set) var count = 0
+    /// Event types.
+    public internal(set) var types: [EventType] = []
+    /// Session string refs.
+    public internal(set) var sessions: [UInt32] = []
+    /// Event times (µs).
+    public internal(set) var timestamps: [Int64] = []
+    /// Sequence numbers + 1 (0 = none).
+    public internal(set) var sequencesPlusOne: [UInt64] = []
+    /// Receive times (µs).
+    public internal(set) var receiveTimes: [Int64] = []
+    /// Flags (bit 0: `ts` was missing).
+    public internal(set) var flags: [UInt8] = []
+    /// Peer table.
+    public internal(set) var peers: [PeerCredentials] = []
+    /// Peer index of each event.
+    public internal(set) var peerIndexes: [UInt32] = []
+    /// Body start offsets in ``payload``; event i's body ends where i+1's starts (``bodyEnd`` for the last).
+    public internal(set) var bodyStarts: [Int] = []
+    var bodyEnd = 0
+    var stringStart = 0
+    /// String end offsets relative to the string bytes.
+    public internal(set) var stringEnds: [UInt32] = []
+
+    /// Creates an empty block.
+    public init() {}
+
+    /// The sequence number of event `index`, if it has one.
+    @inlinable
+    public func sequence(_ index: Int) -> UInt64? {
+        let stored = sequencesPlusOne[index]
+        return stored == 0 ? nil : stored - 1
+    }
+
+    /// The LSN of event `index`.
+    @inlinable
+    public func lsn(_ index: Int) -> UInt64 { firstLSN + UInt64(index) }
+
+    /// Calls `body` with the block's string table.
+    public func withStrings<R>(_ body: (StringTable) throws -> R) rethrows -> R {
+        try payload.withUnsafeBytes { raw in
+            try stringEnds.withUnsafeBufferPointer { ends in
+                let end = stringStart + Int(ends.last ?? 0)
+                return try body(StringTable(bytes: UnsafeRawBufferPointer(rebasing: raw[stringStart..<end]), ends: ends))
+            }
+        }
+    }
+
+    /// The session id of event `index` (allocates; for reports).
+    public func session(_ index: Int) -> String {
+        withStrings { String(decoding: $0[Int(sessions[index])] ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self) }
+    }
+
+    /// Calls `body` with the string table, the session bytes and the interned body of event `index`.
+    public func withEvent<R>(_ index: Int, _ body: (StringTable, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withStrings { strings in
+            try payload.withUnsafeBytes { raw in
+                let end = index + 1 < count ? bodyStarts[index + 1] : bodyEnd
+                let session = strings[Int(sessions[index])]!
+                return try body(strings, session, UnsafeRawBufferPointer(rebasing: raw[bodyStarts[index]..<end]))
+            }
+        }
+    }
+
+    /// Appends event `index` as one JSON line (with `\n`) to `output`.
+    public func appendJSONLine(_ index: Int, to output: inout [UInt8]) throws(EventJSONWriter.MalformedBody) {
+        let result: Result<Void, EventJSONWriter.MalformedBody> = withEvent(index) { strings, session, body in
+            let envelope = EventJSONWriter.Envelope(
+                type: types[index], session: session, timestamp: timestamps[index], sequence: sequence(index),
+                lsn: lsn(index), receivedAt: receiveTimes[index], peer: peers[Int(peerIndexes[index])]
+            )
+            do throws(EventJSONWriter.MalformedBody) {
+                try EventJSONWriter.write(envelope, body: body, strings: strings, to: &output)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+        output.append(0x0A)
+    }
+
+    /// Decodes a decompressed payload (taking ownership of `payload`'s bytes).
+    /// - Throws: ``DecodingError`` naming what was malformed.
+    public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader) throws(DecodingError) {
+        payload = newPayload
+        self.firstLSN = header.firstLSN
+        let expectedCount = header.eventCount
+        count = 0
+        types.removeAll(keepingCapacity: true)
+        sessions.removeAll(keepingCapacity: true)
+        timestamps.removeAll(keepingCapacity: true)
+        sequencesPlusOne.removeAll(keepingCapacity: true)
+        receiveTimes.removeAll(keepingCapacity: true)
+        flags.removeAll(keepingCapacity: true)
+        peers.removeAll(keepingCapacity: true)
+        peerIndexes.removeAll(keepingCapacity: true)
+        bodyStarts.removeAll(keepingCapacity: true)
+        stringEnds.removeAll(keepingCapacity: true)
+        let result: Result<Void, DecodingError> = payload.withUnsafeBytes { raw in
+            do throws(DecodingError) {
+                try decodeColumns(raw, expectedCount: expectedCount, minTimestamp: header.minTimestamp, minReceived: header.minReceived)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    private mutating func decodeColumns(_ raw: UnsafeRawBufferPointer, expectedCount: Int, minTimestamp: Int64, minReceived: Int64) throws(DecodingError) {
+        var reader = ByteReader(raw)
+        func fail(_ what: String) -> DecodingError { DecodingError(reason: "the block payload is malformed at byte \(reader.offset): \(what)") }
+        guard reader.readByte() == BlockEncoder.payloadVersion else { throw fail("unknown payload version") }
+        guard let n = reader.readCount(limit: raw.count), n == expectedCount else { throw fail("the event count disagrees with the block header") }
+        guard let stringCount = reader.readCount(limit: raw.count) else { throw fail("bad string count") }
+        stringEnds.reserveCapacity(stringCount)
+        var total: UInt64 = 0
+        for _ in 0..<stringCount {
+            guard let length = reader.readVarint(), length <= UInt64(raw.count) else { throw fail("bad string length") }
+            total += length
+            guard total <= UInt64(reader.remaining) else { throw fail("strings run past the payload") }
+            stringEnds.append(UInt32(total))
+        }
+        stringStart = reader.offset
+        reader.offset += Int(total)
+        guard let typeBytes = reader.readBytes(n) else { throw fail("truncated type column") }
+        types.reserveCapacity(n)
+        for byte in typeBytes {
+            guard let type = EventType(rawValue: byte) else { throw fail("unknown event type \(byte)") }
+            types.append(type)
+        }
+        sessions.reserveCapacity(n)
+        for _ in 0..<n {
+            guard let ref = reader.readVarint(), ref < UInt64(stringCount) else { throw fail("bad session reference") }
+            sessions.append(UInt32(ref))
+        }
+        // Each session's first time is a delta from the block's minimum (in the header).
+        var lastBySession = [Int64](repeating: minTimestamp, count: stringCount)
+        timestamps.reserveCapacity(n)
+        for index in 0..<n {
+            guard let raw = reader.readVarint() else { throw fail("truncated time column") }
+            let session = Int(sessions[index])
+            let value = lastBySession[session] &+ Varint.unzigzag(raw)
+            lastBySession[session] = value
+            timestamps.append(value)
+        }
+        var lastSequence = [UInt64](repeating: 0, count: stringCount)
+        sequencesPlusOne.reserveCapacity(n)
+        for index in 0..<n {
+            guard let raw = reader.readVarint() else { throw fail("truncated sequence column") }
+            if raw == 0 {
+                sequencesPlusOne.append(0)
+            } else {
+                let session = Int(sessions[index])
+                let value = lastSequence[session] &+ UInt64(bitPattern: Varint.unzigzag(raw - 1))
+                lastSequence[session] = value
+                sequencesPlusOne.append(value &+ 1)
+            }
+        }
+        receiveTimes.reserveCapacity(n)
+        var lastReceived = minReceived
+        for _ in 0..<n {
+            guard let raw = reader.readVarint() else { throw fail("truncated receive-time column") }
+            lastReceived = lastReceived &+ Varint.unzigzag(raw)
+            receiveTimes.append(lastReceived)
+        }
+        guard let flagBytes = reader.readBytes(n) else { throw fail("truncated flag column") }
+        flags.append(contentsOf: flagBytes)
+        guard let peerCount = reader.readCount(limit: n), peerCount > 0 || n == 0 else { throw fail("bad peer count") }
+        for _ in 0..<peerCount {
+            guard let uid = reader.readVarint(), uid <= UInt64(UInt32.max), let gid = reader.readVarint(), gid <= UInt64(UInt32.max),
+                  let pid = reader.readVarint()
+            else { throw fail("bad peer entry") }
+            peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid))))
+        }
+        peerIndexes.reserveCapacity(n)
+        for _ in 0..<n {
+            guard let index = reader.readVarint(), index < UInt64(peerCount) else { throw fail("bad peer index") }
+            peerIndexes.append(UInt32(index))
+        }
+        var lengths = 0
+        bodyStarts.reserveCapacity(n)
+        var position = 0
+        for _ in 0..<n {
+            guard let length = reader.readVarint(), length <= UInt64(raw.count) else { throw fail("bad body length") }
+            bodyStarts.append(position)
+            position += Int(length)
+            lengths += Int(length)
+        }
+        guard lengths == reader.remaining else { throw fail("the bodies do not fill the rest of the payload") }
+        let base = reader.offset
+        for index in 0..<n { bodyStarts[index] += base }
+        bodyEnd = raw.count
+        count = n
+    }
+}

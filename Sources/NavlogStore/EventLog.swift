@@ -1,0 +1,272 @@
+public import NavlogEvents
+import NavlogZstd
+
+/// The writer of a data directory: appends validated events as compressed blocks to the active
+/// segment, seals full segments, applies retention, and repairs the directory when opened.
+///
+/// One process writes a directory at a time (an `flock` on `navlog.lock` enforces it); any
+/// number of ``LogReader``s may read it meanwhile. Not thread-safe: one task owns the writer.
+///
+/// Durability: ``append(_:)`` buffers events into the current block and writes full blocks;
+/// ``flush()`` writes the partial block and fsyncs, after which everything appended survives a
+/// crash. Every event gets a log sequence number (LSN), strictly increasing and never reused.
+public final class EventLog {
+    /// The data directory.
+    public let directory: String
+    /// The options it was opened with.
+    public let options: LogOptions
+    /// What recovery found and repaired when the log was opened.
+    public let recovery: RecoveryReport
+    /// The LSN the next appended event gets.
+    public private(set) var nextLSN: UInt64
+
+    private let files: LogDirectory
+    private let lock: StoreFile
+    private var active: StoreFile?
+    private var activeBase: UInt64 = 0
+    private var activeSize = 0
+    private var activeEntries: [SegmentIndex.Entry] = []
+    private var activeSeekEntries: [SeekTable.Entry] = []
+    private var activePostings: [SegmentIndex.Posting] = []
+    /// False when the active segment was reopened: its postings must be rebuilt when sealing.
+    private var activePostingsComplete = true
+    private var encoder = BlockEncoder()
+    private var pendingFirstLSN: UInt64 = 0
+    private let compressor: ZstdCompressor
+    private var payload: [UInt8] = []
+    private var output: [UInt8] = []
+    private var needsSync = false
+    private var directoryNeedsSync = false
+    /// Set when writing a block failed; appends are refused until a write succeeds.
+    private var writeFailure: StoreError?
+
+    /// Opens (creating if needed) the log in `directory`, recovering it from any crash.
+    /// - Throws: ``StoreError`` when the directory cannot be used or another writer holds it.
+    public init(directory: String, options: LogOptions = LogOptions()) throws(StoreError) {
+        self.directory = directory
+        self.options = options
+        try LogDirectory.create(directory)
+        files = LogDirectory(path: directory)
+        lock = try StoreFile(path: files.file(SegmentName.lockFile), writable: true)
+        guard try lock.tryLock() else {
+            throw StoreError(code: .locked, message: "Another process (probably navlogd) is writing to \(directory). Stop it first, or use read-only commands such as navlog cat, which need no lock.", path: directory)
+        }
+        do {
+            compressor = try ZstdCompressor(level: options.compressionLevel)
+        } catch {
+            throw StoreError(code: .compression, message: error.message)
+        }
+        var report = RecoveryReport()
+        var state = RecoveredState()
+        try Self.recover(files, &report, &state)
+        recovery = report
+        nextLSN = state.nextLSN
+        if let reopened = state.active {
+            active = try StoreFile(path: files.file(SegmentName.segment(reopened.base)), writable: true)
+            activeBase = reopened.base
+            activeSize = reopened.size
+            activeEntries = reopened.blocks.map(SegmentIndex.Entry.init)
+            activeSeekEntries = reopened.blocks.map { SeekTable.Entry(compressedSize: UInt32($0.header.blockSize), decompressedSize: UInt32($0.header.payloadSize)) }
+            activePostingsComplete = reopened.blocks.isEmpty
+        }
+        try applyRetention()
+    }
+
+    /// Closes the log after flushing.
+    public func close() throws(StoreError) {
+        try flush()
+        active = nil
+    }
+
+    /// Appends `batch`, assigning LSNs in order.
+    ///
+    /// Events are buffered into the current block, and full blocks are written; call
+    /// ``flush()`` to make them durable.
+    /// - Returns: the LSNs given to the batch's events.
+    /// - Throws: ``AppendError`` when a block could not be written; the events accepted before
+    ///   the failure are kept (a later ``flush()`` retries writing them), the rest are refused.
+    @discardableResult
+    public func append(_ batch: EventBatch) throws(AppendError) -> Range<UInt64> {
+        let first = nextLSN
+        if writeFailure != nil {
+            do { try writePendingBlock() } catch { throw AppendError(accepted: 0, cause: error) }
+        }
+        for index in 0..<batch.count {
+            if encoder.count >= options.maximumEventsPerBlock || encoder.approximateSize >= options.maximumBlockBytes {
+                do { try writePendingBlock() } catch { throw AppendError(accepted: index, cause: error) }
+            }
+            if encoder.count == 0 { pendingFirstLSN = nextLSN }
+            encoder.append(batch, index)
+            nextLSN += 1
+        }
+        return first..<nextLSN
+    }
+
+    /// Writes the events buffered so far and fsyncs, so that everything appended is durable.
+    /// - Throws: ``StoreError`` when writing or syncing fails (nothing appended is dropped; retry later).
+    public func flush() throws(StoreError) {
+        try writePendingBlock()
+        if needsSync, active != nil {
+            try active!.sync()
+            needsSync = false
+        }
+        if directoryNeedsSync {
+            try syncDirectory(directory)
+            directoryNeedsSync = false
+        }
+    }
+
+    /// Writes the partial block without fsync (the events become visible to readers).
+    public func writeBufferedEvents() throws(StoreError) {
+        try writePendingBlock()
+    }
+
+    /// The number of events buffered and not yet written.
+    public var bufferedEventCount: Int { encoder.count }
+
+    /// Seals the active segment now: writes its seek table and index and starts a new one on the next write.
+    public func seal() throws(StoreError) {
+        try writePendingBlock()
+        try sealActiveSegment()
+    }
+
+    // MARK: - Writing
+
+    private func writePendingBlock() throws(StoreError) {
+        guard encoder.count > 0 else { return }
+        encoder.encodePayload(into: &payload)
+        output.removeAll(keepingCapacity: true)
+        var frame: [UInt8] = []
+        do {
+            frame = try payload.withBytes { (raw) throws(ZstdError) -> [UInt8] in
+                var frame: [UInt8] = []
+                try compressor.compress(raw, appendingTo: &frame)
+                return frame
+            }
+        } catch {
+            throw StoreError(code: .compression, message: error.message)
+        }
+        var filter = [UInt8](repeating: 0, count: SessionFilter.size(for: encoder.sessionHashes.count))
+        for hash in encoder.sessionHashes { SessionFilter.insert(&filter, hash) }
+        let header = BlockHeader(
+            firstLSN: pendingFirstLSN, eventCount: encoder.count, frameSize: frame.count, payloadSize: payload.count,
+            frameChecksum: CRC32C.checksum(frame),
+            minTimestamp: encoder.minTimestamp, maxTimestamp: encoder.maxTimestamp,
+            minReceived: encoder.minReceived, maxReceived: encoder.maxReceived,
+            sessionFilter: filter
+        )
+        header.encode(into: &output)
+        output.append(contentsOf: frame)
+        if active == nil {
+            do {
+                try openSegment(base: pendingFirstLSN)
+            } catch {
+                writeFailure = error
+                throw error
+            }
+        }
+        do {
+            try output.withBytes { (raw) throws(StoreError) in try active!.write(raw, at: activeSize) }
+        } catch {
+            // Take back whatever part of the block reached the file, so the segment stays a
+            // sequence of whole blocks; the events stay buffered for a retry.
+            try? active!.truncate(to: activeSize)
+            writeFailure = error
+            throw error
+        }
+        writeFailure = nil
+        let block = UInt32(activeEntries.count)
+        activeEntries.append(SegmentIndex.Entry(BlockLocation(offset: activeSize, header: header)))
+        activeSeekEntries.append(SeekTable.Entry(compressedSize: UInt32(output.count), decompressedSize: UInt32(payload.count)))
+        for hash in encoder.sessionHashes { activePostings.append(SegmentIndex.Posting(sessionHash: hash, block: block)) }
+        activeSize += output.count
+        needsSync = true
+        encoder.removeAll()
+        if activeSize >= options.maximumSegmentBytes { try sealActiveSegment() }
+    }
+
+    private func openSegment(base: UInt64) throws(StoreError) {
+        active = try StoreFile(path: files.file(SegmentName.segment(base)), writable: true)
+        try active!.truncate(to: 0)
+        activeBase = base
+        activeSize = 0
+        activeEntries = []
+        activeSeekEntries = []
+        activePostings = []
+        activePostingsComplete = true
+        directoryNeedsSync = true
+    }
+
+    private func sealActiveSegment() throws(StoreError) {
+        guard active != nil, !activeEntries.isEmpty else { return }
+        var table: [UInt8] = []
+        SeekTable(entries: activeSeekEntries).encode(into: &table)
+        do {
+            try table.withBytes { (raw) throws(StoreError) in try active!.write(raw, at: activeSize) }
+            try active!.sync()
+        } catch {
+            try? active!.truncate(to: activeSize)
+            throw error
+        }
+        let size = activeSize + table.count
+        let index: SegmentIndex
+        if activePostingsComplete {
+            index = SegmentIndex(segmentSize: size, entries: activeEntries, postings: activePostings)
+        } else {
+            index = try SegmentIndexBuilder.build(active!, segmentSize: size)
+        }
+        active = nil
+        needsSync = false
+        try files.writeAtomically(SegmentName.index(activeBase), index.encode())
+        directoryNeedsSync = false
+        try applyRetention()
+    }
+
+    // MARK: - Retention
+
+    /// Deletes whole sealed segments, oldest first, while the log exceeds ``LogOptions/retentionBytes``
+    /// or their newest event is older than ``LogOptions/retentionAge``.
+    /// - Parameter now: the current time in µs (for age).
+    /// - Returns: the names of the deleted segments.
+    @discardableResult
+    public func applyRetention(now: Int64 = currentMicroseconds()) throws(StoreError) -> [String] {
+        guard options.retentionBytes != nil || options.retentionAge != nil else { return [] }
+        let segments = try files.segments()
+        var sizes: [Int] = []
+        for segment in segments {
+            let file = try StoreFile(path: segment.path, writable: false)
+            sizes.append(try file.size())
+        }
+        var total = sizes.reduce(0, +)
+        var removed: [String] = []
+        for (segment, size) in zip(segments, sizes) {
+            if active != nil && segment.base == activeBase { break }
+            let tooBig = options.retentionBytes.map { total > $0 } ?? false
+            var tooOld = false
+            if let age = options.retentionAge {
+                let catalog = try SegmentCatalog.load(files, segment)
+                tooOld = (catalog.entries.map(\.maxReceived).max() ?? Int64.max) < now - age
+            }
+            guard tooBig || tooOld else { break }
+            try files.remove(segment.name)
+            try files.remove(SegmentName.index(segment.base))
+            total -= size
+            removed.append(segment.name)
+        }
+        if !removed.isEmpty { try syncDirectory(directory) }
+        return removed
+    }
+}
+
+/// The current wall-clock time in µs since the epoch.
+public func currentMicroseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

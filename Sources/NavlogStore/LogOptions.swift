@@ -1,0 +1,45 @@
+/// How a log writes: block and segment sizes, compression, retention.
+public struct LogOptions: Sendable, Hashable {
+    /// A block is written once it holds this many events.
+    public var maximumEventsPerBlock = 8192
+    /// ... or once its payload reaches about this many bytes.
+    public var maximumBlockBytes = 1 << 20
+    /// A segment is sealed (seek table and index written) once it reaches this size.
+    public var maximumSegmentBytes = 64 << 20
+    /// zstd level of data frames.
+    public var compressionLevel: Int32 = 3
+    /// Delete the oldest sealed segments while the log is larger than this (bytes).
+    public var retentionBytes: Int?
+    /// Delete sealed segments whose newest event was received longer ago than this (µs).
+    public var retentionAge: Int64?
+
+    /// The defaults.
+    public init() {}
+}
+
+/// What opening a log had to repair.
+public struct RecoveryReport: Sendable, Hashable {
+    /// Bytes cut from the end of segments (an incomplete or corrupt last block).
+    public var truncatedBytes = 0
+    /// Segments whose torn tail was cut.
+    public var truncatedSegments: [String] = []
+    /// Segments renamed aside (`*.damaged`) because data in them is damaged.
+    public var setAside: [String] = []
+    /// Segments whose damaged or missing seek table was rewritten.
+    public var resealed: [String] = []
+    /// Every problem found.
+    public var damage: [SegmentDamage] = []
+
+    /// Whether anything had to be repaired.
+    public var isClean: Bool { truncatedBytes == 0 && setAside.isEmpty && resealed.isEmpty && damage.isEmpty }
+}
+
+/// An append that stopped part way: the first `accepted` events of the batch have LSNs and will
+/// be written; the rest were not taken.
+public struct AppendError: Error, Sendable, CustomStringConvertible {
+    /// How many events of the batch were accepted.
+    public var accepted: Int
+    /// Why the rest were refused.
+    public var cause: StoreError
+    public var description: String { "\(cause.message) (\(accepted) events of the batch were accepted before the failure.)" }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import NavlogEvents
+import NavlogStore
+
+/// `navlog cat`: prints stored events as JSON Lines.
+struct CatCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cat",
+        abstract: "Print stored events as JSON Lines, oldest first.",
+        discussion: """
+            Each line is the event as received (with ts as µs) followed by the trusted fields \
+            _lsn, _recv, _uid, _gid and _pid. Times for --since/--until: an RFC 3339 date-time \
+            (2025-11-21T10:00:00Z), µs since the epoch, now, or an offset such as -15m, -2h, -7d. \
+            Damaged blocks are skipped and reported on standard error (exit status 1).
+            """
+    )
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(help: "Only events of this session.")
+    var session: String?
+
+    @Option(help: ArgumentHelp("Only events at or after this time (device time ts).", valueName: "time"))
+    var since: TimeArgument?
+
+    @Option(help: ArgumentHelp("Only events at or before this time (device time ts).", valueName: "time"))
+    var until: TimeArgument?
+
+    @Option(name: .customLong("type"), parsing: .singleValue, help: ArgumentHelp("Only events of this type, e.g. nav.push (repeat or separate with commas).", valueName: "type"))
+    var types: [String] = []
+
+    func run() throws {
+        var typeSet: Set<EventType>?
+        if !types.isEmpty {
+            var set = Set<EventType>()
+            for name in types.flatMap({ $0.split(separator: ",").map(String.init) }) {
+                guard let type = EventType(name: name) else {
+                    let known = EventType.allCases.map(\.name).joined(separator: ", ")
+                    throw ValidationError("\(name) is not an event type. Known types: \(known).")
+                }
+                set.insert(type)
+            }
+            typeSet = set
+        }
+        let reader: LogReader
+        do {
+            reader = try LogReader(directory: data.dataDirectory)
+        } catch {
+            printError("navlog cat: \(error.message)")
+            throw ExitCode.failure
+        }
+        var output = OutputBuffer()
+        var malformed = 0
+        let query = LogQuery(session: session, since: since?.microseconds, until: until?.microseconds, types: typeSet)
+        do {
+            try reader.scan(query) { block, index in
+                do {
+                    try block.appendJSONLine(index, to: &output.bytes)
+                } catch {
+                    malformed += 1
+                }
+                output.flushIfNeeded()
+                return true
+            }
+        } catch let error as StoreError {
+            output.flush()
+            printError("navlog cat: \(error.message)")
+            throw ExitCode.failure
+        }
+        output.flush()
+        for damage in reader.damage { printError("navlog cat: skipped damaged data: \(damage). Run navlog verify for a full check.") }
+        if malformed > 0 { printError("navlog cat: skipped \(malformed) events whose stored bodies are malformed. Run navlog verify.") }
+        if !reader.damage.isEmpty || malformed > 0 { throw ExitCode.failure }
+    }
+}

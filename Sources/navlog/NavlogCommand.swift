@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// `navlog`: the command line of the navlog event log.
+@main
+struct NavlogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "navlog",
+        abstract: "Record, inspect and check navlog's navigation event logs.",
+        discussion: """
+            Events are JSON Lines as described in schemas/README.md. A data directory holds the \
+            compressed log; `navlog ingest` writes one, `navlog cat` reads it back, `navlog verify` \
+            checks it.
+            """,
+        subcommands: [IngestCommand.self, CatCommand.self, VerifyCommand.self]
+    )
+}
+
+/// Options every command that reads or writes a log takes.
+struct DataDirectoryOptions: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp("The data directory of the log.", valueName: "dir"))
+    var dataDirectory: String = "navlog-data"
+}
