@@ -21,7 +21,8 @@ public final class EventLog {
     public private(set) var nextLSN: UInt64
 
     private let files: LogDirectory
-    private let lock: StoreFile
+    /// Holds the directory's writer lock until ``close()``.
+    private var lock: StoreFile?
     private var active: StoreFile?
     private var activeBase: UInt64 = 0
     private var activeSize = 0
@@ -48,7 +49,7 @@ public final class EventLog {
         try LogDirectory.create(directory)
         files = LogDirectory(path: directory)
         lock = try StoreFile(path: files.file(SegmentName.lockFile), writable: true)
-        guard try lock.tryLock() else {
+        guard try lock!.tryLock() else {
             throw StoreError(code: .locked, message: "Another process (probably navlogd) is writing to \(directory). Stop it first, or use read-only commands such as navlog cat, which need no lock.", path: directory)
         }
         do {
@@ -72,10 +73,11 @@ public final class EventLog {
         try applyRetention()
     }
 
-    /// Closes the log after flushing.
+    /// Flushes, then releases the directory (another writer may open it after this).
     public func close() throws(StoreError) {
         try flush()
         active = nil
+        lock = nil
     }
 
     /// Appends `batch`, assigning LSNs in order.
@@ -87,6 +89,9 @@ public final class EventLog {
     ///   the failure are kept (a later ``flush()`` retries writing them), the rest are refused.
     @discardableResult
     public func append(_ batch: EventBatch) throws(AppendError) -> Range<UInt64> {
+        guard lock != nil else {
+            throw AppendError(accepted: 0, cause: StoreError(code: .badDirectory, message: "The log of \(directory) was closed; open it again to append."))
+        }
         let first = nextLSN
         if writeFailure != nil {
             do { try writePendingBlock() } catch { throw AppendError(accepted: 0, cause: error) }

@@ -182,7 +182,7 @@ public struct SegmentIndex: Equatable, Sendable {
             guard reader.readUInt32() == magic, reader.readByte() == 1 else { return nil }
             reader.offset += 3
             guard let size = reader.readUInt64(), let blockCount = reader.readUInt32(), let postingCount = reader.readUInt32(),
-                  reader.remaining == Int(blockCount) * 60 + Int(postingCount) * 12
+                  reader.remaining == Int(blockCount) * 56 + Int(postingCount) * 12
             else { return nil }
             var entries: [Entry] = []
             entries.reserveCapacity(Int(blockCount))

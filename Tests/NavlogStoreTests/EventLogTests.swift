@@ -1,0 +1,129 @@
+import Foundation
+import NavlogEvents
+@testable import NavlogStore
+import NavlogTesting
+import Testing
+
+@Suite("The log stores and returns events")
+struct EventLogTests {
+    @Test("cat gives back every stored event, in order, across blocks and segments")
+    func roundTripAcrossSegments() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = StoreFixture.lines(3000)
+            try StoreFixture.write(lines, to: dir.path)
+            #expect(try StoreFixture.segmentFiles(dir.path).count > 3)
+            let (stored, damage) = try StoreFixture.catLines(dir.path)
+            #expect(damage.isEmpty)
+            #expect(stored.count == lines.count)
+            // Each stored line is the input line plus the trusted fields at the end.
+            for (index, (input, output)) in zip(lines, stored).enumerated() {
+                let original = try JSONSerialization.jsonObject(with: Data(input)) as! [String: Any]
+                var back = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+                #expect(back.removeValue(forKey: "_lsn") as? Int == index + 1)
+                for key in ["_recv", "_uid", "_gid", "_pid"] { #expect(back.removeValue(forKey: key) != nil) }
+                let canonical = { (value: Any) in String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self) }
+                #expect(try canonical(back) == canonical(original), "line \(index + 1) differs")
+            }
+        }
+    }
+
+    @Test("LSNs continue across restarts and are never reused")
+    func lsnsContinueAcrossRestarts() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = StoreFixture.lines(500)
+            var seen: [UInt64] = []
+            for round in 0..<3 {
+                let log = try EventLog(directory: dir.path, options: StoreFixture.smallOptions)
+                let range = try log.append(StoreFixture.batch(Array(lines[(round * 100)..<(round * 100 + 100)])))
+                seen.append(contentsOf: range)
+                if round == 1 { try log.seal() }
+                try log.close()
+            }
+            #expect(seen == Array(1...300))
+            let report = try LogVerifier.verify(directory: dir.path)
+            #expect(report.isClean, "\(report.problems)")
+            #expect(report.events == 300)
+        }
+    }
+
+    @Test("a second writer is refused while the first holds the directory")
+    func singleWriter() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let first = try EventLog(directory: dir.path)
+            #expect(throws: StoreError.self) { _ = try EventLog(directory: dir.path) }
+            do {
+                _ = try EventLog(directory: dir.path)
+            } catch let error as StoreError {
+                #expect(error.code == .locked)
+                #expect(error.message.contains("Another process"))
+            }
+            try first.close()
+        }
+    }
+
+    @Test("queries by session, time and type return exactly the matching events")
+    func queries() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = StoreFixture.lines(4000, seed: 11)
+            var options = StoreFixture.smallOptions
+            options.maximumSegmentBytes = 64 << 10
+            try StoreFixture.write(lines, to: dir.path, options: options, seal: true)
+            let all = try StoreFixture.catLines(dir.path).lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+            let session = all[1234]["session"] as! String
+            let bySession = try StoreFixture.catLines(dir.path, LogQuery(session: session)).lines
+            #expect(bySession.count == all.filter { $0["session"] as? String == session }.count)
+            #expect(bySession.count > 3)
+            let times = all.map { $0["ts"] as! Int64 }.sorted()
+            let since = times[times.count / 3], until = times[2 * times.count / 3]
+            let byTime = try StoreFixture.catLines(dir.path, LogQuery(since: since, until: until)).lines
+            #expect(byTime.count == all.filter { ($0["ts"] as! Int64) >= since && ($0["ts"] as! Int64) <= until }.count)
+            let pushes = try StoreFixture.catLines(dir.path, LogQuery(types: [.navPush, .present])).lines
+            #expect(pushes.count == all.filter { ["nav.push", "present"].contains($0["type"] as! String) }.count)
+            #expect(pushes.count > 0)
+        }
+    }
+
+    @Test("retention deletes whole sealed segments, oldest first, by size and by age")
+    func retention() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            try StoreFixture.write(StoreFixture.lines(3000), to: dir.path, seal: true)
+            let before = try StoreFixture.segmentFiles(dir.path)
+            var options = StoreFixture.smallOptions
+            options.retentionBytes = 40 << 10
+            let log = try EventLog(directory: dir.path, options: options)
+            let after = try StoreFixture.segmentFiles(dir.path)
+            #expect(after.count < before.count)
+            #expect(Array(before.suffix(after.count)) == after, "the newest segments are kept")
+            // Whatever remains still reads and verifies (a gap at the start is not damage).
+            let remaining = try StoreFixture.catLines(dir.path)
+            #expect(remaining.damage.isEmpty)
+            #expect(remaining.lines.count > 0 && remaining.lines.count < 3000)
+            try log.close()
+            var aged = StoreFixture.smallOptions
+            aged.retentionAge = 1_000_000
+            let agedLog = try EventLog(directory: dir.path, options: aged)
+            #expect(try StoreFixture.segmentFiles(dir.path).isEmpty, "every sealed segment is older than 1 s")
+            #expect(agedLog.nextLSN == 3001, "LSNs are not reused after retention")
+            try agedLog.close()
+        }
+    }
+
+    @Test("a sealed segment is a zstd seekable file that zstd -d reads")
+    func sealedSegmentIsPlainZstd() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            try StoreFixture.write(StoreFixture.lines(700), to: dir.path, options: LogOptions(), seal: true)
+            let segment = dir.appendingPathComponent(try StoreFixture.segmentFiles(dir.path)[0])
+            let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/zstd"), ["-d", "-c", segment.path])
+            #expect(result.status == 0, "\(result.errorOutput)")
+            // The seek table lists every block; the decompressed sizes add up to zstd's output.
+            let bytes = try [UInt8](Data(contentsOf: segment))
+            let table = bytes.withUnsafeBytes { raw -> SeekTable? in
+                let count = SeekTable.frameCount(footer: UnsafeRawBufferPointer(rebasing: raw[(raw.count - 9)...]))!
+                return SeekTable.decode(UnsafeRawBufferPointer(rebasing: raw[(raw.count - 8 - count * 8 - 9)...]), frameCount: count)
+            }
+            let entries = try #require(table).entries
+            #expect(entries.reduce(0) { $0 + Int($1.decompressedSize) } == result.standardOutput.count)
+            #expect(entries.reduce(0) { $0 + Int($1.compressedSize) } + 8 + entries.count * 8 + 9 == bytes.count)
+        }
+    }
+}
