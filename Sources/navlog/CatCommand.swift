@@ -11,7 +11,9 @@ struct CatCommand: ParsableCommand {
             Each line is the event as received (with ts as µs) followed by the trusted fields \
             _lsn, _recv, _uid, _gid and _pid. Times for --since/--until: an RFC 3339 date-time \
             (2025-11-21T10:00:00Z), µs since the epoch, now, or an offset such as -15m, -2h, -7d. \
-            Damaged blocks are skipped and reported on standard error (exit status 1).
+            Damaged blocks are skipped and reported on standard error (exit status 1). The output \
+            can be ingested again (trusted fields are ignored on input); lines grow by the trusted \
+            fields, so give navlog ingest a larger --max-line-bytes for lines near the limit.
             """
     )
 
