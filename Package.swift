@@ -77,6 +77,12 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
+        // The benchmark driver behind tools/bench (run it in release: tools/bench/run).
+        .executableTarget(
+            name: "navlog-bench",
+            dependencies: ["NavlogEvents", "NavlogStore", "NavlogWorkload"],
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "NavlogEventsTests",
             dependencies: ["NavlogEvents", "NavlogTesting", "NavlogWorkload"],
@@ -85,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "NavlogStoreTests",
             dependencies: ["NavlogStore", "NavlogEvents", "NavlogZstd", "NavlogTesting", "NavlogWorkload"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "NavlogWorkloadTests",
+            dependencies: ["NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

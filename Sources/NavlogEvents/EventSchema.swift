@@ -11,15 +11,15 @@ enum ValueRule: Sendable {
 struct StringSet: Sendable {
     let name: String
     let values: [[UInt8]]
+    private let table: NameTable
     init(_ name: String, _ values: [String]) {
         self.name = name
         self.values = values.map { Array($0.utf8) }
+        self.table = NameTable(values.enumerated().map { ($0.element, UInt8($0.offset)) })
     }
+    @inline(__always)
     func contains(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        for value in values where value.count == bytes.count {
-            if value.withUnsafeBytes({ bytesEqual($0, bytes) }) { return true }
-        }
-        return false
+        table.lookup(bytes) != nil
     }
     var list: String {
         values.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")

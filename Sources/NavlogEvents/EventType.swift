@@ -34,15 +34,15 @@ public enum EventType: UInt8, CaseIterable, Sendable, Hashable, CustomStringConv
     static let nameBytes: [[UInt8]] = names.map { Array($0.utf8) }
 
     /// Finds the type whose wire name is exactly `bytes`.
+    @inline(__always)
     static func lookup(_ bytes: UnsafeRawBufferPointer) -> EventType? {
-        for index in 1..<nameBytes.count where nameBytes[index].count == bytes.count {
-            if nameBytes[index].withUnsafeBytes({ bytesEqual($0, bytes) }) {
-                return EventType(rawValue: UInt8(index))
-            }
-        }
-        return nil
+        guard let raw = typeTable.lookup(bytes) else { return nil }
+        return EventType(rawValue: raw)
     }
 }
+
+/// All type names, for allocation-free lookups.
+let typeTable = NameTable(EventType.allCases.map { ($0.name, $0.rawValue) })
 
 @inline(__always)
 func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {

@@ -126,7 +126,10 @@ struct JSONTokenizer {
 
     private mutating func reserveCount() -> Int {
         let at = out.count
-        out.append(contentsOf: [0, 0, 0, 0] as [UInt8])
+        out.append(0)
+        out.append(0)
+        out.append(0)
+        out.append(0)
         return at
     }
 
@@ -211,6 +214,19 @@ struct JSONTokenizer {
 
     /// Writes a key: one byte for a ``FieldName``, else ``BodyToken/unknownKey`` + inline string.
     private mutating func key() throws(LineFailure) {
+        // Fast path: a key without escapes that names a known field is looked up in place.
+        var end = i + 1
+        while end < count {
+            let b = base[end]
+            if b == 0x22 || b == 0x5C || b < 0x20 { break }
+            end += 1
+        }
+        if end < count, base[end] == 0x22,
+           let known = FieldName.lookup(UnsafeRawBufferPointer(start: base + i + 1, count: end - i - 1)) {
+            out.append(known.rawValue)
+            i = end + 1
+            return
+        }
         let start = out.count
         out.append(BodyToken.unknownKey)
         try stringContent()

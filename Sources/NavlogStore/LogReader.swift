@@ -98,7 +98,7 @@ public final class LogReader {
     /// the event's position in it. Return `false` from `visit` to stop early.
     /// - Throws: ``StoreError`` for I/O failures, or what `visit` throws; damaged blocks are
     ///   skipped and recorded in ``damage``.
-    public func scan(_ query: LogQuery, _ visit: (DecodedBlock, Int) throws -> Bool) throws {
+    public func scan(_ query: LogQuery, _ visit: (borrowing DecodedBlock, Int) throws -> Bool) throws {
         let sessionBytes = query.session.map { Array($0.utf8) }
         for (catalogNumber, blocks) in plan(query) {
             // A segment deleted by retention since the catalogue was made is simply gone.
@@ -113,8 +113,13 @@ public final class LogReader {
         _ blocks: [Int],
         _ query: LogQuery,
         _ sessionBytes: [UInt8]?,
-        _ visit: (DecodedBlock, Int) throws -> Bool
+        _ visit: (borrowing DecodedBlock, Int) throws -> Bool
     ) throws -> Bool {
+        // Work on a local block: a class property cannot be lent to `visit` without copying
+        // it for every event. It goes back to the reader (capacity and all) afterwards.
+        var block = DecodedBlock()
+        swap(&block, &self.block)
+        defer { swap(&block, &self.block) }
         for blockNumber in blocks {
             guard let location = try verifiedLocation(file, catalogs[catalogNumber], blockNumber) else { continue }
             if let since = query.since, location.header.maxTimestamp < since { continue }

@@ -137,7 +137,6 @@ final class Vocabulary: Sendable {
     /// The shared vocabulary.
     static let shared = Vocabulary()
 
-    // swiftlint:disable:next function_body_length
     private init() {
         var list: [ControllerClass] = []
         var index: [String: Int] = [:]

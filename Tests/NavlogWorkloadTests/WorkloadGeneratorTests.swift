@@ -220,6 +220,27 @@ struct WorkloadGeneratorTests {
         #expect(events.first?.ts ?? 0 >= WorkloadConfiguration.defaultStartTime)
     }
 
+    @Test(
+        "tools/schema-check.py accepts every line",
+        .enabled(if: SchemaTool.isAvailable, "needs tools/schema-check.py and Python's jsonschema"))
+    func schemaToolAcceptsEveryLine() throws {
+        var generator = WorkloadGenerator(WorkloadConfiguration(seed: 42))
+        let count = 5_000
+        let name = "navlog-workload-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        try Data(generator.ndjson(events: count)).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (status, output) = try SchemaTool.run([SchemaTool.script.path, file.path])
+        #expect(status == 0)
+        let results = output.split(separator: UInt8(ascii: "\n"))
+        #expect(results.count == count)
+        for (index, result) in results.enumerated() {
+            let object = try JSONSerialization.jsonObject(with: Data(result)) as? [String: Any]
+            let ok = (object?["ok"] as? NSNumber).map { FieldContract.Kind.isBoolean($0) && $0.boolValue } ?? false
+            #expect(ok, "line \(index + 1): \(String(decoding: result, as: UTF8.self))")
+        }
+    }
+
     @Test("names with characters that need escaping are escaped")
     func escaping() throws {
         let app = WorkloadApp(
@@ -340,4 +361,32 @@ struct FieldContract {
         "transition.end": FieldContract(["id": .string], ["interactive": .bool, "completed": .bool]),
         "mark": FieldContract(["name": .string], ["props": .props]),
     ]
+}
+
+/// The project's Python schema checker, run when it and `jsonschema` are there.
+enum SchemaTool {
+    /// `tools/schema-check.py` of this package.
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("tools/schema-check.py")
+
+    /// Whether the script exists and Python can import `jsonschema`.
+    static let isAvailable: Bool = {
+        guard FileManager.default.fileExists(atPath: script.path) else { return false }
+        return (try? run(["-c", "import jsonschema"]).status) == 0
+    }()
+
+    /// Runs `python3` with `arguments`; returns its exit status and standard output.
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: Data) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
 }
