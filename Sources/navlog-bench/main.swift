@@ -77,6 +77,15 @@ func format(_ value: Double, _ unit: String) -> String {
     return String(format: "%.2f %@", value, unit)
 }
 
+// `navlog-bench generate N [SEED]`: write N workload events as JSON Lines to standard output.
+if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "generate" {
+    let count = Int(CommandLine.arguments[2]) ?? 1000
+    let seed = CommandLine.arguments.count > 3 ? UInt64(CommandLine.arguments[3]) ?? 42 : 42
+    var generator = WorkloadGenerator(WorkloadConfiguration(seed: seed))
+    FileHandle.standardOutput.write(Data(generator.ndjson(events: count)))
+    exit(0)
+}
+
 let arguments = Arguments()
 try? FileManager.default.removeItem(atPath: arguments.work)
 try! FileManager.default.createDirectory(atPath: arguments.work, withIntermediateDirectories: true)
