@@ -356,7 +356,11 @@ extension EventLineParser {
         case .traits:
             return checkObject(raw, at: position, what: "traits object {\"h\", \"v\"}", allowed: Vocabulary.traitsFields, required: Vocabulary.traitsRequired)
         case .anchor:
-            return checkObject(raw, at: position, what: "anchor object {\"barButtonItem\", \"sourceView\", \"sourceRect\"}", allowed: Vocabulary.anchorFields, required: [], rectangle: true)
+            return checkObject(raw, at: position, what: "anchor object {\"barButtonItem\", \"sourceView\", \"sourceRect\"}", allowed: Vocabulary.anchorFields, required: [])
+        case .rectangle:
+            return checkObject(raw, at: position, what: "rectangle {\"x\", \"y\", \"width\", \"height\"}", allowed: Vocabulary.rectangleFields, required: Vocabulary.rectangleRequired)
+        case .number:
+            return tag == BodyToken.integer.rawValue || tag == BodyToken.number.rawValue ? nil : expected("a number")
         case .props:
             guard tag == BodyToken.object.rawValue else { return expected("an object of strings, numbers and booleans") }
             var p = position + 5
@@ -391,8 +395,7 @@ extension EventLineParser {
         at position: Int,
         what: String,
         allowed: [FieldName: ValueRule],
-        required: [FieldName],
-        rectangle: Bool = false
+        required: [FieldName]
     ) -> Violation? {
         guard raw[position] == BodyToken.object.rawValue else {
             return Violation(code: .type, reason: "expected a \(what), found \(TokenCursor.describe(raw[position]))")
@@ -408,9 +411,7 @@ extension EventLineParser {
                 let names = allowed.keys.map(\.name).sorted().joined(separator: ", ")
                 return Violation(code: .unknownField, reason: "a \(what) has no key \"\(name)\" (allowed: \(names))").under(".\(name)")
             }
-            if rectangle && field == .sourceRect {
-                if let violation = checkRectangle(raw, at: p) { return violation.under(".sourceRect") }
-            } else if let violation = check(raw, at: p, rule) {
+            if let violation = check(raw, at: p, rule) {
                 return violation.under(".\(field.name)")
             }
             seen |= 1 << UInt128(field.rawValue)
@@ -418,33 +419,6 @@ extension EventLineParser {
         }
         for field in required where seen & (1 << UInt128(field.rawValue)) == 0 {
             return Violation(code: .missing, reason: "a \(what) needs \"\(field.name)\"").under(".\(field.name)")
-        }
-        return nil
-    }
-
-    private func checkRectangle(_ raw: UnsafeRawBufferPointer, at position: Int) -> Violation? {
-        guard raw[position] == BodyToken.object.rawValue else {
-            return Violation(code: .type, reason: "expected a rectangle {\"x\", \"y\", \"width\", \"height\"}, found \(TokenCursor.describe(raw[position]))")
-        }
-        var seen: UInt8 = 0
-        var p = position + 5
-        for _ in 0..<TokenCursor.uint32(raw, at: position + 1) {
-            let keyByte = raw[p]
-            let keyStart = p
-            p = TokenCursor.skipKey(raw, at: p)
-            guard let field = FieldName(rawValue: keyByte), let bit = Vocabulary.rectangleFields.firstIndex(of: field) else {
-                let name = TokenCursor.keyName(raw, at: keyStart, form: .inline)
-                return Violation(code: .unknownField, reason: "a rectangle has no key \"\(name)\" (allowed: x, y, width, height)").under(".\(name)")
-            }
-            let tag = raw[p]
-            guard tag == BodyToken.integer.rawValue || tag == BodyToken.number.rawValue else {
-                return Violation(code: .type, reason: "expected a number, found \(TokenCursor.describe(tag))").under(".\(field.name)")
-            }
-            seen |= 1 << UInt8(bit)
-            p = TokenCursor.skipValue(raw, at: p)
-        }
-        for (bit, field) in Vocabulary.rectangleFields.enumerated() where seen & (1 << UInt8(bit)) == 0 {
-            return Violation(code: .missing, reason: "a rectangle needs \"\(field.name)\"").under(".\(field.name)")
         }
         return nil
     }

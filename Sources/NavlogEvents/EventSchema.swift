@@ -1,6 +1,6 @@
 /// The shape a field's value must have (see `schemas/README.md`, "Value kinds").
 enum ValueRule: Sendable {
-    case string, nonEmptyString, bool, uint, ref, refs, refOrNull, anchor, traits, props, stringArray
+    case string, nonEmptyString, bool, uint, number, ref, refs, refOrNull, anchor, traits, props, stringArray, rectangle
     /// One of a fixed set of strings.
     case oneOf(StringSet)
     /// The protocol version: the integer 1.
@@ -119,8 +119,9 @@ enum Vocabulary {
     static let refRequired: [FieldName] = [.id, .class]
     static let traitsFields: [FieldName: ValueRule] = [.h: .oneOf(sizeClass), .v: .oneOf(sizeClass)]
     static let traitsRequired: [FieldName] = [.h, .v]
-    static let anchorFields: [FieldName: ValueRule] = [.barButtonItem: .string, .sourceView: .string, .sourceRect: .props]
-    static let rectangleFields: [FieldName] = [.x, .y, .width, .height]
+    static let anchorFields: [FieldName: ValueRule] = [.barButtonItem: .string, .sourceView: .string, .sourceRect: .rectangle]
+    static let rectangleFields: [FieldName: ValueRule] = [.x: .number, .y: .number, .width: .number, .height: .number]
+    static let rectangleRequired: [FieldName] = [.x, .y, .width, .height]
 
     /// Keys a controller reference object may have.
     static let refFields: [FieldName: ValueRule] = [

@@ -2,17 +2,18 @@
 // platform, because nothing here calls the C library (not even `log`).
 
 /// SplitMix64: expands one 64-bit seed into well-mixed words (used to seed ``Xoshiro256StarStar``
-/// and to derive one independent seed per session).
-struct SplitMix64 {
+/// and to derive one independent seed per session). Also a reproducible
+/// `RandomNumberGenerator` for tests and tools (damage at seeded random offsets, say).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// The running state.
     var state: UInt64
 
     /// A generator that starts at `seed`.
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
     /// The next 64 random bits.
     @inline(__always)
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

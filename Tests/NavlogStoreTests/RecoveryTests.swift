@@ -2,6 +2,7 @@ import Foundation
 import NavlogEvents
 @testable import NavlogStore
 import NavlogTesting
+import NavlogWorkload
 import Testing
 
 @Suite("The log survives damage")
@@ -23,7 +24,7 @@ struct RecoveryTests {
             let path = dir.appendingPathComponent(name).path
             let ends = try Self.blockEnds(path)
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            var random = SeededRandom(state: UInt64(trial))
+            var random = SplitMix64(seed: UInt64(trial))
             let cut = Int.random(in: 0..<bytes.count, using: &random)
             for index in cut..<bytes.count { bytes[index] = UInt8.random(in: 0...255, using: &random) }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
