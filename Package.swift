@@ -21,6 +21,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "navlog", targets: ["navlog"]),
+        .executable(name: "navlogd", targets: ["navlogd"]),
         .library(name: "NavlogEvents", targets: ["NavlogEvents"]),
         .library(name: "NavlogStore", targets: ["NavlogStore"]),
         .library(name: "NavlogWorkload", targets: ["NavlogWorkload"]),
@@ -28,6 +29,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // libzstd from the system (Debian: libzstd-dev).
@@ -54,6 +58,32 @@ let package = Package(
                 "NavlogEvents",
                 "NavlogZstd",
                 .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        // The daemon: the Unix-socket server, the group-committing log writer, dedupe,
+        // access control, rate limits, systemd integration.
+        .target(
+            name: "NavlogDaemon",
+            dependencies: [
+                "NavlogEvents",
+                "NavlogStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "navlogd",
+            dependencies: [
+                "NavlogDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: upcomingFeatures
         ),

@@ -79,3 +79,15 @@ public struct EventBatch: Sendable {
         return start..<bytes.count
     }
 }
+
+extension EventBatch {
+    /// Appends event `index` of `other` (header and bytes) to this batch.
+    public mutating func append(_ index: Int, of other: EventBatch) {
+        var header = other.headers[index]
+        other.bytes.withUnsafeBytes { raw in
+            header.session = appendBytes(UnsafeRawBufferPointer(rebasing: raw[header.session]))
+            header.body = appendBytes(UnsafeRawBufferPointer(rebasing: raw[header.body]))
+        }
+        headers.append(header)
+    }
+}

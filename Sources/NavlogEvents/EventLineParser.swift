@@ -12,6 +12,8 @@ public struct EventLineParser: Sendable {
         case event
         /// A transport hello (not an event; nothing was appended).
         case hello(HelloLine)
+        /// An operator request to the daemon, `{"control":"stats"}` (not an event).
+        case control(String)
         /// An empty or white-space-only line (skipped).
         case blank
     }
@@ -109,6 +111,12 @@ public struct EventLineParser: Sendable {
     ) throws(LineFailure) -> Line {
         for member in members where member.key == FieldName.hello.rawValue {
             return .hello(try hello(raw, members))
+        }
+        for member in members where member.key == FieldName.control.rawValue {
+            guard raw[member.value.lowerBound] == BodyToken.string.rawValue else {
+                throw mistyped(raw, member, "control", expected: "the name of a control request, such as \"stats\"")
+            }
+            return .control(String(decoding: TokenCursor.inlineString(raw, at: member.value.lowerBound + 1), as: UTF8.self))
         }
         // The envelope.
         var typeMember: JSONTokenizer.Member?

@@ -12,7 +12,7 @@ public enum FieldName: UInt8, CaseIterable, Sendable, Hashable, CustomStringConv
     case target, parent, slot, id, interactive, completed, name, props
     case `class`, sbid, storyboard, title, definesContext, unwindActions, restorationId
     case barButtonItem, sourceView, sourceRect, x, y, width, height
-    case hello, client, ack
+    case hello, client, ack, control
 
     /// The key as written in JSON.
     public var name: String { Self.names[Int(rawValue)] }
@@ -29,7 +29,7 @@ public enum FieldName: UInt8, CaseIterable, Sendable, Hashable, CustomStringConv
         "target", "parent", "slot", "id", "interactive", "completed", "name", "props",
         "class", "sbid", "storyboard", "title", "definesContext", "unwindActions", "restorationId",
         "barButtonItem", "sourceView", "sourceRect", "x", "y", "width", "height",
-        "hello", "client", "ack",
+        "hello", "client", "ack", "control",
     ]
 
     /// The names as bytes, indexed by raw value.

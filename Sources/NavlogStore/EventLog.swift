@@ -108,17 +108,23 @@ public final class EventLog {
     }
 
     /// Writes the events buffered so far and fsyncs, so that everything appended is durable.
+    /// - Returns: whether anything had to be synced (false when everything already was).
     /// - Throws: ``StoreError`` when writing or syncing fails (nothing appended is dropped; retry later).
-    public func flush() throws(StoreError) {
+    @discardableResult
+    public func flush() throws(StoreError) -> Bool {
         try writePendingBlock()
+        var synced = false
         if needsSync, active != nil {
             try active!.sync()
             needsSync = false
+            synced = true
         }
         if directoryNeedsSync {
             try syncDirectory(directory)
             directoryNeedsSync = false
+            synced = true
         }
+        return synced
     }
 
     /// Writes the partial block without fsync (the events become visible to readers).

@@ -70,7 +70,7 @@ struct IngestCommand: ParsableCommand {
                     do {
                         switch try parser.parse(bytes, lineNumber: number, receivedAt: receivedAt, peer: peer, into: &batch) {
                         case .event: counts.events += 1
-                        case .hello: counts.hellos += 1
+                        case .hello, .control: counts.hellos += 1
                         case .blank: break
                         }
                         return

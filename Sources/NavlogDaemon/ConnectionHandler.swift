@@ -1,0 +1,276 @@
+import Logging
+import NavlogEvents
+import NavlogStore
+import NIOCore
+
+/// One client connection: frames JSON Lines, validates them, batches the events, hands each
+/// batch to the ``LogWriter`` and answers the client (acks when it asked for them in a hello,
+/// rejections always).
+///
+/// Backpressure: while the connection has ``DaemonConfiguration/maximumPendingBatchesPerConnection``
+/// batches in the writer, or while its client does not read our replies, the daemon stops
+/// reading from it. Memory stays bounded and other clients are unaffected.
+final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// The connection's states.
+    private enum State {
+        /// Waiting for the peer's credentials (the first event-loop tick after accept).
+        case identifying
+        /// Reading lines.
+        case open
+        /// Refused or finished: input is ignored.
+        case closing
+    }
+
+    private let writer: LogWriter
+    private let statistics: DaemonStatistics
+    private let configuration: DaemonConfiguration
+    private let logger: Logger
+    private let control: @Sendable (String) -> ByteBuffer?
+    private var state = State.identifying
+    private var framer: LineFramer
+    private var parser: EventLineParser
+    private var batch = EventBatch()
+    private var peer = PeerCredentials(uid: UInt32.max, gid: UInt32.max, pid: -1)
+    private var ack = HelloLine.AckMode.none
+    private var pendingBatches = 0
+    private var readPaused = false
+    private var bufferedWhileIdentifying: [ByteBuffer] = []
+    /// The last line number handed to the writer; acks say "every line up to N is handled".
+    private var lastSubmittedLine = 0
+    private var rateWindowStart = 0.0
+    private var rateWindowCount = 0
+    private var suppressed = 0
+
+    init(writer: LogWriter, statistics: DaemonStatistics, configuration: DaemonConfiguration, logger: Logger, control: @escaping @Sendable (String) -> ByteBuffer?) {
+        self.writer = writer
+        self.statistics = statistics
+        self.configuration = configuration
+        self.logger = logger
+        self.control = control
+        framer = LineFramer(maximumLineLength: configuration.maximumLineBytes)
+        parser = EventLineParser(maximumLineLength: configuration.maximumLineBytes)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let current = statistics.snapshot().connections
+        statistics.update {
+            $0.connections += 1
+            $0.connectionsTotal += 1
+        }
+        if current >= configuration.maximumConnections {
+            statistics.update { $0.overLimit += 1 }
+            refuse(context, reason: "navlogd already has \(current) connections, its limit (maximumConnections); try again later")
+            return
+        }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        PeerCredentialsReader.read(context.channel).whenComplete { result in
+            let (handler, context) = loopBound.value
+            switch result {
+            case .success(let credentials): handler.identified(credentials, context)
+            case .failure(let error):
+                handler.refuse(context, reason: "navlogd could not read the peer's credentials (\(error)); only local Unix-socket peers are served")
+            }
+        }
+        context.fireChannelActive()
+    }
+
+    private func identified(_ credentials: PeerCredentials, _ context: ChannelHandlerContext) {
+        guard case .identifying = state else { return }
+        peer = credentials
+        let uidAllowed = configuration.allowedUIDs.map { $0.contains(credentials.uid) }
+        let gidAllowed = configuration.allowedGIDs.map { $0.contains(credentials.gid) }
+        if uidAllowed != nil || gidAllowed != nil, uidAllowed != true, gidAllowed != true {
+            statistics.update { $0.refused += 1 }
+            logger.notice("Refused a connection from uid \(credentials.uid) gid \(credentials.gid) pid \(credentials.pid): not in the allowed uids or gids.")
+            refuse(context, reason: "uid \(credentials.uid) / gid \(credentials.gid) may not write to this navlogd (see allowedUIDs and allowedGIDs in its configuration)")
+            return
+        }
+        state = .open
+        let buffered = bufferedWhileIdentifying
+        bufferedWhileIdentifying = []
+        for buffer in buffered { consume(buffer, context) }
+        if !buffered.isEmpty { submit(context) }
+    }
+
+    private func refuse(_ context: ChannelHandlerContext, reason: String) {
+        state = .closing
+        var line = "{\"error\":\"refused\",\"reason\":"
+        line += jsonString(reason) + "}\n"
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: line))).whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        statistics.update { $0.connections -= 1 }
+        // A line cut off by the disconnect is incomplete: it is not an event.
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        statistics.update { $0.bytesIn += buffer.readableBytes }
+        switch state {
+        case .identifying: bufferedWhileIdentifying.append(buffer)
+        case .open: consume(buffer, context)
+        case .closing: break
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if case .open = state { submit(context) }
+        context.fireChannelReadComplete()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        updateReading(context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("Connection error: \(error)")
+        context.close(promise: nil)
+    }
+
+    // MARK: - Lines
+
+    private func consume(_ buffer: ByteBuffer, _ context: ChannelHandlerContext) {
+        let receivedAt = currentMicroseconds()
+        buffer.withUnsafeReadableBytes { bytes in
+            framer.feed(bytes) { number, piece in
+                handle(number, piece, receivedAt: receivedAt, context)
+            }
+        }
+    }
+
+    private func handle(_ number: Int, _ piece: LineFramer.Piece, receivedAt: Int64, _ context: ChannelHandlerContext) {
+        guard case .open = state else { return }
+        switch piece {
+        case .tooLong(let length):
+            report(parser.tooLong(lineNumber: number, length: length), context)
+        case .line(let bytes):
+            let before = batch.count
+            do {
+                switch try parser.parse(bytes, lineNumber: number, receivedAt: receivedAt, peer: peer, into: &batch) {
+                case .event:
+                    if !admit() {
+                        // Over the rate limit: drop the event just parsed.
+                        var kept = EventBatch()
+                        for index in 0..<before { kept.append(index, of: batch) }
+                        batch = kept
+                    }
+                case .hello(let hello):
+                    if number == 1 {
+                        ack = hello.ack
+                    } else {
+                        report(EventRejection(code: .unknownField, line: number, path: "hello", reason: "a hello must be the first line of a connection"), context)
+                    }
+                case .control(let name):
+                    if let reply = control(name) {
+                        context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+                    } else {
+                        report(EventRejection(code: .enum, line: number, path: "control", reason: "unknown control request \"\(name)\" (known: stats)"), context)
+                    }
+                case .blank:
+                    break
+                }
+            } catch {
+                report(error, context)
+            }
+        }
+    }
+
+    /// Applies the per-connection rate limit (interval + burst, like journald).
+    private func admit() -> Bool {
+        guard configuration.rateLimitIntervalSeconds > 0 else { return true }
+        let now = monotonicSeconds()
+        if now - rateWindowStart >= configuration.rateLimitIntervalSeconds {
+            rateWindowStart = now
+            rateWindowCount = 0
+        }
+        rateWindowCount += 1
+        if rateWindowCount <= configuration.rateLimitBurst { return true }
+        suppressed += 1
+        statistics.update { $0.rateLimited += 1 }
+        return false
+    }
+
+    private func report(_ rejection: EventRejection, _ context: ChannelHandlerContext) {
+        statistics.update { $0.rejected[rejection.code.name, default: 0] += 1 }
+        guard context.channel.isWritable else {
+            // The client is not reading: never let its replies pile up.
+            statistics.update { $0.reportsDropped += 1 }
+            return
+        }
+        var line = "{\"error\":\"rejected\",\"line\":\(rejection.line),\"code\":\"\(rejection.code.name)\""
+        if let path = rejection.path { line += ",\"field\":" + jsonString(path) }
+        if let column = rejection.column { line += ",\"column\":\(column)" }
+        line += ",\"reason\":" + jsonString(rejection.reason) + "}\n"
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: line)), promise: nil)
+    }
+
+    // MARK: - Writing
+
+    private func submit(_ context: ChannelHandlerContext) {
+        let line = framer.lineNumber
+        if suppressed > 0 {
+            let notice = "{\"warning\":\"rate-limited\",\"suppressed\":\(suppressed),\"line\":\(line)}\n"
+            suppressed = 0
+            if context.channel.isWritable { context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: notice)), promise: nil) }
+        }
+        guard !batch.isEmpty || (ack != .none && line > lastSubmittedLine) else { return }
+        lastSubmittedLine = line
+        let request = batch
+        batch = EventBatch()
+        pendingBatches += 1
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        let accepted = writer.submit(WriteRequest(batch: request, ack: ack) { outcome in
+            eventLoop.execute {
+                let (handler, context) = loopBound.value
+                handler.completed(outcome, line: line, context)
+            }
+        })
+        if !accepted {
+            pendingBatches -= 1
+            refuse(context, reason: "navlogd is shutting down; events after line \(line - request.count) were not stored, resend them to the next navlogd")
+            return
+        }
+        updateReading(context)
+    }
+
+    private func completed(_ outcome: WriteOutcome, line: Int, _ context: ChannelHandlerContext) {
+        pendingBatches -= 1
+        if let failure = outcome.failure {
+            let reply = "{\"error\":\"store\",\"line\":\(line),\"stored\":\(outcome.stored),\"reason\":" + jsonString(failure.message) + "}\n"
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: reply)), promise: nil)
+        } else if ack != .none {
+            var reply = "{\"ack\":\(line),\"stored\":\(outcome.stored),\"duplicates\":\(outcome.duplicates)"
+            if outcome.stored > 0 { reply += ",\"lsns\":[\(outcome.lsns.lowerBound),\(outcome.lsns.upperBound - 1)]" }
+            if outcome.lost > 0 { reply += ",\"lost\":\(outcome.lost)" }
+            reply += ",\"durable\":\(ack == .durable)}\n"
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: reply)), promise: nil)
+        }
+        updateReading(context)
+    }
+
+    /// Reads only while this connection has room in the writer and its client reads our replies.
+    private func updateReading(_ context: ChannelHandlerContext) {
+        let shouldPause = pendingBatches >= configuration.maximumPendingBatchesPerConnection || !context.channel.isWritable
+        if shouldPause != readPaused {
+            readPaused = shouldPause
+            context.channel.setOption(ChannelOptions.autoRead, value: !shouldPause).whenFailure { _ in }
+            if !shouldPause { context.read() }
+        }
+    }
+}
+
+/// Quotes `text` as a JSON string.
+func jsonString(_ text: String) -> String {
+    var output: [UInt8] = []
+    Array(text.utf8).withUnsafeBytes { EventJSONWriter.appendString($0, to: &output) }
+    return String(decoding: output, as: UTF8.self)
+}

@@ -1,0 +1,42 @@
+public import Logging
+import NavlogStore
+import ServiceLifecycle
+import UnixSignals
+
+/// navlogd assembled: the log writer and the socket server in one `ServiceGroup` that turns
+/// SIGTERM and SIGINT into a graceful stop (stop accepting, drain, flush, fsync, exit 0).
+public struct Daemon: Sendable {
+    /// The settings in force.
+    public let configuration: DaemonConfiguration
+    /// The counters `navlog stats` reports.
+    public let statistics = DaemonStatistics()
+
+    /// Creates a daemon.
+    public init(configuration: DaemonConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Opens the log (recovering it) and runs until a signal stops it.
+    /// - Throws: ``StoreError`` when the data directory cannot be opened, or a bind error.
+    public func run(logger: Logger, environment: [String: String]) async throws {
+        let log = try EventLog(directory: configuration.dataDirectory, options: configuration.logOptions)
+        let recovery = log.recovery
+        if !recovery.isClean {
+            logger.warning("Recovered the log: cut \(recovery.truncatedBytes) bytes of incomplete data, set aside \(recovery.setAside), resealed \(recovery.resealed).")
+        }
+        let writer = try LogWriter(log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, logger: logger)
+        let writerService = WriterService(writer: writer)
+        let server = SocketServer(configuration: configuration, writer: writer, statistics: statistics, logger: logger, environment: environment)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: writerService),
+                    .init(service: server),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation  // JSONDecoder for the configuration file (read once at start, not a hot path)
+public import NavlogStore
+
+/// Every setting of navlogd. Defaults suit both a user running `navlogd` by hand and systemd.
+///
+/// The configuration file is JSON (`navlogd --config FILE`); every key is optional and
+/// overrides the default; `navlogd --print-config` prints the effective configuration.
+public struct DaemonConfiguration: Sendable, Codable, Equatable {
+    /// The Unix socket apps connect to.
+    public var socketPath: String
+    /// The data directory of the log.
+    public var dataDirectory: String
+    /// The socket file's mode, as an octal string such as "0660".
+    public var socketMode = "0660"
+    /// If set, only these uids may send events.
+    public var allowedUIDs: [UInt32]?
+    /// If set, only these gids may send events (a peer passes if its uid or gid is allowed).
+    public var allowedGIDs: [UInt32]?
+    /// Connections beyond this are refused with an error line.
+    public var maximumConnections = 1024
+    /// Lines longer than this are rejected (events.md default: 64 KiB).
+    public var maximumLineBytes = 65_536
+    /// Per-connection rate limit window in seconds (like journald's RateLimitIntervalSec); 0 = off.
+    public var rateLimitIntervalSeconds = 0.0
+    /// Events allowed per window and connection (like journald's RateLimitBurst).
+    public var rateLimitBurst = 10_000
+    /// Buffered events are written and fsynced at least this often, even without durable clients.
+    public var flushIntervalSeconds = 1.0
+    /// Batches a connection may have in the writer before the daemon stops reading from it.
+    public var maximumPendingBatchesPerConnection = 4
+    /// A segment is sealed at this size.
+    public var segmentBytes = 64 << 20
+    /// Delete the oldest segments beyond this total size (bytes); nil = keep all.
+    public var retentionBytes: Int?
+    /// Delete segments older than this many seconds; nil = keep all.
+    public var retentionSeconds: Double?
+    /// zstd level of blocks.
+    public var compressionLevel: Int32 = 3
+    /// Seconds a graceful stop may take before navlogd gives up waiting for connections.
+    public var shutdownTimeoutSeconds = 10.0
+
+    /// Defaults for the environment: under systemd, `/run/navlog/navlog.sock` and
+    /// `/var/lib/navlog` (or systemd's `$RUNTIME_DIRECTORY`/`$STATE_DIRECTORY`); otherwise
+    /// `$XDG_RUNTIME_DIR/navlog.sock` (or `./navlog.sock`) and `./navlog-data`.
+    public init(environment: [String: String]) {
+        let underSystemd = environment["INVOCATION_ID"] != nil || environment["NOTIFY_SOCKET"] != nil || environment["LISTEN_FDS"] != nil
+        if underSystemd {
+            let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init) ?? "/run/navlog"
+            let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init) ?? "/var/lib/navlog"
+            socketPath = runtime + "/navlog.sock"
+            dataDirectory = state
+        } else {
+            socketPath = (environment["XDG_RUNTIME_DIR"].map { $0 + "/navlog.sock" }) ?? "navlog.sock"
+            dataDirectory = "navlog-data"
+        }
+    }
+
+    /// Reads a JSON configuration file over these defaults.
+    /// - Throws: an error naming the file and the bad key.
+    public func merging(file path: String) throws -> DaemonConfiguration {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ConfigurationError(message: "Cannot read the configuration file \(path): \(error.localizedDescription)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ConfigurationError(message: "\(path) is not a JSON object; see navlogd --print-config for the format.")
+        }
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        for key in object.keys where !known.contains(key) {
+            throw ConfigurationError(message: "\(path): unknown setting \"\(key)\". Known settings: \(known.sorted().joined(separator: ", ")).")
+        }
+        var merged = try JSONSerialization.jsonObject(with: JSONEncoder().encode(self)) as! [String: Any]
+        for (key, value) in object { merged[key] = value }
+        do {
+            return try JSONDecoder().decode(DaemonConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw ConfigurationError(message: "\(path): setting \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type: \(context.debugDescription)")
+        }
+    }
+
+    /// The socket mode as a number, or nil when ``socketMode`` is not octal.
+    public var socketModeValue: UInt16? { UInt16(socketMode, radix: 8) }
+
+    /// The log options these settings ask for.
+    public var logOptions: LogOptions {
+        var options = LogOptions()
+        options.maximumSegmentBytes = segmentBytes
+        options.retentionBytes = retentionBytes
+        options.retentionAge = retentionSeconds.map { Int64($0 * 1_000_000) }
+        options.compressionLevel = compressionLevel
+        return options
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
+        case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection
+        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds
+    }
+}
+
+/// A configuration problem, said as a sentence.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    /// What is wrong and where.
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,254 @@
+import Foundation  // Thread: the writer's dedicated OS thread
+import Logging
+import NavlogEvents
+import NavlogStore
+import NIOConcurrencyHelpers
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the writer did with one connection's batch.
+struct WriteOutcome: Sendable {
+    /// LSNs given to the stored events (empty when none were stored).
+    var lsns: Range<UInt64>
+    /// Events stored.
+    var stored: Int
+    /// Events dropped because their `(session, seq)` was already stored.
+    var duplicates: Int
+    /// Sequence numbers this batch shows were skipped (lost on the way).
+    var lost: UInt64
+    /// Set when the batch (or its durability) failed; the message says what to do.
+    var failure: StoreError?
+}
+
+/// A batch from a connection and how it wants to hear back.
+struct WriteRequest: Sendable {
+    var batch: EventBatch
+    var ack: HelloLine.AckMode
+    /// Called on the writer thread once the batch is in the log (`none`, `batch`) or fsynced (`durable`).
+    var completion: @Sendable (WriteOutcome) -> Void
+}
+
+/// The single writer of the data directory: a dedicated thread that takes every batch waiting
+/// from all connections at once (group commit), drops resent events, appends, and then makes
+/// the whole group visible (one block write) or durable (one fsync) together.
+///
+/// It runs on its own OS thread because writing and `fsync` block; event loops and the
+/// cooperative pool never wait on the disk.
+final class LogWriter: Sendable {
+    /// The writer's states; requests are taken only while `running`.
+    private enum State {
+        /// Accepting requests.
+        case running
+        /// Asked to stop: finish what is queued, flush, close.
+        case draining
+        /// The thread has exited.
+        case stopped
+    }
+
+    private struct Shared {
+        var queue: [WriteRequest] = []
+        var state = State.running
+        var queuedEvents = 0
+    }
+
+    private let shared = NIOLockedValueBox(Shared())
+    /// 1 when there is work (or a stop request) for the thread.
+    private let wakeUp = ConditionLock(value: 0)
+    private let finished = ConditionLock(value: 0)
+    private let statistics: DaemonStatistics
+    private let flushInterval: Double
+    private let logger: Logger
+    /// The log and the sequence tracker are touched only by the writer thread.
+    private let owned: NIOLockedValueBox<Owned>
+
+    private struct Owned: @unchecked Sendable {
+        // `EventLog` is a non-Sendable class confined to the writer thread; the box only
+        // carries it there.
+        var log: EventLog
+        var tracker = SequenceTracker()
+    }
+
+    /// Opens the log and rebuilds the sequence tracker from it.
+    init(log: EventLog, statistics: DaemonStatistics, flushInterval: Double, logger: Logger) throws {
+        self.statistics = statistics
+        self.flushInterval = flushInterval
+        self.logger = logger
+        var tracker = SequenceTracker()
+        // Dedupe survives restarts: every stored (session, seq) is known again.
+        let reader = try LogReader(directory: log.directory)
+        try reader.scan(LogQuery()) { block, index in
+            if let sequence = block.sequence(index) {
+                block.withEvent(index) { _, session, _ in _ = tracker.record(session: session, sequence: sequence) }
+            }
+            return true
+        }
+        owned = NIOLockedValueBox(Owned(log: log, tracker: tracker))
+        statistics.update { $0.sessionsTracked = tracker.sessionCount }
+    }
+
+    /// Events queued and not yet taken by the thread (for backpressure decisions).
+    var queuedEvents: Int { shared.withLockedValue { $0.queuedEvents } }
+
+    /// Queues a request; `false` once the writer is stopping.
+    func submit(_ request: WriteRequest) -> Bool {
+        let accepted = shared.withLockedValue { shared -> Bool in
+            guard case .running = shared.state else { return false }
+            shared.queue.append(request)
+            shared.queuedEvents += request.batch.count
+            return true
+        }
+        if accepted {
+            wakeUp.lock()
+            wakeUp.unlock(withValue: 1)
+        }
+        return accepted
+    }
+
+    /// Starts the writer thread.
+    func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.start()
+    }
+
+    /// Stops taking requests, writes and fsyncs everything queued, closes the log, and waits
+    /// for the thread to finish.
+    func stop() {
+        shared.withLockedValue { if case .running = $0.state { $0.state = .draining } }
+        wakeUp.lock()
+        wakeUp.unlock(withValue: 1)
+        finished.lock(whenValue: 1)
+        finished.unlock()
+    }
+
+    private func run() {
+        var lastFlush = monotonicSeconds()
+        var dirty = false
+        while true {
+            // Clear the flag before taking the queue: a request queued after this sets it again.
+            if wakeUp.lock(whenValue: 1, timeoutSeconds: max(0.001, flushInterval - (monotonicSeconds() - lastFlush))) {
+                wakeUp.unlock(withValue: 0)
+            }
+            let (requests, state) = shared.withLockedValue { shared -> ([WriteRequest], State) in
+                let taken = shared.queue
+                shared.queue.removeAll(keepingCapacity: true)
+                shared.queuedEvents = 0
+                return (taken, shared.state)
+            }
+            if !requests.isEmpty {
+                process(requests)
+                dirty = true
+            }
+            if dirty && monotonicSeconds() - lastFlush >= flushInterval {
+                owned.withLockedValue { owned in
+                    do throws(StoreError) {
+                        try owned.log.flush()
+                        dirty = false
+                    } catch {
+                        logger.error("The periodic flush failed: \(error.message)")
+                    }
+                }
+                lastFlush = monotonicSeconds()
+            }
+            if case .draining = state, shared.withLockedValue({ $0.queue.isEmpty }) {
+                owned.withLockedValue { owned in
+                    do throws(StoreError) { try owned.log.close() } catch { logger.error("Closing the log failed: \(error.message)") }
+                }
+                shared.withLockedValue { $0.state = .stopped }
+                finished.lock()
+                finished.unlock(withValue: 1)
+                return
+            }
+        }
+    }
+
+    private func process(_ requests: [WriteRequest]) {
+        var outcomes: [WriteOutcome] = []
+        outcomes.reserveCapacity(requests.count)
+        var needsSync = false
+        var needsWrite = false
+        owned.withLockedValue { owned in
+            var kept = EventBatch()
+            for request in requests {
+                kept.removeAll()
+                var duplicates = 0
+                var lost: UInt64 = 0
+                var recorded: [Int] = []
+                let batch = request.batch
+                for index in 0..<batch.count {
+                    if let sequence = batch.headers[index].sequence {
+                        let (verdict, skipped) = batch.withSession(of: index) { owned.tracker.record(session: $0, sequence: sequence) }
+                        if verdict == .duplicate {
+                            duplicates += 1
+                            continue
+                        }
+                        lost += skipped
+                        recorded.append(index)
+                    }
+                    kept.append(index, of: batch)
+                }
+                var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, lost: lost, failure: nil)
+                do throws(AppendError) {
+                    outcome.lsns = try owned.log.append(kept)
+                    outcome.stored = kept.count
+                } catch {
+                    // Events after the accepted prefix were not stored: forget their sequence numbers
+                    // so a resend is stored, not dropped.
+                    var keptIndex = 0
+                    for index in 0..<batch.count where batch.headers[index].sequence == nil || recorded.contains(index) {
+                        if keptIndex >= error.accepted, let sequence = batch.headers[index].sequence {
+                            batch.withSession(of: index) { owned.tracker.forget(session: $0, sequence: sequence) }
+                        }
+                        keptIndex += 1
+                    }
+                    outcome.stored = error.accepted
+                    outcome.lsns = (owned.log.nextLSN - UInt64(error.accepted))..<owned.log.nextLSN
+                    outcome.failure = error.cause
+                }
+                needsSync = needsSync || request.ack == .durable
+                needsWrite = needsWrite || request.ack == .batch
+                outcomes.append(outcome)
+            }
+            var syncFailure: StoreError?
+            var synced = false
+            let started = monotonicSeconds()
+            do throws(StoreError) {
+                if needsSync {
+                    synced = try owned.log.flush()
+                } else if needsWrite {
+                    try owned.log.writeBufferedEvents()
+                }
+            } catch {
+                syncFailure = error
+                logger.error("Writing the log failed: \(error.message)")
+            }
+            let elapsed = monotonicSeconds() - started
+            statistics.update { stats in
+                stats.sessionsTracked = owned.tracker.sessionCount
+                if synced { stats.recordFsync(seconds: elapsed) }
+            }
+            if let syncFailure {
+                for index in outcomes.indices where requests[index].ack != .none && outcomes[index].failure == nil {
+                    outcomes[index].failure = syncFailure
+                }
+            }
+        }
+        statistics.update { stats in
+            for outcome in outcomes {
+                stats.accepted += outcome.stored
+                stats.duplicates += outcome.duplicates
+                stats.lost += Int(outcome.lost)
+                if outcome.failure != nil { stats.storeFailures += 1 }
+            }
+        }
+        for (request, outcome) in zip(requests, outcomes) { request.completion(outcome) }
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}

@@ -1,0 +1,123 @@
+import Foundation  // JSONEncoder for the stats reply (control path only)
+import Logging
+import NavlogEvents
+import NavlogStore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+public import ServiceLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The listening socket as a `Service`: binds (or adopts systemd's socket), tells systemd it is
+/// ready, serves connections, and on graceful shutdown stops accepting, lets connections hand
+/// what they already read to the writer, and closes them.
+public final class SocketServer: Service, Sendable {
+    private let configuration: DaemonConfiguration
+    private let writer: LogWriter
+    private let statistics: DaemonStatistics
+    private let logger: Logger
+    private let notifier: SystemdNotifier
+    private let environment: [String: String]
+
+    init(configuration: DaemonConfiguration, writer: LogWriter, statistics: DaemonStatistics, logger: Logger, environment: [String: String]) {
+        self.configuration = configuration
+        self.writer = writer
+        self.statistics = statistics
+        self.logger = logger
+        self.notifier = SystemdNotifier(environment: environment)
+        self.environment = environment
+    }
+
+    public func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let children = ChildChannels()
+        let statistics = self.statistics
+        let control: @Sendable (String) -> ByteBuffer? = { name in
+            guard name == "stats" else { return nil }
+            var data = (try? JSONEncoder().encode(statistics.snapshot())) ?? Data("{}".utf8)
+            data.append(0x0A)
+            return ByteBuffer(bytes: data)
+        }
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 << 10, high: 256 << 10))
+            .childChannelInitializer { [configuration, writer, logger] channel in
+                children.add(channel)
+                channel.closeFuture.whenComplete { _ in children.remove(channel) }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(writer: writer, statistics: statistics, configuration: configuration, logger: logger, control: control)
+                    )
+                }
+            }
+        let server: any Channel
+        if let descriptor = SocketActivation.inheritedSocket(environment: environment) {
+            server = try await bootstrap.withBoundSocket(descriptor: descriptor).get()
+            logger.info("Serving the socket systemd passed (fd \(descriptor)).")
+        } else {
+            server = try await bootstrap.bind(unixDomainSocketPath: configuration.socketPath, cleanupExistingSocketFile: true).get()
+            if let mode = configuration.socketModeValue { chmod(configuration.socketPath, mode_t(mode)) }
+            logger.info("Listening on \(configuration.socketPath), writing to \(configuration.dataDirectory).")
+        }
+        notifier.notify("READY=1\nSTATUS=Accepting events on \(configuration.socketPath)")
+        let watchdog = SystemdNotifier.watchdogInterval(environment: environment)
+        await withTaskGroup(of: Void.self) { tasks in
+            if let interval = watchdog {
+                tasks.addTask { [notifier] in
+                    while !Task.isCancelled {
+                        notifier.notify("WATCHDOG=1")
+                        try? await Task.sleep(for: .seconds(interval))
+                    }
+                }
+            }
+            tasks.addTask { [notifier, statistics] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(5))
+                    let snapshot = statistics.snapshot()
+                    notifier.notify("STATUS=\(snapshot.connections) connections, \(snapshot.accepted) events stored")
+                }
+            }
+            try? await gracefulShutdown()
+            tasks.cancelAll()
+        }
+        notifier.notify("STOPPING=1\nSTATUS=Draining connections")
+        logger.info("Stopping: no new connections; draining open ones.")
+        try? await server.close()
+        // Every byte a connection already read was handed to the writer synchronously; closing
+        // now drops only partial lines (incomplete events). The writer service then flushes.
+        await children.closeAll(timeout: configuration.shutdownTimeoutSeconds)
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// The open client channels, so shutdown can close them.
+final class ChildChannels: Sendable {
+    private let channels = NIOLockedValueBox([ObjectIdentifier: any Channel]())
+
+    func add(_ channel: any Channel) { channels.withLockedValue { $0[ObjectIdentifier(channel)] = channel } }
+    func remove(_ channel: any Channel) { _ = channels.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
+
+    func closeAll(timeout: Double) async {
+        let open = channels.withLockedValue { Array($0.values) }
+        // All closes together, against the timeout: whichever finishes first ends the wait.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { closes in
+                    for channel in open {
+                        closes.addTask {
+                            // Let pending acks go out first, then close.
+                            try? await channel.writeAndFlush(ByteBuffer()).get()
+                            try? await channel.close().get()
+                        }
+                    }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(timeout)) }
+            _ = await group.next()
+            group.cancelAll()
+        }
+    }
+}
