@@ -130,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogCLITests",
-            dependencies: ["NavlogTesting", "NavlogWorkload"],
+            dependencies: ["NavlogTesting", "NavlogWorkload", .target(name: "navlogd"), .target(name: "navlog")],
             swiftSettings: upcomingFeatures
         ),
     ],

@@ -27,16 +27,18 @@ public struct Daemon: Sendable {
         let writer = try LogWriter(log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, logger: logger)
         let writerService = WriterService(writer: writer)
         let server = SocketServer(configuration: configuration, writer: writer, statistics: statistics, logger: logger, environment: environment)
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: writerService),
-                    .init(service: server),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [
+                .init(service: writerService),
+                .init(service: server),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
         )
+        // A stop that takes longer than this escalates to cancellation (the writer still
+        // flushes what it holds before its thread exits).
+        groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int(configuration.shutdownTimeoutSeconds * 1000))
+        let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()
     }
 }

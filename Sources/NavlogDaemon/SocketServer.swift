@@ -88,7 +88,7 @@ public final class SocketServer: Service, Sendable {
         try? await server.close()
         // Every byte a connection already read was handed to the writer synchronously; closing
         // now drops only partial lines (incomplete events). The writer service then flushes.
-        await children.closeAll(timeout: configuration.shutdownTimeoutSeconds)
+        await children.closeAll()
         try? await group.shutdownGracefully()
     }
 }
@@ -100,24 +100,13 @@ final class ChildChannels: Sendable {
     func add(_ channel: any Channel) { channels.withLockedValue { $0[ObjectIdentifier(channel)] = channel } }
     func remove(_ channel: any Channel) { _ = channels.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
 
-    func closeAll(timeout: Double) async {
+    /// Closes every connection. Acks already sent were flushed when they were written; a
+    /// client that is not reading cannot hold the stop up, because nothing waits for its
+    /// pending replies (events in flight are stored regardless, and a resend is deduplicated).
+    func closeAll() async {
         let open = channels.withLockedValue { Array($0.values) }
-        // All closes together, against the timeout: whichever finishes first ends the wait.
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withTaskGroup(of: Void.self) { closes in
-                    for channel in open {
-                        closes.addTask {
-                            // Let pending acks go out first, then close.
-                            try? await channel.writeAndFlush(ByteBuffer()).get()
-                            try? await channel.close().get()
-                        }
-                    }
-                }
-            }
-            group.addTask { try? await Task.sleep(for: .seconds(timeout)) }
-            _ = await group.next()
-            group.cancelAll()
+        for channel in open {
+            try? await channel.close().get()
         }
     }
 }

@@ -1,0 +1,169 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `navlogd` started by a test on a temporary socket and data directory.
+public final class DaemonProcess: @unchecked Sendable {
+    // `@unchecked`: used from one test at a time; Process itself is thread-safe for these calls.
+    /// The socket it listens on.
+    public let socket: String
+    /// Its data directory.
+    public let dataDirectory: String
+    private let process = Process()
+    private let errorFile: URL
+
+    /// Starts navlogd and waits until its socket accepts connections.
+    /// - Parameters:
+    ///   - directory: holds the socket (`navlog.sock`), the data (`data/`) and its log.
+    ///   - arguments: extra navlogd arguments (e.g. `--config`).
+    ///   - environment: extra environment variables.
+    public init(directory: URL, arguments: [String] = [], environment: [String: String] = [:], waitForSocket: Bool = true) throws {
+        socket = directory.appendingPathComponent("navlog.sock").path
+        dataDirectory = directory.appendingPathComponent("data").path
+        errorFile = directory.appendingPathComponent("navlogd-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.executableURL = TestEnvironment.binaries.appendingPathComponent("navlogd")
+        process.arguments = ["--socket", socket, "--data-dir", dataDirectory] + arguments
+        var env = ProcessInfo.processInfo.environment
+        for key in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "INVOCATION_ID"] { env.removeValue(forKey: key) }
+        process.environment = env.merging(environment) { $1 }
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        guard waitForSocket else { return }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let client = try? SocketClient(path: socket) {
+                client.close()
+                return
+            }
+            if !process.isRunning { throw TestFailure("navlogd exited at start: \(log)") }
+            usleep(20_000)
+        }
+        throw TestFailure("navlogd did not open \(socket) within 30 s: \(log)")
+    }
+
+    /// What navlogd wrote to standard error.
+    public var log: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+
+    /// The process id.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Sends SIGTERM and waits (up to `timeout` s) for the exit status.
+    @discardableResult
+    public func terminate(timeout: Double = 30) -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        return wait(timeout: timeout)
+    }
+
+    /// Sends SIGKILL (a crash) and waits for the process to be gone.
+    public func crash() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        _ = wait(timeout: 30)
+    }
+
+    private func wait(timeout: Double) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// A failure of test set-up, said as a sentence.
+public struct TestFailure: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+    /// Creates a failure.
+    public init(_ description: String) { self.description = description }
+}
+
+/// A raw client of navlogd's socket, for tests that need exact bytes and replies.
+public final class SocketClient: @unchecked Sendable {
+    // `@unchecked`: one test uses a client at a time.
+    private let descriptor: Int32
+    private var pending: [UInt8] = []
+    private var closed = false
+
+    /// Connects to `path`.
+    public init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 {
+            Glibc.close(descriptor)
+            throw TestFailure("cannot connect to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Sends `text` as is.
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Sends bytes as they are.
+    public func send(_ bytes: [UInt8]) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { throw TestFailure("send failed: \(String(cString: strerror(errno)))") }
+            done += n
+        }
+    }
+
+    /// The next reply line (without `\n`), or nil on end of stream or after `timeout` seconds.
+    public func readLine(timeout: Double = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = pending.firstIndex(of: 0x0A) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 || closed { return nil }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(remaining * 1000)) > 0 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            let n = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { closed = true; continue }
+            pending.append(contentsOf: buffer[..<n])
+        }
+    }
+
+    /// Reads reply lines until one satisfies `predicate` (or time runs out).
+    public func readUntil(timeout: Double = 30, _ predicate: ([String: Any]) -> Bool) -> [[String: Any]] {
+        var replies: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while let line = readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            replies.append(object)
+            if predicate(object) { break }
+        }
+        return replies
+    }
+
+    private var descriptorOpen = true
+
+    /// Closes the connection (once; later calls do nothing).
+    public func close() {
+        closed = true
+        if descriptorOpen {
+            descriptorOpen = false
+            Glibc.close(descriptor)
+        }
+    }
+}

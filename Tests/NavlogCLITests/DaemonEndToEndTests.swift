@@ -1,0 +1,223 @@
+import Foundation
+import NavlogTesting
+import NavlogWorkload
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// navlogd end to end: the built binaries on a temporary socket, real clients.
+@Suite("navlogd end to end", .serialized)
+struct DaemonEndToEndTests {
+    static func workload(_ count: Int, seed: UInt64) -> [UInt8] {
+        var generator = WorkloadGenerator(WorkloadConfiguration(seed: seed))
+        return generator.ndjson(events: count)
+    }
+
+    static func write(_ bytes: [UInt8], to url: URL) throws -> URL {
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    static func storedEvents(_ data: String) throws -> [[String: Any]] {
+        let cat = try ProcessRunner.navlog(["cat", "--data-dir", data])
+        return try cat.output.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    }
+
+    /// Every event once, and each session's seqs in increasing LSN order.
+    static func checkOrder(_ events: [[String: Any]]) {
+        var last: [String: Int] = [:]
+        var seen = Set<String>()
+        for event in events {
+            let session = event["session"] as! String
+            guard let seq = event["seq"] as? Int else { continue }
+            #expect(seen.insert("\(session)#\(seq)").inserted, "\(session) seq \(seq) stored twice")
+            #expect(seq > last[session, default: -1], "\(session): seq \(seq) after \(last[session, default: -1])")
+            last[session] = seq
+        }
+    }
+
+    @Test("many concurrent clients: every event stored once, per-session order kept")
+    func concurrentClients() async throws {
+        try await TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let files = try (0..<12).map { try Self.write(Self.workload(800, seed: UInt64(1000 + $0)), to: dir.appendingPathComponent("c\($0).jsonl")) }
+            let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
+                for (index, file) in files.enumerated() {
+                    group.addTask {
+                        try ProcessRunner.navlog(["send", "--socket", daemon.socket, "--ack", ["durable", "batch", "none"][index % 3], file.path])
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for result in results { #expect(result.status == 0, "\(result.errorOutput)") }
+            #expect(daemon.terminate() == 0, "SIGTERM stops navlogd cleanly: \(daemon.log)")
+            let events = try Self.storedEvents(daemon.dataDirectory)
+            #expect(events.count == 12 * 800)
+            Self.checkOrder(events)
+            #expect(try ProcessRunner.navlog(["verify", "--data-dir", daemon.dataDirectory]).status == 0)
+        }
+    }
+
+    @Test("bad, oversize and partial lines are rejected one by one and the connection stays usable")
+    func badLinesKeepTheConnection() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", try Self.write(Array(#"{"maximumLineBytes": 4096}"#.utf8), to: dir.appendingPathComponent("c.json")).path])
+            let client = try SocketClient(path: daemon.socket)
+            try client.send(#"{"hello":1,"client":"test","ack":"batch"}"# + "\n")
+            try client.send(#"{"type":"app.foreground","session":"s","seq":1}"# + "\n")
+            try client.send(#"{"type":"nav.push","session":"s","seq":2,"nav":"n"}"# + "\n")
+            try client.send("{not json\n")
+            try client.send(#"{"type":"mark","session":"s","name":""# + String(repeating: "x", count: 5000) + "\"}\n")
+            try client.send(#"{"type":"app.background","session":"s","seq":3}"# + "\n")
+            let replies = client.readUntil { ($0["ack"] as? Int ?? 0) >= 6 }
+            let rejections = replies.filter { $0["error"] as? String == "rejected" }
+            #expect(rejections.map { $0["line"] as? Int } == [3, 4, 5])
+            #expect(rejections.map { $0["code"] as? String } == ["missing", "json", "too-long"])
+            #expect(rejections.first?["field"] as? String == "vc")
+            let acks = replies.filter { $0["ack"] != nil }
+            #expect(acks.reduce(0) { $0 + ($1["stored"] as? Int ?? 0) } == 2)
+            #expect(acks.last?["ack"] as? Int == 6)
+            client.close()
+            #expect(daemon.terminate() == 0)
+            #expect(try Self.storedEvents(daemon.dataDirectory).map { $0["seq"] as? Int } == [1, 3])
+        }
+    }
+
+    @Test("a client that never reads its replies does not stall the daemon or other clients")
+    func neverReadingClient() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let flooder = try SocketClient(path: daemon.socket)
+            try flooder.send(#"{"hello":1,"ack":"batch"}"# + "\n")
+            // Bad lines make the daemon reply to each; this client never reads a byte.
+            let flood = Array(String(repeating: "{bad json line to provoke a reply}\n", count: 20_000).utf8)
+            let sender = Thread { try? flooder.send(flood) }
+            sender.start()
+            let file = try Self.write(Self.workload(2000, seed: 77), to: dir.appendingPathComponent("w.jsonl"))
+            let started = Date()
+            let send = try ProcessRunner.navlog(["send", "--socket", daemon.socket, file.path], timeout: 60)
+            #expect(send.status == 0, "\(send.errorOutput)")
+            #expect(send.output.contains("2000 events stored"))
+            #expect(Date().timeIntervalSince(started) < 30)
+            let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
+            let counters = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as! [String: Any]
+            #expect(counters["accepted"] as? Int == 2000)
+            flooder.close()
+            #expect(daemon.terminate() == 0)
+        }
+    }
+
+    @Test("a disconnect in the middle of a line stores the complete lines only")
+    func disconnectMidLine() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let client = try SocketClient(path: daemon.socket)
+            try client.send(#"{"type":"app.foreground","session":"s","seq":1}"# + "\n" + #"{"type":"app.background","session":"s","se"#)
+            usleep(200_000)
+            client.close()
+            usleep(200_000)
+            #expect(daemon.terminate() == 0)
+            #expect(try Self.storedEvents(daemon.dataDirectory).map { $0["type"] as? String } == ["app.foreground"])
+        }
+    }
+
+    @Test("a peer whose uid and gid are not allowed gets one clear error line and is closed")
+    func refusedPeer() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let config = try Self.write(Array(#"{"allowedUIDs": [4242424], "allowedGIDs": [4242424]}"#.utf8), to: dir.appendingPathComponent("c.json"))
+            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
+            let client = try SocketClient(path: daemon.socket)
+            let reply = try #require(client.readLine())
+            #expect(reply.contains(#""error":"refused""#))
+            #expect(reply.contains("uid \(getuid())"))
+            #expect(client.readLine(timeout: 5) == nil, "the connection is closed after the refusal")
+            client.close()
+            #expect(daemon.terminate() == 0)
+            #expect(daemon.log.contains("Refused a connection from uid \(getuid())"))
+        }
+    }
+
+    @Test("trusted fields come from the kernel, not from the client")
+    func trustedFields() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let client = try SocketClient(path: daemon.socket)
+            try client.send(#"{"hello":1,"ack":"durable"}"# + "\n" + #"{"type":"app.foreground","session":"s","seq":1,"_uid":0,"_pid":1,"_lsn":99}"# + "\n")
+            _ = client.readUntil { $0["ack"] != nil }
+            client.close()
+            #expect(daemon.terminate() == 0)
+            let event = try #require(try Self.storedEvents(daemon.dataDirectory).first)
+            #expect(event["_uid"] as? Int == Int(getuid()))
+            #expect(event["_pid"] as? Int == Int(getpid()), "the sending process is this test")
+            #expect(event["_lsn"] as? Int == 1)
+        }
+    }
+
+    @Test("a resend after reconnecting, even to a restarted daemon, is dropped as duplicates")
+    func duplicateResend() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let file = try Self.write(Self.workload(1500, seed: 5), to: dir.appendingPathComponent("w.jsonl"))
+            var daemon = try DaemonProcess(directory: dir)
+            #expect(try ProcessRunner.navlog(["send", "--socket", daemon.socket, file.path]).output.contains("1500 events stored, 0 duplicates"))
+            #expect(try ProcessRunner.navlog(["send", "--socket", daemon.socket, file.path]).output.contains("0 events stored, 1500 duplicates"))
+            #expect(daemon.terminate() == 0)
+            daemon = try DaemonProcess(directory: dir)
+            #expect(try ProcessRunner.navlog(["send", "--socket", daemon.socket, file.path]).output.contains("0 events stored, 1500 duplicates"))
+            #expect(daemon.terminate() == 0)
+            #expect(try Self.storedEvents(daemon.dataDirectory).count == 1500)
+        }
+    }
+
+    @Test("SIGTERM after acknowledged events: exit 0 and nothing lost")
+    func sigtermDrains() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let file = try Self.write(Self.workload(5000, seed: 9), to: dir.appendingPathComponent("w.jsonl"))
+            #expect(try ProcessRunner.navlog(["send", "--ack", "batch", "--socket", daemon.socket, file.path]).status == 0)
+            let started = Date()
+            #expect(daemon.terminate() == 0)
+            #expect(Date().timeIntervalSince(started) < 10, "the stop is bounded")
+            #expect(daemon.log.contains("Stopped cleanly"))
+            #expect(try Self.storedEvents(daemon.dataDirectory).count == 5000)
+            #expect(try ProcessRunner.navlog(["verify", "--data-dir", daemon.dataDirectory]).status == 0)
+        }
+    }
+
+    @Test("kill -9 during durable ingest: after a restart every acknowledged event is there exactly once", arguments: 0..<3)
+    func crashDuringDurableIngest(bounce: Int) throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = String(decoding: Self.workload(6000, seed: UInt64(300 + bounce)), as: UTF8.self).split(separator: "\n").map(String.init)
+            var daemon = try DaemonProcess(directory: dir)
+            let client = try SocketClient(path: daemon.socket)
+            try client.send(#"{"hello":1,"ack":"durable"}"# + "\n")
+            var acked = 1
+            var sent = 1
+            let killAfter = 1000 + bounce * 1500
+            while sent - 1 < lines.count {
+                let chunk = lines[(sent - 1)..<min(sent - 1 + 100, lines.count)]
+                do { try client.send(chunk.joined(separator: "\n") + "\n") } catch { break }
+                sent += chunk.count
+                for reply in client.readUntil(timeout: 10, { ($0["ack"] as? Int ?? 0) >= sent }) {
+                    if let line = reply["ack"] as? Int { acked = max(acked, line) }
+                }
+                if sent - 1 >= killAfter { daemon.crash(); break }
+            }
+            client.close()
+            #expect(acked > 1, "some events were acknowledged before the crash")
+            daemon = try DaemonProcess(directory: dir)
+            // The client resends everything it sent; duplicates are dropped.
+            let all = try Self.write(Array(lines.joined(separator: "\n").utf8) + [0x0A], to: dir.appendingPathComponent("all.jsonl"))
+            let resend = try ProcessRunner.navlog(["send", "--socket", daemon.socket, all.path])
+            #expect(resend.status == 0, "\(resend.errorOutput)")
+            #expect(daemon.terminate() == 0)
+            let events = try Self.storedEvents(daemon.dataDirectory)
+            #expect(events.count == lines.count, "every event exactly once after the resend")
+            Self.checkOrder(events)
+            // LSNs strictly increase.
+            let lsns = events.map { $0["_lsn"] as! Int }
+            #expect(zip(lsns, lsns.dropFirst()).allSatisfy { $0 < $1 })
+        }
+    }
+}
