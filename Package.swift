@@ -22,6 +22,7 @@ let package = Package(
     products: [
         .executable(name: "navlog", targets: ["navlog"]),
         .executable(name: "navlogd", targets: ["navlogd"]),
+        .library(name: "NavlogClient", targets: ["NavlogClient"]),
         .library(name: "NavlogEvents", targets: ["NavlogEvents"]),
         .library(name: "NavlogStore", targets: ["NavlogStore"]),
         .library(name: "NavlogWorkload", targets: ["NavlogWorkload"]),
@@ -87,6 +88,11 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
+        // The client apps and tools use to send events to navlogd (Linux and Apple platforms).
+        .target(
+            name: "NavlogClient",
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -100,6 +106,7 @@ let package = Package(
         .executableTarget(
             name: "navlog",
             dependencies: [
+                "NavlogClient",
                 "NavlogEvents",
                 "NavlogStore",
                 "NavlogWorkload",
@@ -130,7 +137,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogCLITests",
-            dependencies: ["NavlogTesting", "NavlogWorkload", .target(name: "navlogd"), .target(name: "navlog")],
+            dependencies: ["NavlogTesting", "NavlogWorkload", "NavlogClient", .target(name: "navlogd"), .target(name: "navlog")],
             swiftSettings: upcomingFeatures
         ),
     ],

@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// `navlog`: the command line of the navlog event log.
 @main
-struct NavlogCommand: ParsableCommand {
+struct NavlogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navlog",
         abstract: "Record, inspect and check navlog's navigation event logs.",

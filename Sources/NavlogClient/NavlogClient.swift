@@ -1,0 +1,368 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation  // JSONSerialization for the daemon's replies (one per batch), Thread
+import Synchronization
+
+/// Sends navigation events to navlogd without ever blocking the app.
+///
+/// Events go into a bounded queue (when it is full the oldest is dropped and counted) and a
+/// background thread writes them to the daemon's socket: it says hello with the chosen ack
+/// mode, batches writes, reads acknowledgements, reconnects with exponential backoff when the
+/// daemon goes away, and resends every event not yet acknowledged; the daemon drops the ones
+/// it already stored (same `session` and `seq`), so a resend never duplicates.
+///
+/// ```swift
+/// let client = NavlogClient(configuration: .init(socketPath: "/run/navlog/navlog.sock"))
+/// client.send(#"{"type":"nav.push","session":"…","seq":7,"nav":"0x1","vc":"0x2"}"#)
+/// try await client.flush()   // everything sent so far is fsynced by navlogd
+/// ```
+public final class NavlogClient: Sendable {
+    /// How the client behaves.
+    public struct Configuration: Sendable {
+        /// navlogd's socket.
+        public var socketPath: String
+        /// When the daemon acknowledges: `durable` (fsynced, the default) or `batch` (in the log).
+        public var acknowledgement: Acknowledgement = .durable
+        /// Events kept while the daemon is slow or away; beyond this the oldest are dropped.
+        public var maximumQueuedEvents = 10_000
+        /// The client's name in its hello.
+        public var clientName = "NavlogClient"
+        /// First and largest wait between reconnection attempts (doubling in between).
+        public var reconnectDelay: ClosedRange<Double> = 0.05...5
+        /// What `send` does when the queue is full.
+        public var whenFull: FullQueuePolicy = .dropOldest
+
+        /// A configuration for `socketPath` with defaults for the rest.
+        public init(socketPath: String) {
+            self.socketPath = socketPath
+        }
+    }
+
+    /// The acknowledgement the client asks for.
+    public enum Acknowledgement: String, Sendable {
+        /// Acknowledged once in the log.
+        case batch
+        /// Acknowledged once fsynced.
+        case durable
+    }
+
+    /// What `send` does when the queue is full.
+    public enum FullQueuePolicy: Sendable {
+        /// Drop the oldest queued event (count it) and never wait: for apps.
+        case dropOldest
+        /// Wait until there is room: for tools that must not lose anything.
+        case wait
+    }
+
+    /// A line the daemon rejected.
+    public struct Rejection: Sendable {
+        /// The event's number in this client (1 for the first `send`).
+        public var event: UInt64
+        /// The field at fault, if any.
+        public var field: String?
+        /// Why.
+        public var reason: String
+    }
+
+    /// Counters.
+    public struct Statistics: Sendable, Equatable {
+        /// Events given to `send`.
+        public var queued: UInt64 = 0
+        /// Events the daemon acknowledged (stored, dropped as duplicates, or rejected).
+        public var acknowledged: UInt64 = 0
+        /// Events dropped because the queue was full.
+        public var dropped: UInt64 = 0
+        /// Events the daemon rejected.
+        public var rejected: UInt64 = 0
+        /// Events the daemon reported as already stored.
+        public var duplicates: UInt64 = 0
+        /// Connections made after the first.
+        public var reconnects: UInt64 = 0
+    }
+
+    /// Why `flush` could not finish.
+    public struct FlushError: Error, CustomStringConvertible {
+        /// What happened.
+        public var description: String
+    }
+
+    private struct Pending: Sendable {
+        var id: UInt64
+        var bytes: [UInt8]
+    }
+
+    private struct State: Sendable {
+        var queue: [Pending] = []
+        var queueStart = 0
+        /// Sent on the current connection, not yet acknowledged, with their connection line numbers.
+        var unacknowledged: [(line: Int, pending: Pending)] = []
+        var nextID: UInt64 = 1
+        /// Every event with an id at or below this is acknowledged, rejected or dropped.
+        var handledThrough: UInt64 = 0
+        /// Handled ids above ``handledThrough`` (drops of queued events overtake sent ones).
+        var handledAhead: Set<UInt64> = []
+        var statistics = Statistics()
+        var closing = false
+        /// `flush` calls waiting for ``handledThrough`` to reach their target; resumed with
+        /// `true` when it did, `false` when their time ran out.
+        var waiters: [(target: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        var lastError: String?
+        var connectedOnce = false
+
+        var queuedCount: Int { queue.count - queueStart }
+    }
+
+    private let configuration: Configuration
+    private let state = Mutex(State())
+    private let onRejection: (@Sendable (Rejection) -> Void)?
+
+    /// Creates a client and starts its background thread.
+    /// - Parameter onRejection: called (on the client's thread) for each line the daemon rejects.
+    public init(configuration: Configuration, onRejection: (@Sendable (Rejection) -> Void)? = nil) {
+        self.configuration = configuration
+        self.onRejection = onRejection
+        let thread = Thread { [self] in self.run() }
+        thread.start()
+    }
+
+    /// Queues one event line (a JSON object, without a newline). Never blocks unless the
+    /// configuration says ``FullQueuePolicy/wait``.
+    /// - Returns: the event's number in this client.
+    @discardableResult
+    public func send(_ line: String) -> UInt64 {
+        send(bytes: Array(line.utf8))
+    }
+
+    /// Queues one event line given as bytes.
+    @discardableResult
+    public func send(bytes: [UInt8]) -> UInt64 {
+        while true {
+            let id: UInt64? = state.withLock { state in
+                if state.queuedCount >= configuration.maximumQueuedEvents {
+                    guard configuration.whenFull == .dropOldest else { return nil }
+                    let dropped = state.queue[state.queueStart]
+                    state.queueStart += 1
+                    state.statistics.dropped += 1
+                    markHandled(&state, dropped.id)
+                }
+                let id = state.nextID
+                state.nextID += 1
+                state.queue.append(Pending(id: id, bytes: bytes))
+                state.statistics.queued += 1
+                return id
+            }
+            if let id { return id }
+            usleep(1000)
+        }
+    }
+
+    /// Waits until the daemon has acknowledged (with the configured acknowledgement) every
+    /// event queued before this call.
+    /// - Throws: ``FlushError`` when that has not happened within `timeout` seconds.
+    public func flush(timeout: Double = 30) async throws {
+        let target = state.withLock { $0.nextID - 1 }
+        let reached = await withTaskGroup(of: Bool?.self) { group -> Bool in
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let ready = self.state.withLock { state -> Bool in
+                        if state.handledThrough >= target { return true }
+                        state.waiters.append((target, continuation))
+                        return false
+                    }
+                    if ready { continuation.resume(returning: true) }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(timeout))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            if first == nil {
+                // Time ran out: release this call's waiter so the group can finish.
+                self.state.withLock { state in
+                    for waiter in state.waiters where waiter.target == target { waiter.continuation.resume(returning: false) }
+                    state.waiters.removeAll { $0.target == target }
+                }
+            }
+            group.cancelAll()
+            var result = first ?? false
+            while let next = await group.next() { if let next { result = result || next } }
+            return result
+        }
+        if !reached {
+            let error = state.withLock { $0.lastError } ?? "no acknowledgement arrived"
+            throw FlushError(description: "navlogd did not acknowledge every event within \(timeout) s (\(error)); they stay queued and are resent when it is reachable.")
+        }
+    }
+
+    /// A copy of the counters.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Stops the background thread once everything queued is acknowledged or `timeout` passes.
+    public func close(timeout: Double = 30) async {
+        try? await flush(timeout: timeout)
+        state.withLock { $0.closing = true }
+    }
+
+    // MARK: - The background thread
+
+    private func markHandled(_ state: inout State, _ id: UInt64) {
+        state.handledAhead.insert(id)
+        while state.handledAhead.remove(state.handledThrough + 1) != nil { state.handledThrough += 1 }
+        let through = state.handledThrough
+        let ready = state.waiters.filter { $0.target <= through }
+        state.waiters.removeAll { $0.target <= through }
+        for waiter in ready { waiter.continuation.resume(returning: true) }
+    }
+
+    private func run() {
+        var delay = configuration.reconnectDelay.lowerBound
+        while !state.withLock({ $0.closing }) {
+            guard let descriptor = connectSocket() else {
+                usleep(useconds_t(delay * 1_000_000))
+                delay = min(delay * 2, configuration.reconnectDelay.upperBound)
+                continue
+            }
+            delay = configuration.reconnectDelay.lowerBound
+            serve(descriptor)
+            posixClose(descriptor)
+        }
+    }
+
+    private func connectSocket() -> Int32? {
+        #if canImport(Glibc)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        let fd = socket(AF_UNIX, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(configuration.socketPath.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            posixClose(fd)
+            state.withLock { $0.lastError = "the socket path is too long" }
+            return nil
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            posixClose(fd)
+            state.withLock { $0.lastError = "cannot connect to \(configuration.socketPath): \(reason)" }
+            return nil
+        }
+        return fd
+    }
+
+    /// Runs one connection until it fails or the client closes.
+    private func serve(_ fd: Int32) {
+        // Everything sent on the previous connection and not acknowledged goes first again.
+        state.withLock { state in
+            let resend = state.unacknowledged.map(\.pending)
+            state.unacknowledged.removeAll()
+            if !resend.isEmpty {
+                state.queue.replaceSubrange(state.queueStart..<state.queueStart, with: resend)
+            }
+            if state.connectedOnce { state.statistics.reconnects += 1 }
+            state.connectedOnce = true
+        }
+        var line = 0
+        var output: [UInt8] = Array("{\"hello\":1,\"client\":\(jsonQuoted(configuration.clientName)),\"ack\":\"\(configuration.acknowledgement.rawValue)\"}\n".utf8)
+        line += 1
+        var input: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let closing = state.withLock { $0.closing }
+            if closing && output.isEmpty { return }
+            // Take a batch from the queue (bounded, so acks keep flowing).
+            if output.count < 256 << 10 {
+                state.withLock { state in
+                    var taken = 0
+                    while state.queueStart < state.queue.count && taken < 4096 {
+                        let pending = state.queue[state.queueStart]
+                        state.queueStart += 1
+                        line += 1
+                        state.unacknowledged.append((line, pending))
+                        output.append(contentsOf: pending.bytes)
+                        output.append(0x0A)
+                        taken += 1
+                    }
+                    if state.queueStart > 4096 && state.queueStart * 2 > state.queue.count {
+                        state.queue.removeFirst(state.queueStart)
+                        state.queueStart = 0
+                    }
+                }
+            }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN) | (output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
+            let ready = poll(&poller, 1, 20)
+            if ready < 0 && errno != EINTR { return }
+            if poller.revents & Int16(POLLOUT) != 0 {
+                let n = output.withUnsafeBytes { posixSend(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno != EAGAIN && errno != EINTR {
+                    state.withLock { $0.lastError = "navlogd closed the connection: \(String(cString: strerror(errno)))" }
+                    return
+                }
+                if n > 0 { output.removeFirst(n) }
+            }
+            if poller.revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 {
+                    state.withLock { $0.lastError = "navlogd closed the connection" }
+                    return
+                }
+                input.append(contentsOf: buffer[..<n])
+                while let newline = input.firstIndex(of: 0x0A) {
+                    handleReply(Array(input[..<newline]))
+                    input.removeSubrange(...newline)
+                }
+            }
+        }
+    }
+
+    private func handleReply(_ bytes: [UInt8]) {
+        guard let reply = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return }
+        if let through = reply["ack"] as? Int {
+            state.withLock { state in
+                state.statistics.duplicates += UInt64(reply["duplicates"] as? Int ?? 0)
+                while let first = state.unacknowledged.first, first.line <= through {
+                    state.unacknowledged.removeFirst()
+                    state.statistics.acknowledged += 1
+                    markHandled(&state, first.pending.id)
+                }
+            }
+        } else if reply["error"] as? String == "rejected", let line = reply["line"] as? Int {
+            let rejection: Rejection? = state.withLock { state in
+                guard let entry = state.unacknowledged.first(where: { $0.line == line }) else { return nil }
+                state.statistics.rejected += 1
+                return Rejection(event: entry.pending.id, field: reply["field"] as? String, reason: reply["reason"] as? String ?? "rejected")
+            }
+            if let rejection { onRejection?(rejection) }
+        } else if let error = reply["error"] as? String {
+            state.withLock { $0.lastError = "navlogd: \(reply["reason"] as? String ?? error)" }
+        }
+    }
+}
+
+private func jsonQuoted(_ text: String) -> String {
+    let data = (try? JSONSerialization.data(withJSONObject: [text])) ?? Data("[\"\"]".utf8)
+    return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+}
+
+// Free functions, so the C calls are not shadowed by the client's `send` and `close`.
+private func posixClose(_ fd: Int32) {
+    _ = close(fd)
+}
+
+private func posixSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+    #else
+    return send(fd, bytes, count, 0)  // Darwin: SO_NOSIGPIPE would be set on the socket instead
+    #endif
+}
