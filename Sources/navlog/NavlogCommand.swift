@@ -11,7 +11,7 @@ struct NavlogCommand: AsyncParsableCommand {
             compressed log; `navlog ingest` writes one, `navlog cat` reads it back, `navlog verify` \
             checks it.
             """,
-        subcommands: [IngestCommand.self, CatCommand.self, VerifyCommand.self, SendCommand.self, StatsCommand.self]
+        subcommands: [IngestCommand.self, CatCommand.self, VerifyCommand.self, SendCommand.self, StatsCommand.self, TailCommand.self]
     )
 }
 

@@ -220,4 +220,25 @@ struct DaemonEndToEndTests {
             #expect(zip(lsns, lsns.dropFirst()).allSatisfy { $0 < $1 })
         }
     }
+
+    @Test("navlog tail prints the newest events and -f follows new ones as navlogd stores them")
+    func tailFollows() async throws {
+        try await TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let file = try Self.write(Self.workload(300, seed: 31), to: dir.appendingPathComponent("w.jsonl"))
+            #expect(try ProcessRunner.navlog(["send", "--socket", daemon.socket, file.path]).status == 0)
+            let last = try ProcessRunner.navlog(["tail", "-n", "3", "--data-dir", daemon.dataDirectory])
+            #expect(last.output.split(separator: "\n").map { $0.contains("\"_lsn\":298") || $0.contains("\"_lsn\":299") || $0.contains("\"_lsn\":300") } == [true, true, true])
+            let follower = Task.detached {
+                try ProcessRunner.navlog(["tail", "-f", "-n", "0", "--type", "mark", "--data-dir", daemon.dataDirectory], timeout: 4)
+            }
+            try await Task.sleep(for: .seconds(1))
+            let live = try Self.write(Array(#"{"type":"mark","session":"live","seq":1,"name":"followed"}"#.utf8) + [0x0A], to: dir.appendingPathComponent("live.jsonl"))
+            #expect(try ProcessRunner.navlog(["send", "--socket", daemon.socket, live.path]).status == 0)
+            let followed = try await follower.value
+            #expect(followed.output.contains("\"name\":\"followed\""), "tail -f printed: \(followed.output)")
+            #expect(followed.output.split(separator: "\n").count == 1, "only the new mark event")
+            #expect(daemon.terminate() == 0)
+        }
+    }
 }
