@@ -86,6 +86,12 @@ if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "generate" {
     exit(0)
 }
 
+// `navlog-bench load (--socket PATH | --tcp PORT | --datagram PATH) --clients N --events N [--ack MODE] [--chunk N]`
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "load" {
+    runLoad(Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+
 let arguments = Arguments()
 try? FileManager.default.removeItem(atPath: arguments.work)
 try! FileManager.default.createDirectory(atPath: arguments.work, withIntermediateDirectories: true)

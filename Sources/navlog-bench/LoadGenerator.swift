@@ -1,0 +1,217 @@
+import Foundation
+import NavlogWorkload
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `navlog-bench load`: drives a navlogd (or rsyslog, with `--raw`) with many connections and
+/// measures events/s and acknowledgement latency.
+///
+/// Each connection sends its own workload (its own sessions) in chunks of `chunk` lines; with
+/// acknowledgements it times every chunk from its write to the ack that covers it.
+struct LoadGenerator {
+    enum Target {
+        /// navlogd's Unix socket.
+        case navlogd(path: String)
+        /// A Unix stream socket taking raw lines (rsyslog imuxsock is datagram; see `unixDatagram`).
+        case unixDatagram(path: String)
+        /// TCP on 127.0.0.1 (rsyslog imtcp).
+        case tcp(port: UInt16)
+    }
+
+    var target: Target
+    var clients: Int
+    var eventsPerClient: Int
+    var ack: String  // none, batch, durable (navlogd only)
+    var chunk = 64
+    var threads = 2
+    var seed: UInt64 = 7
+
+    struct Result {
+        var events: Int
+        var seconds: Double
+        var latencies: [Double]  // ms per chunk
+    }
+
+    /// Per-connection data, prepared before the clock starts.
+    ///
+    /// `@unchecked Sendable`: each connection is handed to exactly one driving thread and
+    /// touched by no other until that thread has finished.
+    final class Connection: @unchecked Sendable {
+        var fd: Int32 = -1
+        var payload: [UInt8] = []
+        var lineEnds: [Int] = []  // byte offset after each line
+        var sentBytes = 0
+        var sentLines = 0
+        var chunkTimes: [(lastLine: Int, time: Double)] = []
+        var acked = 0
+        var replies: [UInt8] = []
+        var done = false
+        var lineOffset = 0  // the hello line counts as line 1
+    }
+
+    func prepare() -> [Connection] {
+        (0..<clients).map { index in
+            let connection = Connection()
+            var generator = WorkloadGenerator(WorkloadConfiguration(seed: seed &+ UInt64(index) &* 7919, concurrentSessions: 20))
+            var bytes: [UInt8] = []
+            if case .navlogd = target {
+                bytes.append(contentsOf: Array("{\"hello\":1,\"client\":\"bench\",\"ack\":\"\(ack)\"}\n".utf8))
+                connection.lineOffset = 1
+            }
+            var line: [UInt8] = []
+            var ends: [Int] = []
+            for _ in 0..<eventsPerClient {
+                generator.nextLine(into: &line)
+                bytes.append(contentsOf: line)
+                bytes.append(0x0A)
+                ends.append(bytes.count)
+            }
+            connection.payload = bytes
+            connection.lineEnds = ends
+            return connection
+        }
+    }
+
+    func connect(_ connection: Connection) -> Bool {
+        switch target {
+        case .navlogd(let path), .unixDatagram(let path):
+            let datagram: Bool
+            if case .unixDatagram = target { datagram = true } else { datagram = false }
+            let fd = socket(AF_UNIX, Int32(datagram ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard result == 0 else { Glibc.close(fd); return false }
+            connection.fd = fd
+        case .tcp(let port):
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard result == 0 else { Glibc.close(fd); return false }
+            connection.fd = fd
+        }
+        _ = fcntl(connection.fd, F_SETFL, fcntl(connection.fd, F_GETFL) | O_NONBLOCK)
+        return true
+    }
+
+    /// Sends everything; returns when every connection finished (acked, or all written).
+    func run(_ connections: [Connection]) -> Result {
+        for connection in connections where !connect(connection) {
+            fatalError("navlog-bench load: cannot connect to the target (is it running?)")
+        }
+        let waitsForAcks: Bool
+        if case .navlogd = target { waitsForAcks = ack != "none" } else { waitsForAcks = false }
+        let datagram: Bool
+        if case .unixDatagram = target { datagram = true } else { datagram = false }
+        let start = monotonic()
+        let groups = stride(from: 0, to: connections.count, by: max(1, (connections.count + threads - 1) / threads)).map {
+            Array(connections[$0..<min($0 + max(1, (connections.count + threads - 1) / threads), connections.count)])
+        }
+        let latencies = LatencyBox()
+        let finished = DispatchGroup()
+        for group in groups {
+            finished.enter()
+            Thread.detachNewThread { [chunk] in
+                let measured = Self.drive(group, chunk: chunk, waitsForAcks: waitsForAcks, datagram: datagram)
+                latencies.append(measured)
+                finished.leave()
+            }
+        }
+        finished.wait()
+        let seconds = monotonic() - start
+        return Result(events: clients * eventsPerClient, seconds: seconds, latencies: latencies.values)
+    }
+
+    static func drive(_ connections: [Connection], chunk: Int, waitsForAcks: Bool, datagram: Bool) -> [Double] {
+        var latencies: [Double] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var remaining = connections.count
+        while remaining > 0 {
+            var pollers = connections.map { connection -> pollfd in
+                var events = Int16(POLLIN)
+                if connection.sentBytes < connection.payload.count { events |= Int16(POLLOUT) }
+                return pollfd(fd: connection.done ? -1 : connection.fd, events: events, revents: 0)
+            }
+            _ = poll(&pollers, nfds_t(pollers.count), 100)
+            for (index, connection) in connections.enumerated() where !connection.done {
+                let revents = pollers[index].revents
+                if revents & Int16(POLLOUT) != 0 && connection.sentBytes < connection.payload.count {
+                    // Write up to `chunk` lines (datagram: one line per send).
+                    let firstLine = connection.sentLines
+                    let lastLine = min(firstLine + (datagram ? 1 : chunk), connection.lineEnds.count)
+                    let start = connection.sentBytes
+                    let end = lastLine > 0 ? connection.lineEnds[lastLine - 1] : start
+                    let n = connection.payload.withUnsafeBytes { raw in
+                        send(connection.fd, raw.baseAddress! + start, end - start - (datagram ? 1 : 0), Int32(MSG_NOSIGNAL))
+                    }
+                    if n > 0 {
+                        connection.sentBytes += datagram ? n + 1 : n
+                        while connection.sentLines < connection.lineEnds.count && connection.lineEnds[connection.sentLines] <= connection.sentBytes {
+                            connection.sentLines += 1
+                        }
+                        if waitsForAcks { connection.chunkTimes.append((connection.sentLines + connection.lineOffset, monotonic())) }
+                    }
+                }
+                if revents & Int16(POLLIN) != 0 {
+                    let n = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+                    if n > 0 {
+                        connection.replies.append(contentsOf: buffer[..<n])
+                        while let newline = connection.replies.firstIndex(of: 0x0A) {
+                            let line = String(decoding: connection.replies[..<newline], as: UTF8.self)
+                            connection.replies.removeSubrange(...newline)
+                            if let range = line.range(of: "\"ack\":"), let acked = Int(line[range.upperBound...].prefix(while: \.isNumber)) {
+                                connection.acked = max(connection.acked, acked)
+                                let now = monotonic()
+                                while let first = connection.chunkTimes.first, first.lastLine <= acked {
+                                    latencies.append((now - first.time) * 1000)
+                                    connection.chunkTimes.removeFirst()
+                                }
+                            }
+                        }
+                    }
+                }
+                let allSent = connection.sentBytes >= connection.payload.count
+                if allSent && (!waitsForAcks || connection.acked >= connection.lineEnds.count + connection.lineOffset) {
+                    connection.done = true
+                    remaining -= 1
+                }
+            }
+        }
+        return latencies
+    }
+
+    func close(_ connections: [Connection]) {
+        for connection in connections where connection.fd >= 0 { Glibc.close(connection.fd) }
+    }
+}
+
+/// Latencies collected from every driving thread.
+final class LatencyBox: @unchecked Sendable {
+    // `@unchecked`: `values` is only touched under `lock`.
+    private let lock = NSLock()
+    private var stored: [Double] = []
+    func append(_ more: [Double]) { lock.withLock { stored.append(contentsOf: more) } }
+    var values: [Double] { lock.withLock { stored } }
+}
+
+func monotonic() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
