@@ -173,6 +173,7 @@ final class LogWriter: Sendable {
             var kept = EventBatch()
             for request in requests {
                 kept.removeAll()
+                var keptIsCopy = false
                 var duplicates = 0
                 var lost: UInt64 = 0
                 var recorded: [Int] = []
@@ -181,14 +182,20 @@ final class LogWriter: Sendable {
                     if let sequence = batch.headers[index].sequence {
                         let (verdict, skipped) = batch.withSession(of: index) { owned.tracker.record(session: $0, sequence: sequence) }
                         if verdict == .duplicate {
+                            // From the first duplicate on, copy only what is kept.
+                            if !keptIsCopy {
+                                for earlier in 0..<index { kept.append(earlier, of: batch) }
+                                keptIsCopy = true
+                            }
                             duplicates += 1
                             continue
                         }
                         lost += skipped
                         recorded.append(index)
                     }
-                    kept.append(index, of: batch)
+                    if keptIsCopy { kept.append(index, of: batch) }
                 }
+                if !keptIsCopy { kept = batch }
                 var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, lost: lost, failure: nil)
                 do throws(AppendError) {
                     outcome.lsns = try owned.log.append(kept)

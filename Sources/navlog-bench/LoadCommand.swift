@@ -9,6 +9,7 @@ func runLoad(_ arguments: [String]) {
     var target: LoadGenerator.Target?
     var clients = 1, events = 100_000, chunk = 64, threads = 2
     var ack = "durable"
+    var rate = 0.0
     var iterator = arguments.makeIterator()
     while let argument = iterator.next() {
         switch argument {
@@ -20,6 +21,7 @@ func runLoad(_ arguments: [String]) {
         case "--ack": ack = iterator.next() ?? ack
         case "--chunk": chunk = Int(iterator.next() ?? "") ?? chunk
         case "--threads": threads = Int(iterator.next() ?? "") ?? threads
+        case "--rate": rate = Double(iterator.next() ?? "") ?? 0
         default:
             FileHandle.standardError.write(Data("navlog-bench load: unknown argument \(argument)\n".utf8))
             exit(2)
@@ -32,6 +34,7 @@ func runLoad(_ arguments: [String]) {
     var generator = LoadGenerator(target: target, clients: clients, eventsPerClient: max(1, events / clients), ack: ack)
     generator.chunk = chunk
     generator.threads = threads
+    generator.rate = rate
     let connections = generator.prepare()
     var before = 0
     if case .navlogd(let path) = target, ack == "none" { before = acceptedEvents(path) ?? 0 }

@@ -27,6 +27,8 @@ struct LoadGenerator {
     var chunk = 64
     var threads = 2
     var seed: UInt64 = 7
+    /// Events per second across all connections (0 = as fast as possible).
+    var rate: Double = 0
 
     struct Result {
         var events: Int
@@ -122,7 +124,8 @@ struct LoadGenerator {
         for group in groups {
             finished.enter()
             Thread.detachNewThread { [chunk] in
-                let measured = Self.drive(group, chunk: chunk, waitsForAcks: waitsForAcks, datagram: datagram)
+                let share = rate > 0 ? rate * Double(group.count) / Double(max(1, clients)) : 0
+                let measured = Self.drive(group, chunk: chunk, waitsForAcks: waitsForAcks, datagram: datagram, rate: share)
                 latencies.append(measured)
                 finished.leave()
             }
@@ -132,8 +135,10 @@ struct LoadGenerator {
         return Result(events: clients * eventsPerClient, seconds: seconds, latencies: latencies.values)
     }
 
-    static func drive(_ connections: [Connection], chunk: Int, waitsForAcks: Bool, datagram: Bool) -> [Double] {
+    static func drive(_ connections: [Connection], chunk: Int, waitsForAcks: Bool, datagram: Bool, rate: Double = 0) -> [Double] {
         var latencies: [Double] = []
+        let started = monotonic()
+        var linesSent = 0
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var remaining = connections.count
         while remaining > 0 {
@@ -142,10 +147,12 @@ struct LoadGenerator {
                 if connection.sentBytes < connection.payload.count { events |= Int16(POLLOUT) }
                 return pollfd(fd: connection.done ? -1 : connection.fd, events: events, revents: 0)
             }
-            _ = poll(&pollers, nfds_t(pollers.count), 100)
+            _ = poll(&pollers, nfds_t(pollers.count), rate > 0 ? 1 : 100)
             for (index, connection) in connections.enumerated() where !connection.done {
                 let revents = pollers[index].revents
-                if revents & Int16(POLLOUT) != 0 && connection.sentBytes < connection.payload.count {
+                // At a fixed rate, write only once the schedule has reached this line.
+                let onSchedule = rate <= 0 || Double(linesSent) <= (monotonic() - started) * rate
+                if revents & Int16(POLLOUT) != 0 && connection.sentBytes < connection.payload.count && onSchedule {
                     // Write up to `chunk` lines (datagram: one line per send).
                     let firstLine = connection.sentLines
                     let lastLine = min(firstLine + (datagram ? 1 : chunk), connection.lineEnds.count)
@@ -158,6 +165,7 @@ struct LoadGenerator {
                         connection.sentBytes += datagram ? n + 1 : n
                         while connection.sentLines < connection.lineEnds.count && connection.lineEnds[connection.sentLines] <= connection.sentBytes {
                             connection.sentLines += 1
+                            linesSent += 1
                         }
                         if waitsForAcks { connection.chunkTimes.append((connection.sentLines + connection.lineOffset, monotonic())) }
                     }
