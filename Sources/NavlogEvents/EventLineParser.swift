@@ -85,7 +85,18 @@ public struct EventLineParser: Sendable {
         if isBlank(line) { return .blank }
         var tokenizer = JSONTokenizer(line: line, storage: &storage)
         defer { tokenizer.store(into: &storage) }
-        guard try tokenizer.tokenizeLine() == BodyToken.object.rawValue else {
+        let tag: UInt8
+        do {
+            tag = try tokenizer.tokenizeLine()
+        } catch where error.code == .duplicateKey && error.path == nil {
+            // Rare: read the line again keeping the path, so the message names the key's place.
+            var slow = JSONTokenizer(line: line, storage: &storage)
+            slow.tracksPath = true
+            defer { slow.store(into: &storage) }
+            _ = try slow.tokenizeLine()
+            throw error
+        }
+        guard tag == BodyToken.object.rawValue else {
             throw LineFailure(code: .notObject, offset: 0, reason: "each line must be a JSON object, found \(TokenCursor.describe(tokenizer.out[0]))")
         }
         let members = tokenizer.members
@@ -175,9 +186,11 @@ public struct EventLineParser: Sendable {
                 throw unknownField(String(decoding: name, as: UTF8.self), type: type, schema: schema, offset: member.offset)
             default:
                 let field = FieldName(rawValue: member.key)!
-                guard let index = schema.index(of: field) else {
+                let slot = schema.slots[Int(member.key)]
+                guard slot >= 0 else {
                     throw unknownField(field.name, type: type, schema: schema, offset: member.offset)
                 }
+                let index = Int(slot)
                 if let violation = check(raw, at: member.value.lowerBound, schema.rules[index].rule) {
                     throw violation.failure(field: field.name, offset: member.offset)
                 }

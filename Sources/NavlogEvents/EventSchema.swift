@@ -38,9 +38,14 @@ struct TypeSchema: Sendable {
     let rules: [FieldRule]
     /// Bit i set = rules[i] is required.
     let requiredMask: UInt32
+    /// FieldName raw value → index in ``rules``, or -1 when the type has no such field.
+    let slots: [Int8]
 
     init(_ rules: [FieldRule]) {
         self.rules = rules
+        var slots = [Int8](repeating: -1, count: 128)
+        for (index, rule) in rules.enumerated() { slots[Int(rule.field.rawValue)] = Int8(index) }
+        self.slots = slots
         var mask: UInt32 = 0
         for (index, rule) in rules.enumerated() where rule.required { mask |= 1 << UInt32(index) }
         self.requiredMask = mask

@@ -31,7 +31,10 @@ struct JSONTokenizer {
     var keyPositions: [Int]
     var members: [Member]
     /// The path to the value being read, for messages: a key's token position, or `-(index+1)` in an array.
+    /// Kept only when ``tracksPath`` is set (the slow re-read that names a repeated key).
     var path: [Int]
+    /// Whether to keep ``path`` (off on the fast path).
+    var tracksPath = false
     private let base: UnsafePointer<UInt8>
     private let count: Int
     private var i = 0
@@ -145,6 +148,8 @@ struct JSONTokenizer {
         out.append(BodyToken.object.rawValue)
         let countAt = reserveCount()
         let keysBase = keyPositions.count
+        // Known keys are checked for repeats with a bit mask; only unknown ones need comparing.
+        var seenKnown: UInt128 = 0
         var members = 0
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
@@ -159,8 +164,15 @@ struct JSONTokenizer {
             let keyOffset = i
             let keyStart = out.count
             try key()
-            try checkDuplicate(keyStart: keyStart, keysBase: keysBase, offset: keyOffset)
-            keyPositions.append(keyStart)
+            let keyByte = out[keyStart]
+            if keyByte != BodyToken.unknownKey {
+                let bit = UInt128(1) << UInt128(keyByte)
+                if seenKnown & bit != 0 { try reportDuplicate(keyStart: keyStart, offset: keyOffset) }
+                seenKnown |= bit
+            } else {
+                try checkDuplicate(keyStart: keyStart, keysBase: keysBase, offset: keyOffset)
+                keyPositions.append(keyStart)
+            }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else {
                 throw LineFailure(code: .json, offset: i, reason: "expected ':' after a key, found \(describeByte(at: i))")
@@ -169,9 +181,9 @@ struct JSONTokenizer {
             skipWhitespace()
             let valueStart = out.count
             let valueOffset = i
-            path.append(keyStart)
+            if tracksPath { path.append(keyStart) }
             try value(depth: depth + 1)
-            path.removeLast()
+            if tracksPath { path.removeLast() }
             if topLevel {
                 self.members.append(Member(key: out[keyStart], keyStart: keyStart, value: valueStart..<out.count, offset: valueOffset))
             }
@@ -198,9 +210,9 @@ struct JSONTokenizer {
             return
         }
         while true {
-            path.append(-(elements + 1))
+            if tracksPath { path.append(-(elements + 1)) }
             try value(depth: depth + 1)
-            path.removeLast()
+            if tracksPath { path.removeLast() }
             elements += 1
             skipWhitespace()
             let b = peek()
@@ -238,25 +250,21 @@ struct JSONTokenizer {
         }
     }
 
+    /// Checks an unknown key against the object's other unknown keys.
     private func checkDuplicate(keyStart: Int, keysBase: Int, offset: Int) throws(LineFailure) {
-        let tag = out[keyStart]
         for index in keysBase..<keyPositions.count {
             let other = keyPositions[index]
-            guard out[other] == tag else { continue }
-            var same = tag != BodyToken.unknownKey
-            if !same {
-                same = out.withUnsafeBytes { raw in
-                    let a = TokenCursor.inlineString(raw, at: other + 1)
-                    let b = TokenCursor.inlineString(raw, at: keyStart + 1)
-                    return bytesEqual(a, b)
-                }
+            let same = out.withUnsafeBytes { raw in
+                bytesEqual(TokenCursor.inlineString(raw, at: other + 1), TokenCursor.inlineString(raw, at: keyStart + 1))
             }
-            if same {
-                let name = out.withUnsafeBytes { raw in TokenCursor.keyName(raw, at: keyStart, form: .inline) }
-                let full = pathText(appending: name)
-                throw LineFailure(code: .duplicateKey, offset: offset, path: full, reason: "the key \"\(name)\" appears more than once in the same object")
-            }
+            if same { try reportDuplicate(keyStart: keyStart, offset: offset) }
         }
+    }
+
+    private func reportDuplicate(keyStart: Int, offset: Int) throws(LineFailure) {
+        let name = out.withUnsafeBytes { raw in TokenCursor.keyName(raw, at: keyStart, form: .inline) }
+        // Without path tracking the message needs the path: the parser reads the line again with it.
+        throw LineFailure(code: .duplicateKey, offset: offset, path: tracksPath ? pathText(appending: name) : nil, reason: "the key \"\(name)\" appears more than once in the same object")
     }
 
     /// The dotted path of the value being read, plus `last`, e.g. `vcs[0].class`.
