@@ -73,3 +73,54 @@ public enum ProcessRunner {
         try run(TestEnvironment.binaries.appendingPathComponent(executable), arguments, input: input, timeout: timeout)
     }
 }
+
+/// A program started by a test that keeps running until ``stop()``: for followers such as
+/// `navlog tail -f`. Started at once on the calling thread (no task to wait for a free thread).
+public final class RunningProcess: @unchecked Sendable {
+    // `@unchecked`: used by the one test that started it.
+    private let process = Process()
+    private let outFile: URL
+    private let errFile: URL
+
+    /// Starts `executable` with `arguments`.
+    public init(_ executable: URL, _ arguments: [String]) throws {
+        outFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-out-\(UUID().uuidString)")
+        errFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: outFile)
+        process.standardError = try FileHandle(forWritingTo: errFile)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// What it has written to standard output so far.
+    public var output: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
+
+    /// Waits until its output contains `text` (or `timeout` passes); returns whether it did.
+    public func waitForOutput(containing text: String, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if output.contains(text) { return true }
+            usleep(20_000)
+        }
+        return output.contains(text)
+    }
+
+    /// Stops it (SIGTERM) and returns everything it printed.
+    public func stop() -> ProcessResult {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        defer {
+            try? FileManager.default.removeItem(at: outFile)
+            try? FileManager.default.removeItem(at: errFile)
+        }
+        return ProcessResult(
+            status: process.terminationStatus,
+            standardOutput: (try? Data(contentsOf: outFile)) ?? Data(),
+            standardError: (try? Data(contentsOf: errFile)) ?? Data()
+        )
+    }
+}

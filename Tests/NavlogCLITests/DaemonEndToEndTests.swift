@@ -227,22 +227,25 @@ struct DaemonEndToEndTests {
     }
 
     @Test("navlog tail prints the newest events and -f follows new ones as navlogd stores them")
-    func tailFollows() async throws {
-        try await TestEnvironment.withTemporaryDirectory { dir in
+    func tailFollows() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
             let daemon = try DaemonProcess(directory: dir)
             let file = try Self.write(Self.workload(300, seed: 31), to: dir.appendingPathComponent("w.jsonl"))
             #expect(try ProcessRunner.navlog(["send", "--socket", daemon.socket, file.path]).status == 0)
             let last = try ProcessRunner.navlog(["tail", "-n", "3", "--data-dir", daemon.dataDirectory])
             #expect(last.output.split(separator: "\n").map { $0.contains("\"_lsn\":298") || $0.contains("\"_lsn\":299") || $0.contains("\"_lsn\":300") } == [true, true, true])
-            let follower = Task.detached {
-                try ProcessRunner.navlog(["tail", "-f", "-n", "0", "--type", "mark", "--data-dir", daemon.dataDirectory], timeout: 4)
-            }
-            try await Task.sleep(for: .seconds(1))
+            // `-n 1` prints the newest stored match first: once it is out, tail is following.
+            let follower = try RunningProcess(
+                TestEnvironment.binaries.appendingPathComponent("navlog"),
+                ["tail", "-f", "-n", "1", "--type", "mark,vc.appear", "--data-dir", daemon.dataDirectory]
+            )
+            #expect(follower.waitForOutput(containing: "\"type\":\"vc.appear\"", timeout: 30), "tail printed the newest stored match")
             let live = try Self.write(Array(#"{"type":"mark","session":"live","seq":1,"name":"followed"}"#.utf8) + [0x0A], to: dir.appendingPathComponent("live.jsonl"))
             #expect(try ProcessRunner.navlog(["send", "--socket", daemon.socket, live.path]).status == 0)
-            let followed = try await follower.value
-            #expect(followed.output.contains("\"name\":\"followed\""), "tail -f printed: \(followed.output)")
-            #expect(followed.output.split(separator: "\n").count == 1, "only the new mark event")
+            #expect(follower.waitForOutput(containing: "followed", timeout: 30))
+            let followed = follower.stop()
+            #expect(followed.output.contains("\"name\":\"followed\""), "tail -f printed: \(followed.output) status \(followed.status) stderr: \(followed.errorOutput)")
+            #expect(followed.output.split(separator: "\n").count == 2, "the newest stored match, then only the new event")
             #expect(daemon.terminate() == 0)
         }
     }
