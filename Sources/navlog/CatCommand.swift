@@ -32,18 +32,7 @@ struct CatCommand: ParsableCommand {
     var types: [String] = []
 
     func run() throws {
-        var typeSet: Set<EventType>?
-        if !types.isEmpty {
-            var set = Set<EventType>()
-            for name in types.flatMap({ $0.split(separator: ",").map(String.init) }) {
-                guard let type = EventType(name: name) else {
-                    let known = EventType.allCases.map(\.name).joined(separator: ", ")
-                    throw ValidationError("\(name) is not an event type. Known types: \(known).")
-                }
-                set.insert(type)
-            }
-            typeSet = set
-        }
+        let typeSet = try parseEventTypes(types)
         let reader: LogReader
         do {
             reader = try LogReader(directory: data.dataDirectory)

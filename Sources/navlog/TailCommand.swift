@@ -35,15 +35,7 @@ struct TailCommand: ParsableCommand {
     var interval = 0.2
 
     func run() throws {
-        var typeSet: Set<EventType>?
-        if !types.isEmpty {
-            var set = Set<EventType>()
-            for name in types.flatMap({ $0.split(separator: ",").map(String.init) }) {
-                guard let type = EventType(name: name) else { throw ValidationError("\(name) is not an event type.") }
-                set.insert(type)
-            }
-            typeSet = set
-        }
+        let typeSet = try parseEventTypes(types)
         let reader: LogReader
         do { reader = try LogReader(directory: data.dataDirectory) } catch {
             printError("navlog tail: \(error.message)")

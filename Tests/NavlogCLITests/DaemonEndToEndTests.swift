@@ -249,4 +249,43 @@ struct DaemonEndToEndTests {
             #expect(daemon.terminate() == 0)
         }
     }
+
+    @Test("the per-connection rate limit suppresses beyond the burst and says how many it dropped")
+    func rateLimit() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let config = try Self.write(Array(#"{"rateLimitIntervalSeconds": 60, "rateLimitBurst": 100}"#.utf8), to: dir.appendingPathComponent("c.json"))
+            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
+            let client = try SocketClient(path: daemon.socket)
+            try client.send(#"{"hello":1,"ack":"batch"}"# + "\n")
+            try client.send((1...250).map { #"{"type":"mark","session":"r","seq":\#($0),"name":"n"}"# + "\n" }.joined())
+            let replies = client.readUntil { ($0["ack"] as? Int ?? 0) >= 251 }
+            let suppressed = replies.compactMap { $0["warning"] as? String == "rate-limited" ? $0["suppressed"] as? Int : nil }.reduce(0, +)
+            #expect(suppressed == 150, "the client is told how many events were suppressed: \(replies)")
+            #expect(replies.filter { $0["ack"] != nil }.reduce(0) { $0 + ($1["stored"] as? Int ?? 0) } == 100)
+            let stats = try JSONSerialization.jsonObject(with: Data(try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"]).output.utf8)) as! [String: Any]
+            #expect(stats["rateLimited"] as? Int == 150, "and the daemon counts them")
+            client.close()
+            #expect(daemon.terminate() == 0)
+            #expect(try Self.storedEvents(daemon.dataDirectory).count == 100)
+        }
+    }
+
+    @Test("connections over the limit get an error line and are closed; the others keep working")
+    func connectionLimit() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let config = try Self.write(Array(#"{"maximumConnections": 3}"#.utf8), to: dir.appendingPathComponent("c.json"))
+            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
+            let held = try (0..<3).map { _ in try SocketClient(path: daemon.socket) }
+            usleep(200_000)
+            let extra = try SocketClient(path: daemon.socket)
+            let reply = try #require(extra.readLine())
+            #expect(reply.contains(#""error":"refused""#) && reply.contains("maximumConnections"))
+            #expect(extra.readLine(timeout: 5) == nil, "closed after the error")
+            extra.close()
+            try held[0].send(#"{"hello":1,"ack":"durable"}"# + "\n" + #"{"type":"mark","session":"k","seq":1,"name":"n"}"# + "\n")
+            #expect(held[0].readUntil { $0["ack"] != nil }.last?["stored"] as? Int == 1)
+            for client in held { client.close() }
+            #expect(daemon.terminate() == 0)
+        }
+    }
 }
