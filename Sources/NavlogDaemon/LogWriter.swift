@@ -59,6 +59,7 @@ final class LogWriter: Sendable {
     private let wakeUp = ConditionLock(value: 0)
     private let finished = ConditionLock(value: 0)
     private let statistics: DaemonStatistics
+    private let syncer: Syncer
     private let flushInterval: Double
     private let logger: Logger
     /// The log and the sequence tracker are touched only by the writer thread.
@@ -74,6 +75,7 @@ final class LogWriter: Sendable {
     /// Opens the log and rebuilds the sequence tracker from it.
     init(log: EventLog, statistics: DaemonStatistics, flushInterval: Double, logger: Logger) throws {
         self.statistics = statistics
+        self.syncer = Syncer(statistics: statistics, logger: logger)
         self.flushInterval = flushInterval
         self.logger = logger
         var tracker = SequenceTracker()
@@ -109,6 +111,7 @@ final class LogWriter: Sendable {
 
     /// Starts the writer thread.
     func start() {
+        syncer.start()
         let thread = Thread { [self] in self.run() }
         thread.start()
     }
@@ -153,6 +156,8 @@ final class LogWriter: Sendable {
                 lastFlush = monotonicSeconds()
             }
             if case .draining = state, shared.withLockedValue({ $0.queue.isEmpty }) {
+                // Everything still waiting for an fsync gets it before the log closes.
+                syncer.stop()
                 owned.withLockedValue { owned in
                     do throws(StoreError) { try owned.log.close() } catch { logger.error("Closing the log failed: \(error.message)") }
                 }
@@ -165,6 +170,7 @@ final class LogWriter: Sendable {
     }
 
     private func process(_ requests: [WriteRequest]) {
+        var syncPoint: SyncPoint?
         var outcomes: [WriteOutcome] = []
         outcomes.reserveCapacity(requests.count)
         var needsSync = false
@@ -219,11 +225,10 @@ final class LogWriter: Sendable {
                 outcomes.append(outcome)
             }
             var syncFailure: StoreError?
-            var synced = false
-            let started = monotonicSeconds()
             do throws(StoreError) {
                 if needsSync {
-                    synced = try owned.log.flush()
+                    // Write now; the fsync happens on the syncer thread while this one goes on.
+                    syncPoint = try owned.log.writeForSync()
                 } else if needsWrite {
                     try owned.log.writeBufferedEvents()
                 }
@@ -231,11 +236,7 @@ final class LogWriter: Sendable {
                 syncFailure = error
                 logger.error("Writing the log failed: \(error.message)")
             }
-            let elapsed = monotonicSeconds() - started
-            statistics.update { stats in
-                stats.sessionsTracked = owned.tracker.sessionCount
-                if synced { stats.recordFsync(seconds: elapsed) }
-            }
+            statistics.update { stats in stats.sessionsTracked = owned.tracker.sessionCount }
             if let syncFailure {
                 for index in outcomes.indices where requests[index].ack != .none && outcomes[index].failure == nil {
                     outcomes[index].failure = syncFailure
@@ -250,7 +251,108 @@ final class LogWriter: Sendable {
                 if outcome.failure != nil { stats.storeFailures += 1 }
             }
         }
-        for (request, outcome) in zip(requests, outcomes) { request.completion(outcome) }
+        // Durable requests wait for the syncer (unless nothing needed syncing); the rest are done.
+        var durable: [(WriteRequest, WriteOutcome)] = []
+        for (request, outcome) in zip(requests, outcomes) {
+            if request.ack == .durable && outcome.failure == nil && syncPoint != nil {
+                durable.append((request, outcome))
+            } else {
+                request.completion(outcome)
+            }
+        }
+        if let syncPoint { syncer.submit(syncPoint, durable) }
+    }
+}
+
+/// Makes written events durable on its own thread, so the writer never waits for fsync: every
+/// sync point waiting is handled at once, one fsync per file (the newest point of a file
+/// covers the older ones), then their durable acks go out.
+final class Syncer: Sendable {
+    private struct Shared {
+        var items: [(SyncPoint, [(WriteRequest, WriteOutcome)])] = []
+        var stopping = false
+    }
+
+    private let shared = NIOLockedValueBox(Shared())
+    private let wakeUp = ConditionLock(value: 0)
+    private let finished = ConditionLock(value: 0)
+    private let statistics: DaemonStatistics
+    private let logger: Logger
+
+    init(statistics: DaemonStatistics, logger: Logger) {
+        self.statistics = statistics
+        self.logger = logger
+    }
+
+    func start() {
+        Thread { [self] in self.run() }.start()
+    }
+
+    func submit(_ point: SyncPoint, _ waiting: [(WriteRequest, WriteOutcome)]) {
+        shared.withLockedValue { $0.items.append((point, waiting)) }
+        wakeUp.lock()
+        wakeUp.unlock(withValue: 1)
+    }
+
+    /// Syncs what is queued, then stops the thread and waits for it.
+    func stop() {
+        shared.withLockedValue { $0.stopping = true }
+        wakeUp.lock()
+        wakeUp.unlock(withValue: 1)
+        finished.lock(whenValue: 1)
+        finished.unlock()
+    }
+
+    private func run() {
+        while true {
+            wakeUp.lock(whenValue: 1)
+            wakeUp.unlock(withValue: 0)
+            let (items, stopping) = shared.withLockedValue { shared in
+                let taken = shared.items
+                shared.items.removeAll(keepingCapacity: true)
+                return (taken, shared.stopping)
+            }
+            if !items.isEmpty { sync(items) }
+            if stopping && shared.withLockedValue({ $0.items.isEmpty }) {
+                finished.lock()
+                finished.unlock(withValue: 1)
+                return
+            }
+        }
+    }
+
+    private func sync(_ items: [(SyncPoint, [(WriteRequest, WriteOutcome)])]) {
+        // The newest point of each file is synced; older ones of the same file are covered.
+        var failures: [String: StoreError] = [:]
+        var synced: Set<String> = []
+        let started = monotonicSeconds()
+        for (index, item) in items.enumerated().reversed() {
+            let point = item.0
+            // Only a newer point that syncs the same file's data covers this one.
+            let newerOfSameFile = items[(index + 1)...].contains { $0.0.sameFile(as: point) && $0.0.syncsData }
+            if newerOfSameFile && !point.syncsDirectory {
+                point.discard()
+                continue
+            }
+            do throws(StoreError) {
+                try point.sync()
+                synced.insert(point.fileName)
+            } catch {
+                failures[point.fileName] = error
+                logger.error("fsync failed: \(error.message)")
+            }
+        }
+        let elapsed = monotonicSeconds() - started
+        statistics.update { $0.recordFsync(seconds: elapsed) }
+        for (point, waiting) in items {
+            for (request, var outcome) in waiting {
+                if let failure = failures[point.fileName] {
+                    outcome.failure = failure
+                    statistics.update { $0.storeFailures += 1 }
+                }
+                request.completion(outcome)
+            }
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 public import NavlogEvents
 import NavlogZstd
+import SystemPackage
 
 /// The writer of a data directory: appends validated events as compressed blocks to the active
 /// segment, seals full segments, applies retention, and repairs the directory when opened.
@@ -125,6 +126,23 @@ public final class EventLog {
             synced = true
         }
         return synced
+    }
+
+    /// Writes the events buffered so far and hands back what must be fsynced to make them
+    /// durable, so another thread can do that while this one goes on appending (group commit
+    /// pipelined with the next group). `nil` when everything is already durable.
+    /// - Throws: ``StoreError`` when writing fails (nothing appended is dropped; retry later).
+    public func writeForSync() throws(StoreError) -> SyncPoint? {
+        try writePendingBlock()
+        guard (needsSync && active != nil) || directoryNeedsSync else { return nil }
+        var descriptor: Int32 = -1
+        if needsSync, active != nil {
+            descriptor = try active!.duplicateDescriptor()
+        }
+        let point = SyncPoint(descriptor: descriptor, path: SegmentName.segment(activeBase), directory: directoryNeedsSync ? directory : nil)
+        needsSync = false
+        directoryNeedsSync = false
+        return point
     }
 
     /// Writes the partial block without fsync (the events become visible to readers).
@@ -267,6 +285,39 @@ public final class EventLog {
         if !removed.isEmpty { try syncDirectory(directory) }
         return removed
     }
+}
+
+/// What one fsync must cover to make written events durable: a segment (through its own
+/// descriptor, valid after the log moves on to another segment) and maybe the directory.
+public struct SyncPoint: Sendable {
+    let descriptor: Int32
+    let path: String
+    let directory: String?
+
+    /// Makes the writes durable, then releases the descriptor.
+    /// - Throws: ``StoreError`` naming the file when fsync fails.
+    public func sync() throws(StoreError) {
+        defer { if descriptor >= 0 { _ = Glibc.close(descriptor) } }
+        if descriptor >= 0 && fsync(descriptor) != 0 { throw StoreError.errno(errno, "fsync", path) }
+        if let directory { try syncDirectory(directory) }
+    }
+
+    /// Releases the descriptor without syncing (a newer point of the same file covers it).
+    public func discard() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+    }
+
+    /// Whether two points name the same segment file.
+    public func sameFile(as other: SyncPoint) -> Bool { path == other.path }
+
+    /// The segment file's name.
+    public var fileName: String { path }
+
+    /// Whether this point syncs the segment's data (not only the directory).
+    public var syncsData: Bool { descriptor >= 0 }
+
+    /// Whether this point also syncs the directory (a new segment file).
+    public var syncsDirectory: Bool { directory != nil }
 }
 
 /// The current wall-clock time in µs since the epoch.

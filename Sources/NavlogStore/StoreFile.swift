@@ -63,6 +63,13 @@ struct StoreFile: ~Copyable {
         do { try descriptor.resize(to: Int64(size)) } catch { throw StoreError.system(error, "truncate", path, offset: size) }
     }
 
+    /// A second descriptor for the same open file (for an fsync on another thread).
+    func duplicateDescriptor() throws(StoreError) -> Int32 {
+        let copy = dup(descriptor.rawValue)
+        guard copy >= 0 else { throw StoreError.errno(Glibc.errno, "duplicate the descriptor of", path) }
+        return copy
+    }
+
     /// Makes everything written so far durable.
     func sync() throws(StoreError) {
         if fsync(descriptor.rawValue) != 0 { throw StoreError.errno(Glibc.errno, "fsync", path) }
