@@ -224,7 +224,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard !batch.isEmpty || (ack != .none && line > lastSubmittedLine) else { return }
         lastSubmittedLine = line
         let request = batch
+        // The next batch will likely be as large as this one: allocate once, not by doubling.
         batch = EventBatch()
+        batch.reserveCapacity(events: request.count, bytes: request.bytes.count)
         pendingBatches += 1
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop

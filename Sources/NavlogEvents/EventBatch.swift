@@ -40,6 +40,13 @@ public struct EventBatch: Sendable {
     /// Whether the batch holds no event.
     public var isEmpty: Bool { headers.isEmpty }
 
+    /// Reserves room for about `events` events and `bytes` bytes, so filling the batch does
+    /// not regrow its storage again and again.
+    public mutating func reserveCapacity(events: Int, bytes: Int) {
+        headers.reserveCapacity(events)
+        self.bytes.reserveCapacity(bytes)
+    }
+
     /// Forgets every event but keeps the storage for reuse.
     public mutating func removeAll() {
         headers.removeAll(keepingCapacity: true)

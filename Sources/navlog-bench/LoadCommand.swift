@@ -10,6 +10,9 @@ func runLoad(_ arguments: [String]) {
     var clients = 1, events = 100_000, chunk = 64, threads = 2
     var ack = "durable"
     var rate = 0.0
+    // A fresh seed per run: the same (session, seq) sent twice is dropped by navlogd as a
+    // duplicate, which would make a second run against the same daemon look fast.
+    var seed = UInt64(UInt64(monotonic() * 1_000_000) & 0xFFFF_FFFF)
     var iterator = arguments.makeIterator()
     while let argument = iterator.next() {
         switch argument {
@@ -22,6 +25,7 @@ func runLoad(_ arguments: [String]) {
         case "--chunk": chunk = Int(iterator.next() ?? "") ?? chunk
         case "--threads": threads = Int(iterator.next() ?? "") ?? threads
         case "--rate": rate = Double(iterator.next() ?? "") ?? 0
+        case "--seed": seed = UInt64(iterator.next() ?? "") ?? seed
         default:
             FileHandle.standardError.write(Data("navlog-bench load: unknown argument \(argument)\n".utf8))
             exit(2)
@@ -35,6 +39,7 @@ func runLoad(_ arguments: [String]) {
     generator.chunk = chunk
     generator.threads = threads
     generator.rate = rate
+    generator.seed = seed
     let connections = generator.prepare()
     var before = 0
     if case .navlogd(let path) = target, ack == "none" { before = acceptedEvents(path) ?? 0 }
