@@ -38,6 +38,8 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     public var compressionLevel: Int32 = 3
     /// Seconds a graceful stop may take before navlogd gives up waiting for connections.
     public var shutdownTimeoutSeconds = 10.0
+    /// Threads that read and validate connections' lines (0 = one per core).
+    public var eventLoopThreads = 0
 
     /// Defaults for the environment: under systemd, `/run/navlog/navlog.sock` and
     /// `/var/lib/navlog` (or systemd's `$RUNTIME_DIRECTORY`/`$STATE_DIRECTORY`); otherwise
@@ -94,7 +96,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
         case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection
-        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds
+        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads
     }
 }
 

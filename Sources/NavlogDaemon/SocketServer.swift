@@ -32,7 +32,8 @@ public final class SocketServer: Service, Sendable {
     }
 
     public func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let threads = configuration.eventLoopThreads > 0 ? configuration.eventLoopThreads : System.coreCount
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let children = ChildChannels()
         let statistics = self.statistics
         let control: @Sendable (String) -> ByteBuffer? = { name in

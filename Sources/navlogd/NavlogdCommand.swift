@@ -50,7 +50,7 @@ struct NavlogdCommand: AsyncParsableCommand {
         }
         if printConfig {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(settings), as: UTF8.self))
             return
         }
