@@ -36,11 +36,19 @@ public final class DaemonStatistics: Sendable {
         public var fsyncP99Milliseconds = 0.0
         /// fsyncs done.
         public var fsyncs = 0
+        /// Lag: events received but not yet written to the log (queued for the writer, or in
+        /// the block being filled); readers such as `navlog tail` see them once written.
+        public var lagEvents = 0
+        /// Segments in the data directory.
+        public var segments = 0
+        /// Bytes of segments and indexes in the data directory.
+        public var bytesOnDisk = 0
         var fsyncSamples: [Double] = []
 
         enum CodingKeys: String, CodingKey {
             case connections, connectionsTotal, refused, overLimit, accepted, rejected, duplicates, lost, rateLimited
             case reportsDropped, bytesIn, storeFailures, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
+            case lagEvents, segments, bytesOnDisk
         }
 
         mutating func recordFsync(seconds: Double) {

@@ -236,7 +236,11 @@ final class LogWriter: Sendable {
                 syncFailure = error
                 logger.error("Writing the log failed: \(error.message)")
             }
-            statistics.update { stats in stats.sessionsTracked = owned.tracker.sessionCount }
+            let buffered = owned.log.bufferedEventCount
+            statistics.update { stats in
+                stats.sessionsTracked = owned.tracker.sessionCount
+                stats.lagEvents = buffered
+            }
             if let syncFailure {
                 for index in outcomes.indices where requests[index].ack != .none && outcomes[index].failure == nil {
                     outcomes[index].failure = syncFailure

@@ -36,9 +36,19 @@ public final class SocketServer: Service, Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let children = ChildChannels()
         let statistics = self.statistics
+        let dataDirectory = configuration.dataDirectory
+        let writer = self.writer
         let control: @Sendable (String) -> ByteBuffer? = { name in
             guard name == "stats" else { return nil }
-            var data = (try? JSONEncoder().encode(statistics.snapshot())) ?? Data("{}".utf8)
+            var snapshot = statistics.snapshot()
+            snapshot.lagEvents += writer.queuedEvents
+            // Size on disk from the directory itself (never waits for the writer).
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory)) ?? []
+            snapshot.segments = names.filter { $0.hasSuffix(".zst") }.count
+            snapshot.bytesOnDisk = names.filter { $0.hasSuffix(".zst") || $0.hasSuffix(".idx") }.reduce(0) { total, name in
+                total + ((try? FileManager.default.attributesOfItem(atPath: dataDirectory + "/" + name)[.size] as? Int) ?? 0)
+            }
+            var data = (try? JSONEncoder().encode(snapshot)) ?? Data("{}".utf8)
             data.append(0x0A)
             return ByteBuffer(bytes: data)
         }

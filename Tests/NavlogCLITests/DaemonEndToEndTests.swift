@@ -104,6 +104,10 @@ struct DaemonEndToEndTests {
             let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
             let counters = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as! [String: Any]
             #expect(counters["accepted"] as? Int == 2000)
+            #expect(counters["segments"] as? Int == 1)
+            #expect((counters["bytesOnDisk"] as? Int ?? 0) > 1000)
+            #expect(counters["lagEvents"] as? Int == 0, "durable sends leave nothing unwritten")
+            #expect((counters["rejected"] as? [String: Int])?["json"] ?? 0 > 0)
             flooder.close()
             #expect(daemon.terminate() == 0)
         }
