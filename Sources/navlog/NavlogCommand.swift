@@ -8,8 +8,9 @@ struct NavlogCommand: AsyncParsableCommand {
         abstract: "Record, inspect and check navlog's navigation event logs.",
         discussion: """
             Events are JSON Lines as described in schemas/README.md. A data directory holds the \
-            compressed log; `navlog ingest` writes one, `navlog cat` reads it back, `navlog verify` \
-            checks it.
+            compressed log; `navlog ingest` writes one, `navlog cat` and `navlog tail` read it \
+            (also while navlogd writes), `navlog verify` checks it. `navlog send` and \
+            `navlog stats` talk to a running navlogd over its socket.
             """,
         subcommands: [IngestCommand.self, CatCommand.self, VerifyCommand.self, SendCommand.self, StatsCommand.self, TailCommand.self]
     )
