@@ -1,6 +1,7 @@
 import Foundation
 import NavlogEvents
 import NavlogTesting
+import NavlogWorkload
 import Testing
 
 /// The Swift codec and the JSON Schema (checked by Python's `jsonschema`) must accept and
@@ -12,6 +13,7 @@ struct SchemaAgreementTests {
         var ok: Bool
         var field: String?
         var kind: String?
+        var hello: Bool?
     }
 
     static func pythonVerdicts(for file: URL) throws -> [Int: Verdict] {
@@ -94,6 +96,48 @@ struct SchemaAgreementTests {
                 "line \(line): codec says \(path) \(rejection.code.name) (\(rejection.reason)), expected \(expectation.joined(separator: " "))"
             )
             #expect(rejection.line == line)
+        }
+    }
+
+    @Test("on 5,000 randomly damaged lines the codec and the schema give the same verdict")
+    func mutatedLines() throws {
+        let good = try TestEnvironment.lines(of: Data(contentsOf: TestEnvironment.fixture("corpus/good.jsonl")))
+            .filter { $0.count < 4096 && $0.first == UInt8(ascii: "{") }
+        var random = SplitMix64(seed: 77)
+        var lines: [[UInt8]] = []
+        while lines.count < 5000 {
+            var line = good[Int(random.next() % UInt64(good.count))]
+            switch random.next() % 4 {
+            case 0:
+                let bit = Int(random.next() % UInt64(line.count * 8))
+                line[bit / 8] ^= 1 << UInt8(bit % 8)
+            case 1:
+                line.insert(UInt8(truncatingIfNeeded: random.next() % 128), at: Int(random.next() % UInt64(line.count + 1)))
+            case 2:
+                line.remove(at: Int(random.next() % UInt64(line.count)))
+            default:
+                line.removeLast(Int(random.next() % UInt64(line.count)))
+            }
+            // A damaged line must stay one line (and not become blank) for the comparison.
+            if line.contains(0x0A) || line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            lines.append(line)
+        }
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("mutated.jsonl")
+            try Data(lines.flatMap { $0 + [0x0A] }).write(to: file)
+            let python = try Self.pythonVerdicts(for: file)
+            let swift = try Self.swiftVerdicts(for: file)
+            var disagreements: [String] = []
+            // Hello lines are transport, outside the event schema (the codec also checks their
+            // ack mode; the schema checker passes any hello).
+            for number in 1...lines.count where python[number]?.hello != true {
+                let schemaAccepts = python[number]?.ok ?? true
+                let codecAccepts = (swift[number] ?? nil) == nil
+                if schemaAccepts != codecAccepts {
+                    disagreements.append("line \(number): schema \(schemaAccepts ? "accepts" : "rejects"), codec \(codecAccepts ? "accepts" : "rejects (\((swift[number] ?? nil).map { "\($0)" } ?? ""))"): \(String(decoding: lines[number - 1].prefix(200), as: UTF8.self))")
+                }
+            }
+            #expect(disagreements.isEmpty, "\(disagreements.count) disagreements, first: \(disagreements.prefix(5).joined(separator: "\n"))")
         }
     }
 }
