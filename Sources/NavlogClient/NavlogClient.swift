@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation  // JSONSerialization for the daemon's replies (one per batch), Thread
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Sends navigation events to navlogd without ever blocking the app.
 ///
@@ -234,9 +235,9 @@ public final class NavlogClient: Sendable {
 
     private func connectSocket() -> Int32? {
         #if canImport(Glibc)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
-        let fd = socket(AF_UNIX, SOCK_STREAM, 0)
+            let fd = socket(AF_UNIX, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return nil }
         var address = sockaddr_un()
@@ -361,8 +362,8 @@ private func posixClose(_ fd: Int32) {
 
 private func posixSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
-    return send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+        return send(fd, bytes, count, Int32(MSG_NOSIGNAL))
     #else
-    return send(fd, bytes, count, 0)  // Darwin: SO_NOSIGPIPE would be set on the socket instead
+        return send(fd, bytes, count, 0)  // Darwin: SO_NOSIGPIPE would be set on the socket instead
     #endif
 }

@@ -1,7 +1,7 @@
 import Logging
+import NIOCore
 import NavlogEvents
 import NavlogStore
-import NIOCore
 
 /// One client connection: frames JSON Lines, validates them, batches the events, hands each
 /// batch to the ``LogWriter`` and answers the client (acks when it asked for them in a hello,
@@ -230,12 +230,13 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         pendingBatches += 1
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        let accepted = writer.submit(WriteRequest(batch: request, ack: ack) { outcome in
-            eventLoop.execute {
-                let (handler, context) = loopBound.value
-                handler.completed(outcome, line: line, context)
-            }
-        })
+        let accepted = writer.submit(
+            WriteRequest(batch: request, ack: ack) { outcome in
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.completed(outcome, line: line, context)
+                }
+            })
         if !accepted {
             pendingBatches -= 1
             refuse(context, reason: "navlogd is shutting down; events after line \(line - request.count) were not stored, resend them to the next navlogd")

@@ -76,7 +76,8 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
         do {
             return try JSONDecoder().decode(DaemonConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw ConfigurationError(message: "\(path): setting \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type: \(context.debugDescription)")
+            throw ConfigurationError(
+                message: "\(path): setting \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type: \(context.debugDescription)")
         }
     }
 

@@ -1,12 +1,12 @@
 import Foundation  // Thread: the writer's dedicated OS thread
 import Logging
+import NIOConcurrencyHelpers
 import NavlogEvents
 import NavlogStore
-import NIOConcurrencyHelpers
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the writer did with one connection's batch.

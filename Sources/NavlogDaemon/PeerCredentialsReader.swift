@@ -1,8 +1,8 @@
-import NavlogEvents
 import NIOCore
+import NavlogEvents
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads a Unix-socket peer's credentials from the kernel (`SO_PEERCRED`): the trusted uid,

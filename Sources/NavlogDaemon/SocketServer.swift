@@ -1,14 +1,14 @@
 import Foundation  // JSONEncoder for the stats reply (control path only)
 import Logging
-import NavlogEvents
-import NavlogStore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NavlogEvents
+import NavlogStore
 public import ServiceLifecycle
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The listening socket as a `Service`: binds (or adopts systemd's socket), tells systemd it is

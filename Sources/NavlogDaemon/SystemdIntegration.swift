@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// systemd's readiness protocol (`sd_notify`) and socket activation (`LISTEN_FDS`), spoken
@@ -51,7 +51,7 @@ public enum SocketActivation {
     /// The first inherited descriptor (3) when `LISTEN_PID` is this process and `LISTEN_FDS ≥ 1`.
     public static func inheritedSocket(environment: [String: String]) -> Int32? {
         guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
-              let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1
+            let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1
         else { return nil }
         return 3
     }

@@ -88,7 +88,7 @@ public struct EventLineParser: Sendable {
         let tag: UInt8
         do {
             tag = try tokenizer.tokenizeLine()
-        } catch where error.code == .duplicateKey && error.path == nil {
+        } catch  where error.code == .duplicateKey && error.path == nil {
             // Rare: read the line again keeping the path, so the message names the key's place.
             var slow = JSONTokenizer(line: line, storage: &storage)
             slow.tracksPath = true
@@ -221,23 +221,25 @@ public struct EventLineParser: Sendable {
                 batch.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[member.value]))
             }
         }
-        batch.appendHeader(EventBatch.Header(
-            type: type,
-            timestamp: timestamp,
-            timestampWasMissing: tsMember == nil,
-            sequence: sequence,
-            receivedAt: receivedAt,
-            peer: peer,
-            sourceLine: lineNumber,
-            session: sessionRange,
-            body: bodyStart..<batch.bytes.count
-        ))
+        batch.appendHeader(
+            EventBatch.Header(
+                type: type,
+                timestamp: timestamp,
+                timestampWasMissing: tsMember == nil,
+                sequence: sequence,
+                receivedAt: receivedAt,
+                peer: peer,
+                sourceLine: lineNumber,
+                session: sessionRange,
+                body: bodyStart..<batch.bytes.count
+            ))
         return .event
     }
 
     private func unknownField(_ name: String, type: EventType, schema: TypeSchema, offset: Int) -> LineFailure {
         let allowed = (["type", "session", "ts", "seq"] + schema.rules.map(\.field.name)).joined(separator: ", ")
-        return LineFailure(code: .unknownField, offset: offset, path: name, reason: "\(type.name) has no field \"\(name)\" (its fields are \(allowed); keys starting with _ are ignored)")
+        return LineFailure(
+            code: .unknownField, offset: offset, path: name, reason: "\(type.name) has no field \"\(name)\" (its fields are \(allowed); keys starting with _ are ignored)")
     }
 
     private func mistyped(_ raw: UnsafeRawBufferPointer, _ member: JSONTokenizer.Member, _ path: String, expected: String) -> LineFailure {
@@ -250,13 +252,17 @@ public struct EventLineParser: Sendable {
         case .integer:
             let value = TokenCursor.integer(raw, at: at)
             guard value >= 0, value <= 253_402_300_799_999_999 else {
-                throw LineFailure(code: .range, offset: member.offset, path: "ts", reason: "\(value) is outside the valid range of µs since the epoch (0 to 253402300799999999, i.e. up to year 9999)")
+                throw LineFailure(
+                    code: .range, offset: member.offset, path: "ts",
+                    reason: "\(value) is outside the valid range of µs since the epoch (0 to 253402300799999999, i.e. up to year 9999)")
             }
             return value
         case .string:
             let text = TokenCursor.inlineString(raw, at: at + 1)
             guard let value = RFC3339.microseconds(text) else {
-                throw LineFailure(code: .timestamp, offset: member.offset, path: "ts", reason: "\"\(String(decoding: text.prefix(64), as: UTF8.self))\" is not an RFC 3339 date-time such as 2025-11-21T10:00:00.123Z")
+                throw LineFailure(
+                    code: .timestamp, offset: member.offset, path: "ts",
+                    reason: "\"\(String(decoding: text.prefix(64), as: UTF8.self))\" is not an RFC 3339 date-time such as 2025-11-21T10:00:00.123Z")
             }
             return value
         case .number:
@@ -379,7 +385,8 @@ extension EventLineParser {
         case .anchor:
             return checkObject(raw, at: position, what: "anchor object {\"barButtonItem\", \"sourceView\", \"sourceRect\"}", allowed: Vocabulary.anchorFields, required: [])
         case .rectangle:
-            return checkObject(raw, at: position, what: "rectangle {\"x\", \"y\", \"width\", \"height\"}", allowed: Vocabulary.rectangleFields, required: Vocabulary.rectangleRequired)
+            return checkObject(
+                raw, at: position, what: "rectangle {\"x\", \"y\", \"width\", \"height\"}", allowed: Vocabulary.rectangleFields, required: Vocabulary.rectangleRequired)
         case .number:
             return tag == BodyToken.integer.rawValue || tag == BodyToken.number.rawValue ? nil : expected("a number")
         case .props:

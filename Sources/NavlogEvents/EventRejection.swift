@@ -36,7 +36,9 @@ public struct EventRejection: Error, Hashable, Sendable, CustomStringConvertible
         /// `ts` is a string that is not an RFC 3339 date-time.
         public static let timestamp = Code("timestamp")
         /// Every code, for counters.
-        public static let all: [Code] = [.json, .utf8, .notObject, .tooLong, .duplicateKey, .unknownType, .missing, .type, .enum, .range, .unknownField, .empty, .version, .timestamp]
+        public static let all: [Code] = [
+            .json, .utf8, .notObject, .tooLong, .duplicateKey, .unknownType, .missing, .type, .enum, .range, .unknownField, .empty, .version, .timestamp,
+        ]
         public var description: String { name }
     }
 

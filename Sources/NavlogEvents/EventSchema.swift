@@ -61,11 +61,14 @@ struct TypeSchema: Sendable {
 enum Vocabulary {
     static let sizeClass = StringSet("size class", ["compact", "regular"])
     static let idiom = StringSet("idiom", ["phone", "pad", "mac", "tv", "vision"])
-    static let presentationStyle = StringSet("presentation style", ["fullScreen", "pageSheet", "formSheet", "currentContext", "overFullScreen", "overCurrentContext", "popover", "custom", "automatic"])
+    static let presentationStyle = StringSet(
+        "presentation style", ["fullScreen", "pageSheet", "formSheet", "currentContext", "overFullScreen", "overCurrentContext", "popover", "custom", "automatic"])
     static let transitionStyle = StringSet("transition style", ["coverVertical", "flipHorizontal", "crossDissolve", "partialCurl"])
     static let alertStyle = StringSet("alert style", ["alert", "actionSheet"])
-    static let segueKind = StringSet("segue kind", ["show", "showDetail", "presentation", "popoverPresentation", "embed", "unwind", "custom", "relationship", "push", "modal", "replace", "popover"])
-    static let relationship = StringSet("relationship", ["rootViewController", "viewControllers", "masterViewController", "detailViewController", "supplementaryViewController", "compactViewController"])
+    static let segueKind = StringSet(
+        "segue kind", ["show", "showDetail", "presentation", "popoverPresentation", "embed", "unwind", "custom", "relationship", "push", "modal", "replace", "popover"])
+    static let relationship = StringSet(
+        "relationship", ["rootViewController", "viewControllers", "masterViewController", "detailViewController", "supplementaryViewController", "compactViewController"])
     static let seguePhase = StringSet("segue phase", ["should", "prepare", "perform"])
     static let appearancePhase = StringSet("appearance phase", ["will", "did"])
     static let controllerKind = StringSet("controller kind", ["navigation", "tab", "split", "page", "alert", "plain"])
@@ -98,16 +101,23 @@ enum Vocabulary {
         define(.splitSet, [r(.split, .ref), o(.primary, .ref), o(.secondary, .ref), o(.supplementary, .ref)])
         define(.splitCollapse, [r(.split, .ref)])
         define(.splitExpand, [r(.split, .ref)])
-        define(.present, [r(.from, .ref), r(.vc, .ref), o(.style, .oneOf(presentationStyle)), o(.transition, .oneOf(transitionStyle)), o(.animated, .bool), o(.anchor, .anchor), o(.alertStyle, .oneOf(alertStyle))])
+        define(
+            .present,
+            [
+                r(.from, .ref), r(.vc, .ref), o(.style, .oneOf(presentationStyle)), o(.transition, .oneOf(transitionStyle)), o(.animated, .bool), o(.anchor, .anchor),
+                o(.alertStyle, .oneOf(alertStyle)),
+            ])
         define(.dismiss, [r(.vc, .ref), o(.animated, .bool)])
         define(.show, [r(.from, .ref), r(.vc, .ref)])
         define(.showDetail, [r(.from, .ref), r(.vc, .ref)])
-        define(.segue, [
-            r(.kind, .oneOf(segueKind)), r(.source, .ref), o(.identifier, .string), o(.destination, .ref),
-            o(.style, .oneOf(presentationStyle)), o(.transition, .oneOf(transitionStyle)), o(.animated, .bool),
-            o(.anchor, .anchor), o(.action, .string), o(.relationship, .oneOf(relationship)),
-            o(.phase, .oneOf(seguePhase)), o(.result, .bool), o(.segueClass, .string),
-        ])
+        define(
+            .segue,
+            [
+                r(.kind, .oneOf(segueKind)), r(.source, .ref), o(.identifier, .string), o(.destination, .ref),
+                o(.style, .oneOf(presentationStyle)), o(.transition, .oneOf(transitionStyle)), o(.animated, .bool),
+                o(.anchor, .anchor), o(.action, .string), o(.relationship, .oneOf(relationship)),
+                o(.phase, .oneOf(seguePhase)), o(.result, .bool), o(.segueClass, .string),
+            ])
         define(.unwind, [r(.source, .ref), r(.action, .string), o(.target, .ref)])
         define(.childAdd, [r(.parent, .ref), r(.vc, .ref), o(.slot, .string)])
         define(.childRemove, [r(.vc, .ref), o(.parent, .ref), o(.slot, .string)])

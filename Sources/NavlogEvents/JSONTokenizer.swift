@@ -234,7 +234,8 @@ struct JSONTokenizer {
             end += 1
         }
         if end < count, base[end] == 0x22,
-           let known = FieldName.lookup(UnsafeRawBufferPointer(start: base + i + 1, count: end - i - 1)) {
+            let known = FieldName.lookup(UnsafeRawBufferPointer(start: base + i + 1, count: end - i - 1))
+        {
             out.append(known.rawValue)
             i = end + 1
             return
@@ -264,7 +265,8 @@ struct JSONTokenizer {
     private func reportDuplicate(keyStart: Int, offset: Int) throws(LineFailure) {
         let name = out.withUnsafeBytes { raw in TokenCursor.keyName(raw, at: keyStart, form: .inline) }
         // Without path tracking the message needs the path: the parser reads the line again with it.
-        throw LineFailure(code: .duplicateKey, offset: offset, path: tracksPath ? pathText(appending: name) : nil, reason: "the key \"\(name)\" appears more than once in the same object")
+        throw LineFailure(
+            code: .duplicateKey, offset: offset, path: tracksPath ? pathText(appending: name) : nil, reason: "the key \"\(name)\" appears more than once in the same object")
     }
 
     /// The dotted path of the value being read, plus `last`, e.g. `vcs[0].class`.
@@ -272,7 +274,9 @@ struct JSONTokenizer {
         var text = ""
         out.withUnsafeBytes { raw in
             for entry in path {
-                if entry < 0 { text += "[\(-entry - 1)]" } else {
+                if entry < 0 {
+                    text += "[\(-entry - 1)]"
+                } else {
                     if !text.isEmpty { text += "." }
                     text += TokenCursor.keyName(raw, at: entry, form: .inline)
                 }
@@ -336,12 +340,14 @@ struct JSONTokenizer {
             var scalar = try hex4(at: at)
             if scalar >= 0xD800 && scalar <= 0xDBFF {
                 guard i + 1 < count, base[i] == 0x5C, base[i + 1] == UInt8(ascii: "u") else {
-                    throw LineFailure(code: .utf8, offset: at, reason: "the escape \\u\(String(scalar, radix: 16, uppercase: true)) is a high surrogate without a low surrogate after it")
+                    throw LineFailure(
+                        code: .utf8, offset: at, reason: "the escape \\u\(String(scalar, radix: 16, uppercase: true)) is a high surrogate without a low surrogate after it")
                 }
                 i += 2
                 let low = try hex4(at: at)
                 guard low >= 0xDC00 && low <= 0xDFFF else {
-                    throw LineFailure(code: .utf8, offset: at, reason: "the escape \\u\(String(scalar, radix: 16, uppercase: true)) is a high surrogate without a low surrogate after it")
+                    throw LineFailure(
+                        code: .utf8, offset: at, reason: "the escape \\u\(String(scalar, radix: 16, uppercase: true)) is a high surrogate without a low surrogate after it")
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
@@ -486,10 +492,14 @@ enum JSONNumber {
         var inFraction = false
         while index < text.count {
             let b = text[index]
-            if b == UInt8(ascii: ".") { inFraction = true } else if b >= 0x30 && b <= 0x39 {
+            if b == UInt8(ascii: ".") {
+                inFraction = true
+            } else if b >= 0x30 && b <= 0x39 {
                 digits.append(b - 0x30)
                 if inFraction { fractionLength += 1 }
-            } else { break }
+            } else {
+                break
+            }
             index += 1
         }
         var exponent = 0

@@ -20,12 +20,12 @@ public enum RFC3339 {
             return value
         }
         guard let year = number(0, 4), text[4] == 0x2D, let month = number(5, 2), text[7] == 0x2D,
-              let day = number(8, 2), text[10] == 0x54,
-              let hour = number(11, 2), text[13] == 0x3A, let minute = number(14, 2), text[16] == 0x3A,
-              let second = number(17, 2)
+            let day = number(8, 2), text[10] == 0x54,
+            let hour = number(11, 2), text[13] == 0x3A, let minute = number(14, 2), text[16] == 0x3A,
+            let second = number(17, 2)
         else { return nil }
         guard year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour <= 23, minute <= 59, second <= 59
+            hour <= 23, minute <= 59, second <= 59
         else { return nil }
         var i = 19
         var fraction: Int64 = 0
@@ -47,7 +47,7 @@ public enum RFC3339 {
             i += 1
         case 0x2B, 0x2D:
             guard i + 6 == n, let oh = number(i + 1, 2), text[i + 3] == 0x3A, let om = number(i + 4, 2),
-                  oh <= 23, om <= 59
+                oh <= 23, om <= 59
             else { return nil }
             offsetSeconds = (oh * 3600 + om * 60) * (text[i] == 0x2D ? -1 : 1)
             i += 6

@@ -118,24 +118,25 @@ public struct BlockHeader: Hashable, Sendable {
         guard reader.readByte() == 1 else { return .failure(.malformed("unknown block format version")) }
         reader.offset += 3
         guard let firstLSN = reader.readUInt64(), let count = reader.readUInt32(), let frameSize = reader.readUInt32(),
-              let payloadSize = reader.readUInt32(), let frameChecksum = reader.readUInt32(),
-              let minTs = reader.readUInt64(), let maxTs = reader.readUInt64(),
-              let minRecv = reader.readUInt64(), let maxRecv = reader.readUInt64(),
-              let filterLow = reader.readByte(), let filterHigh = reader.readByte()
+            let payloadSize = reader.readUInt32(), let frameChecksum = reader.readUInt32(),
+            let minTs = reader.readUInt64(), let maxTs = reader.readUInt64(),
+            let minRecv = reader.readUInt64(), let maxRecv = reader.readUInt64(),
+            let filterLow = reader.readByte(), let filterHigh = reader.readByte()
         else { return .failure(.truncated(needed: total)) }
         reader.offset += 2
         let filterSize = Int(filterLow) | Int(filterHigh) << 8
         guard count > 0, firstLSN > 0, Int(frameSize) <= maximumFrameSize, Int(payloadSize) <= maximumFrameSize,
-              filterSize == reader.remaining, filterSize >= 8, filterSize & (filterSize - 1) == 0
+            filterSize == reader.remaining, filterSize >= 8, filterSize & (filterSize - 1) == 0
         else { return .failure(.malformed("the header's sizes are inconsistent")) }
         let filter = Array(UnsafeRawBufferPointer(rebasing: body[reader.offset...]))
-        return .success(BlockHeader(
-            firstLSN: firstLSN, eventCount: Int(count), frameSize: Int(frameSize), payloadSize: Int(payloadSize),
-            frameChecksum: frameChecksum,
-            minTimestamp: Int64(bitPattern: minTs), maxTimestamp: Int64(bitPattern: maxTs),
-            minReceived: Int64(bitPattern: minRecv), maxReceived: Int64(bitPattern: maxRecv),
-            sessionFilter: filter
-        ))
+        return .success(
+            BlockHeader(
+                firstLSN: firstLSN, eventCount: Int(count), frameSize: Int(frameSize), payloadSize: Int(payloadSize),
+                frameChecksum: frameChecksum,
+                minTimestamp: Int64(bitPattern: minTs), maxTimestamp: Int64(bitPattern: maxTs),
+                minReceived: Int64(bitPattern: minRecv), maxReceived: Int64(bitPattern: maxRecv),
+                sessionFilter: filter
+            ))
     }
 
     /// Whether the block may hold events of the session whose ``StringHash`` is `hash`

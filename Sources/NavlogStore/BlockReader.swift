@@ -20,10 +20,14 @@ struct BlockReader: ~Copyable {
         let frameOffset = location.offset + header.encodedSize
         try file.read(at: frameOffset, count: header.frameSize, into: &frame)
         guard frame.count == header.frameSize else {
-            throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) is cut short.", path: file.path, offset: frameOffset)
+            throw StoreError(
+                code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) is cut short.",
+                path: file.path, offset: frameOffset)
         }
         guard frame.withUnsafeBytes({ CRC32C.checksum($0) }) == header.frameChecksum else {
-            throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.", path: file.path, offset: frameOffset)
+            throw StoreError(
+                code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
+                path: file.path, offset: frameOffset)
         }
         do {
             try frame.withBytes { (raw) throws(ZstdError) in

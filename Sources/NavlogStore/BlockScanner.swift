@@ -74,14 +74,18 @@ enum BlockScanner {
             case .header(let header):
                 let location = BlockLocation(offset: offset, header: header)
                 if location.end > scan.dataEnd {
-                    scan.damage.append(SegmentDamage(path: file.path, offset: offset, reason: "the block is cut short (needs \(header.blockSize) bytes, \(scan.dataEnd - offset) remain)"))
+                    scan.damage.append(
+                        SegmentDamage(path: file.path, offset: offset, reason: "the block is cut short (needs \(header.blockSize) bytes, \(scan.dataEnd - offset) remain)"))
                     offset = scan.dataEnd
                     continue
                 }
                 if verifyFrames {
                     try file.read(at: offset + header.encodedSize, count: header.frameSize, into: &frame)
                     if frame.withUnsafeBytes({ CRC32C.checksum($0) }) != header.frameChecksum {
-                        scan.damage.append(SegmentDamage(path: file.path, offset: offset + header.encodedSize, reason: "the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum"))
+                        scan.damage.append(
+                            SegmentDamage(
+                                path: file.path, offset: offset + header.encodedSize,
+                                reason: "the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum"))
                         offset = location.end
                         continue
                     }

@@ -190,7 +190,7 @@ public struct DecodedBlock: Sendable {
         guard let peerCount = reader.readCount(limit: n), peerCount > 0 || n == 0 else { throw fail("bad peer count") }
         for _ in 0..<peerCount {
             guard let uid = reader.readVarint(), uid <= UInt64(UInt32.max), let gid = reader.readVarint(), gid <= UInt64(UInt32.max),
-                  let pid = reader.readVarint()
+                let pid = reader.readVarint()
             else { throw fail("bad peer entry") }
             peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid))))
         }

@@ -34,7 +34,8 @@ extension EventLog {
             let size = try file.size()
             let quick = try BlockScanner.scan(file, verifyFrames: false)
             if quick.seekTable != nil && quick.damage.isEmpty && quick.blocks.last?.end == quick.dataEnd
-                && quick.blocks.count == quick.seekTable!.entries.count {
+                && quick.blocks.count == quick.seekTable!.entries.count
+            {
                 // Sealed and structurally sound.
                 highest = max(highest, quick.blocks.last?.header.lastLSN ?? 0)
                 continue

@@ -51,7 +51,10 @@ public final class EventLog {
         files = LogDirectory(path: directory)
         lock = try StoreFile(path: files.file(SegmentName.lockFile), writable: true)
         guard try lock!.tryLock() else {
-            throw StoreError(code: .locked, message: "Another process (probably navlogd) is writing to \(directory). Stop it first, or use read-only commands such as navlog cat, which need no lock.", path: directory)
+            throw StoreError(
+                code: .locked,
+                message: "Another process (probably navlogd) is writing to \(directory). Stop it first, or use read-only commands such as navlog cat, which need no lock.",
+                path: directory)
         }
         do {
             compressor = try ZstdCompressor(level: options.compressionLevel)
@@ -328,7 +331,7 @@ public func currentMicroseconds() -> Int64 {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -37,7 +37,7 @@ public final class LogReader {
             let catalog: SegmentCatalog
             do {
                 catalog = try SegmentCatalog.load(files, segment)
-            } catch where error.code == .io && error.errno == 2 {
+            } catch  where error.code == .io && error.errno == 2 {
                 continue  // deleted by retention meanwhile
             }
             if catalog.rebuiltIndex { rebuiltIndexes.append(segment.name) }
@@ -53,7 +53,7 @@ public final class LogReader {
     /// The LSN range of the log, or `nil` when it is empty.
     public var lsnRange: ClosedRange<UInt64>? {
         guard let first = catalogs.first(where: { !$0.entries.isEmpty })?.entries.first?.firstLSN,
-              let last = catalogs.last(where: { !$0.entries.isEmpty })?.entries.last?.lastLSN
+            let last = catalogs.last(where: { !$0.entries.isEmpty })?.entries.last?.lastLSN
         else { return nil }
         return first...last
     }
@@ -164,7 +164,10 @@ public final class LogReader {
             return nil
         }
         guard header.firstLSN == entry.firstLSN, header.eventCount == entry.count, header.blockSize == entry.size else {
-            damage.append(SegmentDamage(path: file.path, offset: entry.offset, reason: "the index disagrees with the block header here; delete \(SegmentName.index(catalog.segment.base)) to have it rebuilt"))
+            damage.append(
+                SegmentDamage(
+                    path: file.path, offset: entry.offset,
+                    reason: "the index disagrees with the block header here; delete \(SegmentName.index(catalog.segment.base)) to have it rebuilt"))
             return nil
         }
         return BlockLocation(offset: entry.offset, header: header)

@@ -36,7 +36,8 @@ public enum LogVerifier {
         var previousLast: UInt64?
         let segments = try files.segments()
         for name in try files.names().sorted() where name.hasSuffix(SegmentName.damagedSuffix) {
-            report.problems.append(SegmentDamage(path: files.file(name), offset: 0, reason: "recovery set this segment aside because its data is damaged; its events are not readable by navlog"))
+            report.problems.append(
+                SegmentDamage(path: files.file(name), offset: 0, reason: "recovery set this segment aside because its data is damaged; its events are not readable by navlog"))
         }
         for (position, segment) in segments.enumerated() {
             report.segments += 1
@@ -49,15 +50,20 @@ public enum LogVerifier {
             }
             var expected = previousLast.map { $0 + 1 } ?? segment.base
             if let first = scan.blocks.first, first.header.firstLSN != segment.base {
-                report.problems.append(SegmentDamage(path: segment.path, offset: first.offset, reason: "the segment is named for LSN \(segment.base) but its first block starts at LSN \(first.header.firstLSN)"))
+                report.problems.append(
+                    SegmentDamage(
+                        path: segment.path, offset: first.offset, reason: "the segment is named for LSN \(segment.base) but its first block starts at LSN \(first.header.firstLSN)")
+                )
             }
             if let previousLast, segment.base != previousLast + 1 {
-                report.problems.append(SegmentDamage(path: segment.path, offset: 0, reason: "LSNs \(previousLast + 1)–\(segment.base - 1) are missing between this segment and the one before"))
+                report.problems.append(
+                    SegmentDamage(path: segment.path, offset: 0, reason: "LSNs \(previousLast + 1)–\(segment.base - 1) are missing between this segment and the one before"))
             }
             for location in scan.blocks {
                 let header = location.header
                 if header.firstLSN != expected && !(location == scan.blocks.first) {
-                    report.problems.append(SegmentDamage(path: segment.path, offset: location.offset, reason: "the block starts at LSN \(header.firstLSN) where \(expected) was expected"))
+                    report.problems.append(
+                        SegmentDamage(path: segment.path, offset: location.offset, reason: "the block starts at LSN \(header.firstLSN) where \(expected) was expected"))
                 }
                 expected = header.lastLSN + 1
                 do {
@@ -96,9 +102,13 @@ public enum LogVerifier {
                     if let index = SegmentIndex.decode(buffer) {
                         let expectedEntries = scan.blocks.map(SegmentIndex.Entry.init)
                         if !index.agrees(withSegmentSize: size, seekTable: table) || index.entries != expectedEntries {
-                            report.problems.append(SegmentDamage(path: indexFile.path, offset: 0, reason: "the index disagrees with its segment (readers rebuild it; delete it to rebuild now)"))
+                            report.problems.append(
+                                SegmentDamage(path: indexFile.path, offset: 0, reason: "the index disagrees with its segment (readers rebuild it; delete it to rebuild now)"))
                         } else if scan.damage.isEmpty, let rebuilt = try? SegmentIndexBuilder.build(file, segmentSize: size), rebuilt.postings != index.postings {
-                            report.problems.append(SegmentDamage(path: indexFile.path, offset: 0, reason: "the index's session postings disagree with the segment (readers rebuild it; delete it to rebuild now)"))
+                            report.problems.append(
+                                SegmentDamage(
+                                    path: indexFile.path, offset: 0, reason: "the index's session postings disagree with the segment (readers rebuild it; delete it to rebuild now)"
+                                ))
                         }
                     } else {
                         report.problems.append(SegmentDamage(path: indexFile.path, offset: 0, reason: "the index is damaged (readers rebuild it; delete it to rebuild now)"))
@@ -109,4 +119,3 @@ public enum LogVerifier {
         return report
     }
 }
-

@@ -40,7 +40,7 @@ struct SeekTable: Equatable {
         guard footer.count == footerSize else { return nil }
         var reader = ByteReader(footer)
         guard let count = reader.readUInt32(), let descriptor = reader.readByte(), let magic = reader.readUInt32(),
-              magic == seekableMagic, descriptor & 0x7C == 0
+            magic == seekableMagic, descriptor & 0x7C == 0
         else { return nil }
         return Int(count)
     }

@@ -30,7 +30,8 @@ struct SegmentCatalog {
                 let indexSize = try indexFile.size()
                 try indexFile.read(at: 0, count: indexSize, into: &buffer)
                 if let index = SegmentIndex.decode(buffer), index.agrees(withSegmentSize: size, seekTable: table),
-                   index.entries.first?.firstLSN ?? 0 >= segment.base {
+                    index.entries.first?.firstLSN ?? 0 >= segment.base
+                {
                     return SegmentCatalog(segment: segment, sealed: true, index: index, headers: [], hasPostings: true, damage: [])
                 }
             }

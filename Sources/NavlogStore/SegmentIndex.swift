@@ -182,20 +182,21 @@ public struct SegmentIndex: Equatable, Sendable {
             guard reader.readUInt32() == magic, reader.readByte() == 1 else { return nil }
             reader.offset += 3
             guard let size = reader.readUInt64(), let blockCount = reader.readUInt32(), let postingCount = reader.readUInt32(),
-                  reader.remaining == Int(blockCount) * 56 + Int(postingCount) * 12
+                reader.remaining == Int(blockCount) * 56 + Int(postingCount) * 12
             else { return nil }
             var entries: [Entry] = []
             entries.reserveCapacity(Int(blockCount))
             for _ in 0..<blockCount {
                 guard let offset = reader.readUInt64(), let blockSize = reader.readUInt32(), let first = reader.readUInt64(),
-                      let count = reader.readUInt32(), let a = reader.readUInt64(), let b = reader.readUInt64(),
-                      let c = reader.readUInt64(), let d = reader.readUInt64()
+                    let count = reader.readUInt32(), let a = reader.readUInt64(), let b = reader.readUInt64(),
+                    let c = reader.readUInt64(), let d = reader.readUInt64()
                 else { return nil }
-                entries.append(Entry(
-                    offset: Int(truncatingIfNeeded: offset), size: Int(blockSize), firstLSN: first, count: Int(count),
-                    minTimestamp: Int64(bitPattern: a), maxTimestamp: Int64(bitPattern: b),
-                    minReceived: Int64(bitPattern: c), maxReceived: Int64(bitPattern: d)
-                ))
+                entries.append(
+                    Entry(
+                        offset: Int(truncatingIfNeeded: offset), size: Int(blockSize), firstLSN: first, count: Int(count),
+                        minTimestamp: Int64(bitPattern: a), maxTimestamp: Int64(bitPattern: b),
+                        minReceived: Int64(bitPattern: c), maxReceived: Int64(bitPattern: d)
+                    ))
             }
             var postings: [Posting] = []
             postings.reserveCapacity(Int(postingCount))
@@ -218,7 +219,7 @@ public struct SegmentIndex: Equatable, Sendable {
         for index in 1..<entries.count {
             let previous = entries[index - 1]
             guard entries[index].offset == previous.offset + previous.size, entries[index].firstLSN == previous.lastLSN + 1,
-                  entries[index].count > 0
+                entries[index].count > 0
             else { return false }
         }
         return entries[0].count > 0

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One open file of the data directory, with the few operations the store needs, each turning
 /// failures into ``StoreError`` that names the file.
@@ -101,7 +102,9 @@ extension StoreError {
     static func errno(_ code: Int32, _ doing: String, _ path: String, offset: Int? = nil) -> StoreError {
         let text = String(cString: strerror(code))
         if code == ENOSPC || code == EFBIG || code == EDQUOT {
-            return StoreError(code: .noSpace, message: "Could not \(doing) \(path): \(text). Free disk space (or lower retention limits) and try again; nothing already stored was lost.", path: path, offset: offset, errno: code)
+            return StoreError(
+                code: .noSpace, message: "Could not \(doing) \(path): \(text). Free disk space (or lower retention limits) and try again; nothing already stored was lost.",
+                path: path, offset: offset, errno: code)
         }
         return StoreError(code: .io, message: "Could not \(doing) \(path): \(text).", path: path, offset: offset, errno: code)
     }

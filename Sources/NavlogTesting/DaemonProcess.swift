@@ -1,7 +1,7 @@
 public import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `navlogd` started by a test on a temporary socket and data directory.

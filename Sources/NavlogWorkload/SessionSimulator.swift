@@ -145,7 +145,9 @@ struct SessionSimulator {
         let uuidLow = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         for i in 0..<16 {
             if i == 4 || i == 6 || i == 8 || i == 10 { sessionID.append(UInt8(ascii: "-")) }
-            let byte = i < 8 ? UInt8(truncatingIfNeeded: uuidHigh >> UInt64(56 - 8 * i))
+            let byte =
+                i < 8
+                ? UInt8(truncatingIfNeeded: uuidHigh >> UInt64(56 - 8 * i))
                 : UInt8(truncatingIfNeeded: uuidLow >> UInt64(56 - 8 * (i - 8)))
             sessionID.append(JSONBytes.hexDigit(byte >> 4))
             sessionID.append(JSONBytes.hexDigit(byte & 0xF))
@@ -175,7 +177,8 @@ struct SessionSimulator {
         ctlLoaded.removeAll(keepingCapacity: true)
         ctlChild.removeAll(keepingCapacity: true)
         ctlTitle.removeAll(keepingCapacity: true)
-        nextAddress = rng.chance(0.6)
+        nextAddress =
+            rng.chance(0.6)
             ? 0x6000_0000_0000 + (UInt64(rng.below(0x0400_0000)) << 4)
             : 0x1_0000_0000 + (UInt64(rng.below(0x0800_0000)) << 4)
         rootController = -1
@@ -737,7 +740,8 @@ struct SessionSimulator {
         }
         if let last = contexts.indices.last {
             let context = contexts[last]
-            let canUnwind = contexts.count == 1 && shape != .split && context.kind != .alert
+            let canUnwind =
+                contexts.count == 1 && shape != .split && context.kind != .alert
                 && classes[classOf(rootFocus)].unwindAction.utf8CodeUnitCount > 0
             switch context.kind {
             case .alert:
@@ -1116,7 +1120,8 @@ struct SessionSimulator {
         var cause: UInt64 = 0
         if p.segue.utf8CodeUnitCount > 0 && rng.chance(0.55) {
             let legacy = rng.chance(0.06)
-            let kind: StaticString = style == .popover
+            let kind: StaticString =
+                style == .popover
                 ? (legacy ? "popover" : "popoverPresentation") : (legacy ? "modal" : "presentation")
             if rng.chance(0.25) {
                 let ok = !rng.chance(0.08)
@@ -1158,7 +1163,8 @@ struct SessionSimulator {
     mutating func presentAlert() {
         let from = focusedScreen
         let sheet = rng.chance(0.3)
-        let title = sheet
+        let title =
+            sheet
             ? catalog.sheetTitles[rng.below(catalog.sheetTitles.count)]
             : catalog.alertTitles[rng.below(catalog.alertTitles.count)]
         let alert = make(Vocabulary.alert, title: title)

@@ -173,12 +173,14 @@ final class Vocabulary: Sendable {
 
         // Shared screens.
         add("SearchViewController", sbid: "Search", title: "Search", segue: "showSearch")
-        add("ProfileViewController", sbid: "Profile", title: "Profile", unwind: "unwindToProfile:",
+        add(
+            "ProfileViewController", sbid: "Profile", title: "Profile", unwind: "unwindToProfile:",
             unwindSegue: "unwindToProfile", segue: "showProfile", embeds: ["ProfileHeaderViewController"],
             slot: "headerContainer", embedSegue: "embedProfileHeader",
             next: ["SettingsViewController", "AboutViewController"])
         add("ProfileHeaderViewController")
-        add("SettingsViewController", sbid: "Settings", title: "Settings", unwind: "unwindToSettings:",
+        add(
+            "SettingsViewController", sbid: "Settings", title: "Settings", unwind: "unwindToSettings:",
             unwindSegue: "unwindToSettings", segue: "showSettings",
             next: ["NotificationSettingsViewController", "AboutViewController", "PrivacySettingsViewController"])
         add("NotificationSettingsViewController", title: "Notifications", segue: "showNotificationSettings")
@@ -186,28 +188,39 @@ final class Vocabulary: Sendable {
         add("AboutViewController", sbid: "About", title: "About", segue: "showAbout")
 
         // Recipes.
-        add("RecipeListViewController", sbid: "RecipeList", title: "Recipes", unwind: "unwindToRecipeList:",
+        add(
+            "RecipeListViewController", sbid: "RecipeList", title: "Recipes", unwind: "unwindToRecipeList:",
             unwindSegue: "unwindToRecipeList", segue: "showRecipes",
             next: ["RecipeDetailViewController", "RecipeDetailViewController", "RecipeCollectionViewController"])
-        add("RecipeDetailViewController", sbid: "RecipeDetail", segue: "showRecipeDetail",
+        add(
+            "RecipeDetailViewController", sbid: "RecipeDetail", segue: "showRecipeDetail",
             embeds: ["RecipeHeaderViewController"], slot: "headerContainer", embedSegue: "embedRecipeHeader",
-            next: ["IngredientListViewController", "StepByStepViewController", "ReviewsViewController",
-                   "AuthorProfileViewController"])
+            next: [
+                "IngredientListViewController", "StepByStepViewController", "ReviewsViewController",
+                "AuthorProfileViewController",
+            ])
         add("RecipeHeaderViewController")
-        add("IngredientListViewController", title: "Ingredients", segue: "showIngredients",
+        add(
+            "IngredientListViewController", title: "Ingredients", segue: "showIngredients",
             next: ["ShoppingListViewController"])
-        add("StepByStepViewController", title: "Cook Mode", segue: "showSteps", embeds: ["UIPageViewController"],
+        add(
+            "StepByStepViewController", title: "Cook Mode", segue: "showSteps", embeds: ["UIPageViewController"],
             slot: "pageContainer", embedSegue: "embedSteps")
         add("ReviewsViewController", title: "Reviews", segue: "showReviews", next: ["AuthorProfileViewController"])
-        add("AuthorProfileViewController", sbid: "AuthorProfile", segue: "showAuthor",
+        add(
+            "AuthorProfileViewController", sbid: "AuthorProfile", segue: "showAuthor",
             next: ["RecipeDetailViewController", "RecipeCollectionViewController"])
-        add("RecipeCollectionViewController", title: "Collection", segue: "showCollection",
+        add(
+            "RecipeCollectionViewController", title: "Collection", segue: "showCollection",
             next: ["RecipeDetailViewController"])
-        add("SearchResultsViewController", title: "Results", segue: "showResults",
+        add(
+            "SearchResultsViewController", title: "Results", segue: "showResults",
             next: ["RecipeDetailViewController"])
-        add("FavoritesViewController", sbid: "Favorites", title: "Favorites", unwind: "unwindToFavorites:",
+        add(
+            "FavoritesViewController", sbid: "Favorites", title: "Favorites", unwind: "unwindToFavorites:",
             unwindSegue: "unwindToFavorites", next: ["RecipeDetailViewController"])
-        add("MealPlanViewController", title: "Meal Plan", segue: "showMealPlan",
+        add(
+            "MealPlanViewController", title: "Meal Plan", segue: "showMealPlan",
             embeds: ["WeekPlanViewController", "MonthPlanViewController"], slot: "calendarContainer",
             embedSegue: "embedCalendar", definesContext: true,
             next: ["RecipeDetailViewController", "ShoppingListViewController"])
@@ -215,39 +228,50 @@ final class Vocabulary: Sendable {
         add("MonthPlanViewController")
         add("ShoppingListViewController", title: "Shopping List", segue: "showShoppingList")
         add("AddRecipeViewController", sbid: "AddRecipe", title: "New Recipe")
-        add("IngredientPickerViewController", title: "Add Ingredient", segue: "pickIngredient",
+        add(
+            "IngredientPickerViewController", title: "Add Ingredient", segue: "pickIngredient",
             next: ["UnitPickerViewController"])
         add("UnitPickerViewController", title: "Unit", segue: "pickUnit")
         add("ImageViewerViewController", sbid: "ImageViewer")
 
         // Shopping.
-        add("HomeFeedViewController", sbid: "HomeFeed", title: "Home", unwind: "unwindToHome:",
+        add(
+            "HomeFeedViewController", sbid: "HomeFeed", title: "Home", unwind: "unwindToHome:",
             unwindSegue: "unwindToHome", next: ["ProductDetailViewController", "ProductListViewController"])
-        add("CategoryListViewController", sbid: "Categories", title: "Categories", segue: "showCategories",
+        add(
+            "CategoryListViewController", sbid: "Categories", title: "Categories", segue: "showCategories",
             next: ["ProductListViewController"])
         add("ProductListViewController", segue: "showProducts", next: ["ProductDetailViewController"])
-        add("ProductDetailViewController", sbid: "ProductDetail", segue: "showProduct",
+        add(
+            "ProductDetailViewController", sbid: "ProductDetail", segue: "showProduct",
             embeds: ["UIPageViewController"], slot: "galleryContainer", embedSegue: "embedGallery",
             definesContext: true,
             next: ["ProductReviewsViewController", "ProductDetailViewController", "CartViewController"])
         add("ProductReviewsViewController", title: "Reviews", segue: "showProductReviews")
-        add("CartViewController", sbid: "Cart", title: "Cart", unwind: "unwindToCart:", unwindSegue: "unwindToCart",
+        add(
+            "CartViewController", sbid: "Cart", title: "Cart", unwind: "unwindToCart:", unwindSegue: "unwindToCart",
             segue: "showCart", next: ["CheckoutViewController", "ProductDetailViewController"])
-        add("CheckoutViewController", sbid: "Checkout", title: "Checkout", segue: "showCheckout",
+        add(
+            "CheckoutViewController", sbid: "Checkout", title: "Checkout", segue: "showCheckout",
             next: ["ShippingAddressViewController", "PaymentMethodViewController", "OrderConfirmationViewController"])
-        add("ShippingAddressViewController", title: "Shipping", segue: "showShipping",
+        add(
+            "ShippingAddressViewController", title: "Shipping", segue: "showShipping",
             next: ["PaymentMethodViewController"])
-        add("PaymentMethodViewController", title: "Payment", segue: "showPayment",
+        add(
+            "PaymentMethodViewController", title: "Payment", segue: "showPayment",
             next: ["OrderConfirmationViewController"])
-        add("OrderConfirmationViewController", title: "Thank You!", segue: "showConfirmation",
+        add(
+            "OrderConfirmationViewController", title: "Thank You!", segue: "showConfirmation",
             next: ["OrderDetailViewController"])
-        add("OrderHistoryViewController", title: "Orders", segue: "showOrders",
+        add(
+            "OrderHistoryViewController", title: "Orders", segue: "showOrders",
             embeds: ["ActiveOrdersViewController", "PastOrdersViewController"], slot: "contentContainer",
             embedSegue: "embedOrders", next: ["OrderDetailViewController"])
         add("ActiveOrdersViewController")
         add("PastOrdersViewController")
         add("OrderDetailViewController", segue: "showOrder", next: ["ProductDetailViewController"])
-        add("AccountViewController", sbid: "Account", title: "Account", unwind: "unwindToAccount:",
+        add(
+            "AccountViewController", sbid: "Account", title: "Account", unwind: "unwindToAccount:",
             unwindSegue: "unwindToAccount",
             next: ["OrderHistoryViewController", "WishlistViewController", "SettingsViewController"])
         add("WishlistViewController", title: "Wishlist", segue: "showWishlist", next: ["ProductDetailViewController"])
@@ -259,40 +283,50 @@ final class Vocabulary: Sendable {
         add("AddressFormViewController", title: "New Address", segue: "showAddressForm")
 
         // Mail.
-        add("MailboxListViewController", sbid: "Mailboxes", title: "Mailboxes", segue: "showMailboxes",
+        add(
+            "MailboxListViewController", sbid: "Mailboxes", title: "Mailboxes", segue: "showMailboxes",
             next: ["MessageListViewController"])
-        add("MessageListViewController", sbid: "MessageList", title: "Inbox", unwind: "unwindToMessageList:",
+        add(
+            "MessageListViewController", sbid: "MessageList", title: "Inbox", unwind: "unwindToMessageList:",
             unwindSegue: "unwindToMessageList", segue: "showMailbox",
             next: ["MessageDetailViewController", "ThreadViewController"])
-        add("MessageDetailViewController", sbid: "MessageDetail", segue: "showMessage",
+        add(
+            "MessageDetailViewController", sbid: "MessageDetail", segue: "showMessage",
             embeds: ["AttachmentStripViewController"], slot: "attachmentsContainer", embedSegue: "embedAttachments",
             next: ["AttachmentPreviewViewController", "ContactDetailViewController"])
         add("AttachmentStripViewController")
         add("ThreadViewController", segue: "showThread", next: ["MessageDetailViewController"])
         add("AttachmentPreviewViewController", segue: "showAttachment")
-        add("ContactDetailViewController", sbid: "ContactDetail", segue: "showContact",
+        add(
+            "ContactDetailViewController", sbid: "ContactDetail", segue: "showContact",
             next: ["MessageListViewController"])
         add("ComposeViewController", sbid: "Compose", title: "New Message")
         add("RecipientPickerViewController", title: "Add Recipient", segue: "showRecipients")
         add("FolderPickerViewController", title: "Move to…")
 
         // Fitness.
-        add("ActivityFeedViewController", sbid: "ActivityFeed", title: "Activity", unwind: "unwindToActivity:",
+        add(
+            "ActivityFeedViewController", sbid: "ActivityFeed", title: "Activity", unwind: "unwindToActivity:",
             unwindSegue: "unwindToActivity", next: ["WorkoutSummaryViewController", "TrailDetailViewController"])
-        add("TrailListViewController", sbid: "TrailList", title: "Trails", unwind: "unwindToTrails:",
+        add(
+            "TrailListViewController", sbid: "TrailList", title: "Trails", unwind: "unwindToTrails:",
             unwindSegue: "unwindToTrails", segue: "showTrails", next: ["TrailDetailViewController"])
-        add("TrailDetailViewController", sbid: "TrailDetail", segue: "showTrail", embeds: ["MapSnippetViewController"],
+        add(
+            "TrailDetailViewController", sbid: "TrailDetail", segue: "showTrail", embeds: ["MapSnippetViewController"],
             slot: "mapContainer", embedSegue: "embedMap", next: ["MapViewController", "LeaderboardViewController"])
         add("MapSnippetViewController")
         add("MapViewController", title: "Map", segue: "showMap")
-        add("WorkoutSummaryViewController", segue: "showWorkout",
+        add(
+            "WorkoutSummaryViewController", segue: "showWorkout",
             embeds: ["HeartRateChartViewController", "PaceChartViewController"], slot: "chartContainer",
             embedSegue: "embedChart", next: ["MapViewController", "LeaderboardViewController"])
         add("HeartRateChartViewController")
         add("PaceChartViewController")
-        add("LeaderboardViewController", title: "Leaderboard", segue: "showLeaderboard",
+        add(
+            "LeaderboardViewController", title: "Leaderboard", segue: "showLeaderboard",
             next: ["AuthorProfileViewController"])
-        add("WorkoutHistoryViewController", title: "History", segue: "showHistory",
+        add(
+            "WorkoutHistoryViewController", title: "History", segue: "showHistory",
             next: ["WorkoutSummaryViewController"])
         add("RecordWorkoutViewController", sbid: "RecordWorkout")
         add("MapOptionsViewController", sbid: "MapOptions")
@@ -352,15 +386,21 @@ final class Vocabulary: Sendable {
             // recipes
             Catalog(
                 tabBar: c("MainTabBarController"), split: c("UISplitViewController"),
-                tabRoots: [c("RecipeListViewController"), c("SearchViewController"), c("MealPlanViewController"),
-                           c("FavoritesViewController"), c("ProfileViewController")],
+                tabRoots: [
+                    c("RecipeListViewController"), c("SearchViewController"), c("MealPlanViewController"),
+                    c("FavoritesViewController"), c("ProfileViewController"),
+                ],
                 navigationRoot: c("RecipeListViewController"), splitPrimaryRoot: c("RecipeListViewController"),
                 emptyDetail: c("EmptyDetailViewController"),
-                details: [c("RecipeDetailViewController"), c("StepByStepViewController"),
-                          c("RecipeDetailViewController"), c("ReviewsViewController")],
-                pushes: [c("RecipeDetailViewController"), c("SearchResultsViewController"),
-                         c("RecipeCollectionViewController"), c("SettingsViewController"),
-                         c("ShoppingListViewController"), c("MealPlanViewController")],
+                details: [
+                    c("RecipeDetailViewController"), c("StepByStepViewController"),
+                    c("RecipeDetailViewController"), c("ReviewsViewController"),
+                ],
+                pushes: [
+                    c("RecipeDetailViewController"), c("SearchResultsViewController"),
+                    c("RecipeCollectionViewController"), c("SettingsViewController"),
+                    c("ShoppingListViewController"), c("MealPlanViewController"),
+                ],
                 presentables: [
                     filters, sort, share, login, editProfile, photo, safari,
                     Presentable(
@@ -374,35 +414,51 @@ final class Vocabulary: Sendable {
                 alertTitles: common + ["Delete Recipe?", "Remove from Favorites?", "Timer Finished"],
                 sheetTitles: ["Share Recipe", "Add to Meal Plan", "Servings"],
                 marks: [
-                    MarkTemplate(name: "recipe_viewed", props: [
-                        ("recipe_id", .identifier("r-", 5)),
-                        ("source", .strings(["feed", "search", "favorites", "deeplink", "meal_plan"])),
-                        ("servings", .integer(1, 8)), ("vegetarian", .flag(0.3)),
-                    ]),
-                    MarkTemplate(name: "search_performed", props: [
-                        ("query", .strings(searchQueries)), ("results", .integer(0, 120)),
-                    ]),
-                    MarkTemplate(name: "favorite_added", props: [
-                        ("recipe_id", .identifier("r-", 5)), ("from_detail", .flag(0.8)),
-                    ]),
-                    MarkTemplate(name: "timer_started", props: [
-                        ("seconds", .integer(60, 3600)), ("step", .integer(1, 12)),
-                    ]),
-                    MarkTemplate(name: "rating_submitted", props: [
-                        ("stars", .integer(1, 5)), ("with_comment", .flag(0.25)), ("avg_before", .tenths(25, 50)),
-                    ]),
+                    MarkTemplate(
+                        name: "recipe_viewed",
+                        props: [
+                            ("recipe_id", .identifier("r-", 5)),
+                            ("source", .strings(["feed", "search", "favorites", "deeplink", "meal_plan"])),
+                            ("servings", .integer(1, 8)), ("vegetarian", .flag(0.3)),
+                        ]),
+                    MarkTemplate(
+                        name: "search_performed",
+                        props: [
+                            ("query", .strings(searchQueries)), ("results", .integer(0, 120)),
+                        ]),
+                    MarkTemplate(
+                        name: "favorite_added",
+                        props: [
+                            ("recipe_id", .identifier("r-", 5)), ("from_detail", .flag(0.8)),
+                        ]),
+                    MarkTemplate(
+                        name: "timer_started",
+                        props: [
+                            ("seconds", .integer(60, 3600)), ("step", .integer(1, 12)),
+                        ]),
+                    MarkTemplate(
+                        name: "rating_submitted",
+                        props: [
+                            ("stars", .integer(1, 5)), ("with_comment", .flag(0.25)), ("avg_before", .tenths(25, 50)),
+                        ]),
                 ]),
             // shopping
             Catalog(
                 tabBar: c("UITabBarController"), split: c("RootSplitViewController"),
-                tabRoots: [c("HomeFeedViewController"), c("CategoryListViewController"), c("CartViewController"),
-                           c("AccountViewController")],
+                tabRoots: [
+                    c("HomeFeedViewController"), c("CategoryListViewController"), c("CartViewController"),
+                    c("AccountViewController"),
+                ],
                 navigationRoot: c("HomeFeedViewController"), splitPrimaryRoot: c("CategoryListViewController"),
                 emptyDetail: c("EmptyDetailViewController"),
-                details: [c("ProductListViewController"), c("ProductDetailViewController"),
-                          c("ProductDetailViewController"), c("WishlistViewController")],
-                pushes: [c("ProductDetailViewController"), c("ProductListViewController"), c("CartViewController"),
-                         c("OrderHistoryViewController"), c("WishlistViewController"), c("SettingsViewController")],
+                details: [
+                    c("ProductListViewController"), c("ProductDetailViewController"),
+                    c("ProductDetailViewController"), c("WishlistViewController"),
+                ],
+                pushes: [
+                    c("ProductDetailViewController"), c("ProductListViewController"), c("CartViewController"),
+                    c("OrderHistoryViewController"), c("WishlistViewController"), c("SettingsViewController"),
+                ],
                 presentables: [
                     filters, sort, share, login, photo, safari,
                     Presentable(
@@ -419,27 +475,42 @@ final class Vocabulary: Sendable {
                 alertTitles: common + ["Remove Item?", "Out of Stock", "Payment Declined", "Apply Coupon “WINTER25”?"],
                 sheetTitles: ["Sort By", "Choose Size", "Share Product"],
                 marks: [
-                    MarkTemplate(name: "add_to_cart", props: [
-                        ("sku", .identifier("SKU-", 6)), ("price", .money(199, 39999)), ("quantity", .integer(1, 4)),
-                        ("in_stock", .flag(0.95)),
-                    ]),
-                    MarkTemplate(name: "checkout_started", props: [
-                        ("items", .integer(1, 9)), ("total", .money(499, 89999)),
-                        ("currency", .strings(["EUR", "USD", "GBP", "CHF", "JPY"])),
-                    ]),
-                    MarkTemplate(name: "purchase_completed", props: [
-                        ("order_id", .identifier("ord_", 8)), ("total", .money(499, 89999)),
-                        ("payment", .strings(["apple_pay", "card", "paypal", "klarna"])), ("first_order", .flag(0.2)),
-                    ]),
-                    MarkTemplate(name: "search_performed", props: [
-                        ("query", .strings(["running shoes", "usb-c cable", "14\" laptop sleeve", "café table",
-                                            "größe 42", "back\\pack"])),
-                        ("results", .integer(0, 500)),
-                    ]),
-                    MarkTemplate(name: "banner_tapped", props: [
-                        ("campaign", .strings(["black_friday", "winter_sale", "free_shipping"])),
-                        ("position", .integer(0, 6)),
-                    ]),
+                    MarkTemplate(
+                        name: "add_to_cart",
+                        props: [
+                            ("sku", .identifier("SKU-", 6)), ("price", .money(199, 39999)), ("quantity", .integer(1, 4)),
+                            ("in_stock", .flag(0.95)),
+                        ]),
+                    MarkTemplate(
+                        name: "checkout_started",
+                        props: [
+                            ("items", .integer(1, 9)), ("total", .money(499, 89999)),
+                            ("currency", .strings(["EUR", "USD", "GBP", "CHF", "JPY"])),
+                        ]),
+                    MarkTemplate(
+                        name: "purchase_completed",
+                        props: [
+                            ("order_id", .identifier("ord_", 8)), ("total", .money(499, 89999)),
+                            ("payment", .strings(["apple_pay", "card", "paypal", "klarna"])), ("first_order", .flag(0.2)),
+                        ]),
+                    MarkTemplate(
+                        name: "search_performed",
+                        props: [
+                            (
+                                "query",
+                                .strings([
+                                    "running shoes", "usb-c cable", "14\" laptop sleeve", "café table",
+                                    "größe 42", "back\\pack",
+                                ])
+                            ),
+                            ("results", .integer(0, 500)),
+                        ]),
+                    MarkTemplate(
+                        name: "banner_tapped",
+                        props: [
+                            ("campaign", .strings(["black_friday", "winter_sale", "free_shipping"])),
+                            ("position", .integer(0, 6)),
+                        ]),
                 ]),
             // mail
             Catalog(
@@ -447,10 +518,14 @@ final class Vocabulary: Sendable {
                 tabRoots: [c("MailboxListViewController"), c("SearchViewController"), c("SettingsViewController")],
                 navigationRoot: c("MailboxListViewController"), splitPrimaryRoot: c("MailboxListViewController"),
                 emptyDetail: c("EmptyDetailViewController"),
-                details: [c("MessageDetailViewController"), c("MessageDetailViewController"),
-                          c("ThreadViewController")],
-                pushes: [c("MessageListViewController"), c("MessageDetailViewController"), c("ThreadViewController"),
-                         c("ContactDetailViewController"), c("SettingsViewController")],
+                details: [
+                    c("MessageDetailViewController"), c("MessageDetailViewController"),
+                    c("ThreadViewController"),
+                ],
+                pushes: [
+                    c("MessageListViewController"), c("MessageDetailViewController"), c("ThreadViewController"),
+                    c("ContactDetailViewController"), c("SettingsViewController"),
+                ],
                 presentables: [
                     share, safari, login,
                     Presentable(
@@ -469,32 +544,46 @@ final class Vocabulary: Sendable {
                 alertTitles: common + ["Discard Draft?", "Delete 3 Messages?", "Mark All as Read?", "No Subject"],
                 sheetTitles: ["Reply", "Move Message", "Flag"],
                 marks: [
-                    MarkTemplate(name: "message_opened", props: [
-                        ("folder", .strings(["Inbox", "Archive", "Sent", "Newsletters", "Reçus"])),
-                        ("unread", .flag(0.6)), ("attachments", .integer(0, 3)),
-                    ]),
-                    MarkTemplate(name: "message_sent", props: [
-                        ("recipients", .integer(1, 5)), ("has_attachment", .flag(0.2)),
-                        ("draft_seconds", .integer(4, 900)),
-                    ]),
-                    MarkTemplate(name: "swipe_action", props: [
-                        ("action", .strings(["archive", "delete", "flag", "snooze", "mark_read"])),
-                    ]),
-                    MarkTemplate(name: "sync_finished", props: [
-                        ("new_messages", .integer(0, 40)), ("duration_s", .tenths(1, 95)), ("on_wifi", .flag(0.7)),
-                    ]),
+                    MarkTemplate(
+                        name: "message_opened",
+                        props: [
+                            ("folder", .strings(["Inbox", "Archive", "Sent", "Newsletters", "Reçus"])),
+                            ("unread", .flag(0.6)), ("attachments", .integer(0, 3)),
+                        ]),
+                    MarkTemplate(
+                        name: "message_sent",
+                        props: [
+                            ("recipients", .integer(1, 5)), ("has_attachment", .flag(0.2)),
+                            ("draft_seconds", .integer(4, 900)),
+                        ]),
+                    MarkTemplate(
+                        name: "swipe_action",
+                        props: [
+                            ("action", .strings(["archive", "delete", "flag", "snooze", "mark_read"]))
+                        ]),
+                    MarkTemplate(
+                        name: "sync_finished",
+                        props: [
+                            ("new_messages", .integer(0, 40)), ("duration_s", .tenths(1, 95)), ("on_wifi", .flag(0.7)),
+                        ]),
                 ]),
             // fitness
             Catalog(
                 tabBar: c("MainTabBarController"), split: c("RootSplitViewController"),
-                tabRoots: [c("ActivityFeedViewController"), c("TrailListViewController"),
-                           c("WorkoutHistoryViewController"), c("ProfileViewController")],
+                tabRoots: [
+                    c("ActivityFeedViewController"), c("TrailListViewController"),
+                    c("WorkoutHistoryViewController"), c("ProfileViewController"),
+                ],
                 navigationRoot: c("TrailListViewController"), splitPrimaryRoot: c("TrailListViewController"),
                 emptyDetail: c("EmptyDetailViewController"),
-                details: [c("TrailDetailViewController"), c("TrailDetailViewController"),
-                          c("WorkoutSummaryViewController"), c("MapViewController")],
-                pushes: [c("TrailDetailViewController"), c("WorkoutSummaryViewController"),
-                         c("LeaderboardViewController"), c("MapViewController"), c("SettingsViewController")],
+                details: [
+                    c("TrailDetailViewController"), c("TrailDetailViewController"),
+                    c("WorkoutSummaryViewController"), c("MapViewController"),
+                ],
+                pushes: [
+                    c("TrailDetailViewController"), c("WorkoutSummaryViewController"),
+                    c("LeaderboardViewController"), c("MapViewController"), c("SettingsViewController"),
+                ],
                 presentables: [
                     share, login, editProfile, filters,
                     Presentable(
@@ -513,17 +602,23 @@ final class Vocabulary: Sendable {
                 alertTitles: common + ["End Workout?", "Location Access Needed", "GPS Signal Lost"],
                 sheetTitles: ["Add Photo", "Share Workout", "Units"],
                 marks: [
-                    MarkTemplate(name: "workout_started", props: [
-                        ("type", .strings(["run", "ride", "hike", "walk", "swim"])), ("indoor", .flag(0.15)),
-                    ]),
-                    MarkTemplate(name: "workout_finished", props: [
-                        ("distance_km", .tenths(5, 422)), ("duration_s", .integer(300, 14400)),
-                        ("avg_hr", .integer(90, 182)), ("personal_best", .flag(0.05)),
-                    ]),
-                    MarkTemplate(name: "trail_saved", props: [
-                        ("trail_id", .identifier("t-", 6)),
-                        ("difficulty", .strings(["easy", "moderate", "hard", "très difficile"])),
-                    ]),
+                    MarkTemplate(
+                        name: "workout_started",
+                        props: [
+                            ("type", .strings(["run", "ride", "hike", "walk", "swim"])), ("indoor", .flag(0.15)),
+                        ]),
+                    MarkTemplate(
+                        name: "workout_finished",
+                        props: [
+                            ("distance_km", .tenths(5, 422)), ("duration_s", .integer(300, 14400)),
+                            ("avg_hr", .integer(90, 182)), ("personal_best", .flag(0.05)),
+                        ]),
+                    MarkTemplate(
+                        name: "trail_saved",
+                        props: [
+                            ("trail_id", .identifier("t-", 6)),
+                            ("difficulty", .strings(["easy", "moderate", "hard", "très difficile"])),
+                        ]),
                     MarkTemplate(name: "kudos_given", props: [("count", .integer(1, 3))]),
                 ]),
         ]

@@ -120,19 +120,27 @@ public struct WorkloadApp: Sendable, Hashable {
     public static let defaults: [WorkloadApp] = [
         WorkloadApp(
             name: "Cookbook", catalog: .recipes,
-            releases: [.init(version: "4.12.1", build: "41201"), .init(version: "4.12.0", build: "41187"),
-                       .init(version: "4.11.3", build: "41142")]),
+            releases: [
+                .init(version: "4.12.1", build: "41201"), .init(version: "4.12.0", build: "41187"),
+                .init(version: "4.11.3", build: "41142"),
+            ]),
         WorkloadApp(
             name: "ShopKart", catalog: .shopping,
-            releases: [.init(version: "7.3.0", build: "2025.11.18.1"), .init(version: "7.2.2", build: "2025.11.04.3"),
-                       .init(version: "7.1.0", build: "2025.10.09.1")]),
+            releases: [
+                .init(version: "7.3.0", build: "2025.11.18.1"), .init(version: "7.2.2", build: "2025.11.04.3"),
+                .init(version: "7.1.0", build: "2025.10.09.1"),
+            ]),
         WorkloadApp(
             name: "Mailroom", catalog: .mail,
-            releases: [.init(version: "2.8", build: "880"), .init(version: "2.7.1", build: "871"),
-                       .init(version: "2.7", build: "866")]),
+            releases: [
+                .init(version: "2.8", build: "880"), .init(version: "2.7.1", build: "871"),
+                .init(version: "2.7", build: "866"),
+            ]),
         WorkloadApp(
             name: "Trailhead", catalog: .fitness,
-            releases: [.init(version: "1.19.0", build: "1904"), .init(version: "1.18.2", build: "1877"),
-                       .init(version: "1.18.0", build: "1850")]),
+            releases: [
+                .init(version: "1.19.0", build: "1904"), .init(version: "1.18.2", build: "1877"),
+                .init(version: "1.18.0", build: "1850"),
+            ]),
     ]
 }

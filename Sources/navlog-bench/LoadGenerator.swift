@@ -2,7 +2,7 @@ import Foundation
 import NavlogWorkload
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `navlog-bench load`: drives a navlogd (or rsyslog, with `--raw`) with many connections and

@@ -30,7 +30,10 @@ struct Arguments {
             case "--block-events": options.maximumEventsPerBlock = Int(iterator.next() ?? "") ?? options.maximumEventsPerBlock
             case "--level": options.compressionLevel = Int32(iterator.next() ?? "") ?? options.compressionLevel
             default:
-                FileHandle.standardError.write(Data("navlog-bench: unknown argument \(argument). Use --events N, --size-events N, --block-events N, --level N, --only parse|scan|size, --scan-repeats N, --work DIR, --keep.\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "navlog-bench: unknown argument \(argument). Use --events N, --size-events N, --block-events N, --level N, --only parse|scan|size, --scan-repeats N, --work DIR, --keep.\n"
+                            .utf8))
                 exit(2)
             }
         }
@@ -105,7 +108,9 @@ let ndjson = generator.ndjson(events: arguments.events)
 let generateSeconds = now() - started
 FileManager.default.createFile(atPath: ndjsonPath, contents: Data(ndjson))
 let averageLine = Double(ndjson.count) / Double(arguments.events)
-print("events: \(arguments.events) (\(generator.sessionsStarted) sessions, \(String(format: "%.0f", averageLine)) bytes/line, \(ndjson.count / 1_000_000) MB NDJSON, generated in \(String(format: "%.1f", generateSeconds)) s)")
+print(
+    "events: \(arguments.events) (\(generator.sessionsStarted) sessions, \(String(format: "%.0f", averageLine)) bytes/line, \(ndjson.count / 1_000_000) MB NDJSON, generated in \(String(format: "%.1f", generateSeconds)) s)"
+)
 
 func wanted(_ phase: String) -> Bool { arguments.only == nil || arguments.only == phase }
 
@@ -140,9 +145,11 @@ if wanted("parse") {
     let foundationSeconds = now() - started
     let ours = Double(ndjson.count) / parseSeconds
     let theirs = Double(sampleBytes) / foundationSeconds
-    rows.append(Row(figure: "validated parse (1 core)", value: format(ours / 1e6, "MB/s").replacingOccurrences(of: "  ", with: " "),
-                    baseline: String(format: "%.0f MB/s Foundation JSONSerialization (no validation)", theirs / 1e6),
-                    ratio: String(format: "%.1f×", ours / theirs), goal: "≥ 150 MB/s"))
+    rows.append(
+        Row(
+            figure: "validated parse (1 core)", value: format(ours / 1e6, "MB/s").replacingOccurrences(of: "  ", with: " "),
+            baseline: String(format: "%.0f MB/s Foundation JSONSerialization (no validation)", theirs / 1e6),
+            ratio: String(format: "%.1f×", ours / theirs), goal: "≥ 150 MB/s"))
     rows.append(Row(figure: "validated parse (1 core)", value: format(Double(arguments.events) / parseSeconds, "events/s"), baseline: "", ratio: "", goal: ""))
 }
 
@@ -157,7 +164,8 @@ do {
     ndjson.withUnsafeBytes { raw in
         framer.feed(raw) { number, piece in
             if case .line(let bytes) = piece {
-                _ = try? parser.parse(bytes, lineNumber: number, receivedAt: 1_763_720_000_000_000 + Int64(number), peer: PeerCredentials(uid: 1000, gid: 1000, pid: 77), into: &batch)
+                _ = try? parser.parse(
+                    bytes, lineNumber: number, receivedAt: 1_763_720_000_000_000 + Int64(number), peer: PeerCredentials(uid: 1000, gid: 1000, pid: 77), into: &batch)
                 if batch.count >= 16_384 {
                     try! log.append(batch)
                     batch.removeAll()
@@ -171,8 +179,10 @@ do {
     let zstdSeconds = shell("zstd -3 -T1 -q -f -o \(arguments.work)/events.ndjson.zst \(ndjsonPath)").seconds
     let ours = Double(arguments.events) / ingestSeconds
     let theirs = Double(arguments.events) / zstdSeconds
-    rows.append(Row(figure: "offline ingest (navlog ingest path)", value: format(ours, "events/s"),
-                    baseline: format(theirs, "events/s") + " zstd -3 -T1 of the NDJSON", ratio: String(format: "%.2f×", ours / theirs), goal: "(recorded)"))
+    rows.append(
+        Row(
+            figure: "offline ingest (navlog ingest path)", value: format(ours, "events/s"),
+            baseline: format(theirs, "events/s") + " zstd -3 -T1 of the NDJSON", ratio: String(format: "%.2f×", ours / theirs), goal: "(recorded)"))
 }
 
 // 4. Full-scan decode: every event's header fields, in LSN order.
@@ -194,8 +204,10 @@ if wanted("scan") {
     let zstdSeconds = shell("zstd -d -q -c \(arguments.work)/events.ndjson.zst > /dev/null").seconds
     let ours = Double(count) / scanSeconds
     let theirs = Double(count) / zstdSeconds
-    rows.append(Row(figure: "full-scan decode (1 core)", value: format(ours, "events/s"),
-                    baseline: format(theirs, "events/s") + " zstd -d of the NDJSON (no parsing)", ratio: String(format: "%.2f×", ours / theirs), goal: "≥ 10M events/s"))
+    rows.append(
+        Row(
+            figure: "full-scan decode (1 core)", value: format(ours, "events/s"),
+            baseline: format(theirs, "events/s") + " zstd -d of the NDJSON (no parsing)", ratio: String(format: "%.2f×", ours / theirs), goal: "≥ 10M events/s"))
     // `cat`: the same scan, written out as JSON Lines.
     var output: [UInt8] = []
     output.reserveCapacity(1 << 21)
@@ -207,8 +219,10 @@ if wanted("scan") {
         return true
     }
     let catSeconds = now() - started
-    rows.append(Row(figure: "cat to JSON Lines (in process)", value: format(Double(count) / catSeconds, "events/s"),
-                    baseline: String(format: "%.0f MB/s of JSON out", Double(written + output.count) / catSeconds / 1e6), ratio: "", goal: "(recorded)"))
+    rows.append(
+        Row(
+            figure: "cat to JSON Lines (in process)", value: format(Double(count) / catSeconds, "events/s"),
+            baseline: String(format: "%.0f MB/s of JSON out", Double(written + output.count) / catSeconds / 1e6), ratio: "", goal: "(recorded)"))
     _ = checksum
 }
 
@@ -230,7 +244,8 @@ if wanted("size") {
     subsetBytes.withUnsafeBytes { raw in
         framer.feed(raw) { number, piece in
             if case .line(let bytes) = piece {
-                _ = try? parser.parse(bytes, lineNumber: number, receivedAt: 1_763_720_000_000_000 + Int64(number), peer: PeerCredentials(uid: 1000, gid: 1000, pid: 77), into: &batch)
+                _ = try? parser.parse(
+                    bytes, lineNumber: number, receivedAt: 1_763_720_000_000_000 + Int64(number), peer: PeerCredentials(uid: 1000, gid: 1000, pid: 77), into: &batch)
             }
         }
     }
@@ -240,10 +255,14 @@ if wanted("size") {
     let zstd3 = Double(fileSize(subset + ".3.zst")) / Double(events)
     let zstd19 = Double(fileSize(subset + ".19.zst")) / Double(events)
     let raw = Double(fileSize(subset)) / Double(events)
-    rows.append(Row(figure: "bytes/event on disk (\(events) events)", value: String(format: "%.2f B", ours),
-                    baseline: String(format: "%.2f B zstd -3 of NDJSON (raw %.0f B)", zstd3, raw), ratio: String(format: "%.2f×", ours / zstd3), goal: "≤ 0.5× zstd -3"))
-    rows.append(Row(figure: "bytes/event on disk (\(events) events)", value: String(format: "%.2f B", ours),
-                    baseline: String(format: "%.2f B zstd -19 --long of NDJSON", zstd19), ratio: String(format: "%.2f×", ours / zstd19), goal: "(recorded)"))
+    rows.append(
+        Row(
+            figure: "bytes/event on disk (\(events) events)", value: String(format: "%.2f B", ours),
+            baseline: String(format: "%.2f B zstd -3 of NDJSON (raw %.0f B)", zstd3, raw), ratio: String(format: "%.2f×", ours / zstd3), goal: "≤ 0.5× zstd -3"))
+    rows.append(
+        Row(
+            figure: "bytes/event on disk (\(events) events)", value: String(format: "%.2f B", ours),
+            baseline: String(format: "%.2f B zstd -19 --long of NDJSON", zstd19), ratio: String(format: "%.2f×", ours / zstd19), goal: "(recorded)"))
     rows.append(Row(figure: "bytes/event on disk (\(arguments.events) events)", value: String(format: "%.2f B", bytesPerEvent), baseline: "", ratio: "", goal: ""))
 }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import NavlogEvents
 import NavlogStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `navlog ingest`: offline import of JSON Lines files with the daemon's validation.
 struct IngestCommand: ParsableCommand {
@@ -111,7 +112,9 @@ struct IngestCommand: ParsableCommand {
             throw ExitCode.failure
         }
         let range = totals.events > 0 ? ", LSNs \(firstLSN)–\(log.nextLSN - 1)" : ""
-        print("Stored \(totals.events) events in \(data.dataDirectory)\(range); \(totals.rejected) lines rejected\(totals.hellos > 0 ? ", \(totals.hellos) hello lines skipped" : "").")
+        print(
+            "Stored \(totals.events) events in \(data.dataDirectory)\(range); \(totals.rejected) lines rejected\(totals.hellos > 0 ? ", \(totals.hellos) hello lines skipped" : "")."
+        )
         if totals.rejected > 0 { throw ExitCode.failure }
     }
 

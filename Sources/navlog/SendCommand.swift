@@ -77,7 +77,9 @@ struct SendCommand: AsyncParsableCommand {
         let stats = client.statistics
         await client.close(timeout: 1)
         let stored = stats.acknowledged - stats.duplicates - stats.rejected
-        print("Sent to \(socket): \(stored) events stored, \(stats.duplicates) duplicates dropped, \(stats.rejected) lines rejected\(stats.reconnects > 0 ? ", \(stats.reconnects) reconnections" : "").")
+        print(
+            "Sent to \(socket): \(stored) events stored, \(stats.duplicates) duplicates dropped, \(stats.rejected) lines rejected\(stats.reconnects > 0 ? ", \(stats.reconnects) reconnections" : "")."
+        )
         if stats.rejected > 0 { throw ExitCode.failure }
     }
 }

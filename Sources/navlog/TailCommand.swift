@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import NavlogEvents
 import NavlogStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `navlog tail`: the newest events, and with `-f` every new one as it is stored.
 struct TailCommand: ParsableCommand {

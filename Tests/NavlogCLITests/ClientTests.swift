@@ -5,7 +5,7 @@ import NavlogWorkload
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("NavlogClient against a real navlogd", .serialized)

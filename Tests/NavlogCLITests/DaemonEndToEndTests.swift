@@ -4,7 +4,7 @@ import NavlogWorkload
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// navlogd end to end: the built binaries on a temporary socket, real clients.
@@ -63,7 +63,8 @@ struct DaemonEndToEndTests {
     @Test("bad, oversize and partial lines are rejected one by one and the connection stays usable")
     func badLinesKeepTheConnection() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", try Self.write(Array(#"{"maximumLineBytes": 4096}"#.utf8), to: dir.appendingPathComponent("c.json")).path])
+            let daemon = try DaemonProcess(
+                directory: dir, arguments: ["--config", try Self.write(Array(#"{"maximumLineBytes": 4096}"#.utf8), to: dir.appendingPathComponent("c.json")).path])
             let client = try SocketClient(path: daemon.socket)
             try client.send(#"{"hello":1,"client":"test","ack":"batch"}"# + "\n")
             try client.send(#"{"type":"app.foreground","session":"s","seq":1}"# + "\n")
@@ -266,7 +267,8 @@ struct DaemonEndToEndTests {
             let suppressed = replies.compactMap { $0["warning"] as? String == "rate-limited" ? $0["suppressed"] as? Int : nil }.reduce(0, +)
             #expect(suppressed == 150, "the client is told how many events were suppressed: \(replies)")
             #expect(replies.filter { $0["ack"] != nil }.reduce(0) { $0 + ($1["stored"] as? Int ?? 0) } == 100)
-            let stats = try JSONSerialization.jsonObject(with: Data(try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"]).output.utf8)) as! [String: Any]
+            let stats =
+                try JSONSerialization.jsonObject(with: Data(try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"]).output.utf8)) as! [String: Any]
             #expect(stats["rateLimited"] as? Int == 150, "and the daemon counts them")
             client.close()
             #expect(daemon.terminate() == 0)

@@ -127,23 +127,26 @@ struct IngestCatEndToEndTests {
     func exactMessages() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let file = dir.appendingPathComponent("few.jsonl")
-            try Data("""
+            try Data(
+                """
                 {"type":"nav.push","session":"s","nav":"0x1"}
                 {"type":"nav.push","session":"s","nav":"0x1","vc":{"id":"0x2","class":7}}
                 {"type":"present","session":"s","from":"0x1","vc":"0x3","style":"sideways"}
                 {"type":"nav.shove","session":"s"}
                 {"type":"mark","session":"s","name":"x","props":{"a":[1]}}
 
-                """.utf8).write(to: file)
+                """.utf8
+            ).write(to: file)
             let result = try ProcessRunner.navlog(["ingest", "--data-dir", dir.appendingPathComponent("d").path, file.path])
             let lines = result.errorOutput.split(separator: "\n").map { String($0.dropFirst(file.path.count + 2)) }
-            #expect(lines == [
-                #"line 1, field "vc": a nav.push event needs "vc""#,
-                #"line 2, column 51, field "vc.class": expected a string, found an integer"#,
-                #"line 3, column 65, field "style": "sideways" is not a presentation style; expected one of fullScreen, pageSheet, formSheet, currentContext, overFullScreen, overCurrentContext, popover, custom, automatic"#,
-                #"line 4, column 9, field "type": "nav.shove" is not an event type; see schemas/README.md for the list"#,
-                #"line 5, column 49, field "props.a": expected a string, number or boolean, found an array"#,
-            ])
+            #expect(
+                lines == [
+                    #"line 1, field "vc": a nav.push event needs "vc""#,
+                    #"line 2, column 51, field "vc.class": expected a string, found an integer"#,
+                    #"line 3, column 65, field "style": "sideways" is not a presentation style; expected one of fullScreen, pageSheet, formSheet, currentContext, overFullScreen, overCurrentContext, popover, custom, automatic"#,
+                    #"line 4, column 9, field "type": "nav.shove" is not an event type; see schemas/README.md for the list"#,
+                    #"line 5, column 49, field "props.a": expected a string, number or boolean, found an array"#,
+                ])
         }
     }
 

@@ -3,13 +3,14 @@ import NavlogTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// navlogd under systemd's protocols: unit files, socket activation, readiness notification.
 @Suite("navlogd and systemd", .serialized)
 struct SystemdTests {
-    static let systemdAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
+    static let systemdAvailable =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")
 
     @Test("systemd-analyze verify accepts the units", .enabled(if: systemdAvailable))
@@ -20,9 +21,11 @@ struct SystemdTests {
                 .replacingOccurrences(of: "/usr/local/bin/navlogd", with: TestEnvironment.binaries.appendingPathComponent("navlogd").path)
             try service.write(to: dir.appendingPathComponent("navlogd.service"), atomically: true, encoding: .utf8)
             try FileManager.default.copyItem(at: units.appendingPathComponent("navlogd.socket"), to: dir.appendingPathComponent("navlogd.socket"))
-            let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/systemd-analyze"), [
-                "verify", dir.appendingPathComponent("navlogd.service").path, dir.appendingPathComponent("navlogd.socket").path,
-            ])
+            let result = try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
+                [
+                    "verify", dir.appendingPathComponent("navlogd.service").path, dir.appendingPathComponent("navlogd.socket").path,
+                ])
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(!result.errorOutput.contains("Unknown"), "\(result.errorOutput)")
             #expect(service.contains("Type=notify") && service.contains("WatchdogSec=") && service.contains("RestrictAddressFamilies=AF_UNIX"))
@@ -36,7 +39,8 @@ struct SystemdTests {
             let data = dir.appendingPathComponent("data").path
             // Spawned and reaped with POSIX calls: systemd-socket-activate execs navlogd in place.
             let logFile = dir.appendingPathComponent("activate.log").path
-            let pid = try Self.spawn(["/usr/bin/systemd-socket-activate", "-l", socket, TestEnvironment.binaries.appendingPathComponent("navlogd").path, "--data-dir", data], standardError: logFile)
+            let pid = try Self.spawn(
+                ["/usr/bin/systemd-socket-activate", "-l", socket, TestEnvironment.binaries.appendingPathComponent("navlogd").path, "--data-dir", data], standardError: logFile)
             defer { kill(pid, SIGKILL); var status: Int32 = 0; waitpid(pid, &status, WNOHANG) }
             let deadline = Date().addingTimeInterval(20)
             while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }

@@ -5,22 +5,26 @@ import Testing
 struct CodecTests {
     static let peer = PeerCredentials(uid: 1, gid: 2, pid: 3)
 
-    @Test("RFC 3339 times become exact µs, offsets applied, extra digits truncated", arguments: [
-        ("1970-01-01T00:00:00Z", Int64(0)),
-        ("2025-11-21T10:00:00.123456Z", 1_763_719_200_123_456),
-        ("2025-11-21T10:00:00.1234569Z", 1_763_719_200_123_456),
-        ("2025-11-21T12:00:00.5+02:00", 1_763_719_200_500_000),
-        ("2024-02-29T23:59:59.999999Z", 1_709_251_199_999_999),
-        ("1969-12-31T23:59:59Z", -1_000_000),
-    ])
+    @Test(
+        "RFC 3339 times become exact µs, offsets applied, extra digits truncated",
+        arguments: [
+            ("1970-01-01T00:00:00Z", Int64(0)),
+            ("2025-11-21T10:00:00.123456Z", 1_763_719_200_123_456),
+            ("2025-11-21T10:00:00.1234569Z", 1_763_719_200_123_456),
+            ("2025-11-21T12:00:00.5+02:00", 1_763_719_200_500_000),
+            ("2024-02-29T23:59:59.999999Z", 1_709_251_199_999_999),
+            ("1969-12-31T23:59:59Z", -1_000_000),
+        ])
     func rfc3339(text: String, micros: Int64) {
         #expect(RFC3339.microseconds(text) == micros)
     }
 
-    @Test("invalid RFC 3339 times are refused", arguments: [
-        "2025-13-01T00:00:00Z", "2025-02-29T00:00:00Z", "2025-11-21 10:00:00Z", "2025-11-21T10:00:00",
-        "2025-11-21t10:00:00z", "2025-11-21T24:00:00Z", "2025-11-21T10:00:60Z", "0000-01-01T00:00:00Z", "yesterday",
-    ])
+    @Test(
+        "invalid RFC 3339 times are refused",
+        arguments: [
+            "2025-13-01T00:00:00Z", "2025-02-29T00:00:00Z", "2025-11-21 10:00:00Z", "2025-11-21T10:00:00",
+            "2025-11-21t10:00:00z", "2025-11-21T24:00:00Z", "2025-11-21T10:00:60Z", "0000-01-01T00:00:00Z", "yesterday",
+        ])
     func rfc3339Invalid(text: String) {
         #expect(RFC3339.microseconds(text) == nil)
     }
@@ -71,7 +75,7 @@ struct CodecTests {
 
     @Test("the framer numbers lines the same whatever the chunk sizes, and never keeps an over-long line")
     func framerChunking() {
-        let text = Array("a\n\nbcd\r\n" .utf8) + [UInt8](repeating: 0x78, count: 50) + Array("\nlast".utf8)
+        let text = Array("a\n\nbcd\r\n".utf8) + [UInt8](repeating: 0x78, count: 50) + Array("\nlast".utf8)
         var reference: [String] = []
         for chunk in [1, 2, 3, 7, 64, 1000] {
             var framer = LineFramer(maximumLineLength: 20)

@@ -134,7 +134,9 @@ struct SchemaAgreementTests {
                 let schemaAccepts = python[number]?.ok ?? true
                 let codecAccepts = (swift[number] ?? nil) == nil
                 if schemaAccepts != codecAccepts {
-                    disagreements.append("line \(number): schema \(schemaAccepts ? "accepts" : "rejects"), codec \(codecAccepts ? "accepts" : "rejects (\((swift[number] ?? nil).map { "\($0)" } ?? ""))"): \(String(decoding: lines[number - 1].prefix(200), as: UTF8.self))")
+                    disagreements.append(
+                        "line \(number): schema \(schemaAccepts ? "accepts" : "rejects"), codec \(codecAccepts ? "accepts" : "rejects (\((swift[number] ?? nil).map { "\($0)" } ?? ""))"): \(String(decoding: lines[number - 1].prefix(200), as: UTF8.self))"
+                    )
                 }
             }
             #expect(disagreements.isEmpty, "\(disagreements.count) disagreements, first: \(disagreements.prefix(5).joined(separator: "\n"))")

@@ -1,8 +1,9 @@
 import Foundation
 import NavlogEvents
-@testable import NavlogStore
 import NavlogTesting
 import Testing
+
+@testable import NavlogStore
 
 @Suite("The log stores and returns events")
 struct EventLogTests {

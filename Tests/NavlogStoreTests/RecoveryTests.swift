@@ -1,9 +1,10 @@
 import Foundation
 import NavlogEvents
-@testable import NavlogStore
 import NavlogTesting
 import NavlogWorkload
 import Testing
+
+@testable import NavlogStore
 
 @Suite("The log survives damage")
 struct RecoveryTests {
@@ -93,7 +94,12 @@ struct RecoveryTests {
             let garbles: [(String, ([UInt8]) -> [UInt8])] = [
                 ("deleted", { _ in [] }),
                 ("truncated", { Array($0.prefix($0.count / 2)) }),
-                ("bit flipped", { var b = $0; b[b.count / 2] ^= 0x10; return b }),
+                (
+                    "bit flipped",
+                    {
+                        var b = $0; b[b.count / 2] ^= 0x10; return b
+                    }
+                ),
                 ("zeroed", { [UInt8](repeating: 0, count: $0.count) }),
                 ("another segment's", { _ in [] }),
             ]

@@ -1,8 +1,9 @@
 import Foundation
 import NavlogEvents
-@testable import NavlogStore
 import NavlogTesting
 import NavlogWorkload
+
+@testable import NavlogStore
 
 /// Shared helpers for the store tests.
 enum StoreFixture {

@@ -73,7 +73,9 @@ struct WorkloadGeneratorTests {
             joined += line
             joined.append(UInt8(ascii: "\n"))
         }
-        let fromLines = b.lines(3_000).reduce(into: [UInt8]()) { $0 += $1; $0.append(UInt8(ascii: "\n")) }
+        let fromLines = b.lines(3_000).reduce(into: [UInt8]()) {
+            $0 += $1; $0.append(UInt8(ascii: "\n"))
+        }
         #expect(joined == fromLines)
         #expect(joined == c.ndjson(events: 3_000))
         #expect(a.eventsGenerated == 3_000)
@@ -145,8 +147,10 @@ struct WorkloadGeneratorTests {
     @Test("a controller is a full ref at its first mention and a bare id after")
     func refsFullThenBare() {
         var known: [String: Set<String>] = [:]
-        let refKeys = ["vc", "nav", "tab", "split", "primary", "secondary", "from", "source", "destination", "target",
-                       "parent"]
+        let refKeys = [
+            "vc", "nav", "tab", "split", "primary", "secondary", "from", "source", "destination", "target",
+            "parent",
+        ]
         for event in Corpus.seed42.events {
             var refs: [Any] = refKeys.compactMap { event.object[$0] }.filter { !($0 is NSNull) }
             if let vcs = event.object["vcs"] as? [Any] { refs += vcs }
@@ -171,7 +175,8 @@ struct WorkloadGeneratorTests {
         var intents: [String: [Int64: String]] = [:]
         var causes = 0
         for event in Corpus.seed42.events {
-            let isIntent = event.type == "show" || event.type == "showDetail" || event.type == "unwind"
+            let isIntent =
+                event.type == "show" || event.type == "showDetail" || event.type == "unwind"
                 || (event.type == "segue" && (event.object["phase"] as? String ?? "perform") == "perform")
             if isIntent { intents[event.session, default: [:]][event.seq] = event.type }
             if let cause = (event.object["cause"] as? NSNumber)?.int64Value {
@@ -191,7 +196,8 @@ struct WorkloadGeneratorTests {
                 continue
             }
             let keys = Set(event.object.keys)
-            let envelope: Set<String> = event.type == "traits.change"
+            let envelope: Set<String> =
+                event.type == "traits.change"
                 ? ["type", "session", "ts", "seq", "cause"] : ["type", "session", "ts", "seq", "v", "cause"]
             #expect(contract.required.isSubset(of: keys), "\(event.type) lacks \(contract.required.subtracting(keys))")
             let unknown = keys.subtracting(contract.required).subtracting(contract.optional).subtracting(envelope)
@@ -272,8 +278,10 @@ struct FieldContract {
             case .ref:
                 if let id = value as? String { return !id.isEmpty }
                 guard let object = value as? [String: Any] else { return false }
-                let allowed: Set<String> = ["id", "class", "sbid", "storyboard", "title", "kind", "definesContext",
-                                            "unwindActions", "restorationId"]
+                let allowed: Set<String> = [
+                    "id", "class", "sbid", "storyboard", "title", "kind", "definesContext",
+                    "unwindActions", "restorationId",
+                ]
                 return Set(object.keys).isSubset(of: allowed) && (object["id"] as? String).map { !$0.isEmpty } == true
                     && object["class"] is String
                     && (object["kind"].map { ["navigation", "tab", "split", "page", "alert", "plain"].contains($0 as? String ?? "") } ?? true)
@@ -282,13 +290,16 @@ struct FieldContract {
             case .refs: return (value as? [Any]).map { $0.allSatisfy(Kind.ref.accepts) } ?? false
             case .sizeClass: return ["compact", "regular"].contains(value as? String ?? "")
             case .style:
-                return ["fullScreen", "pageSheet", "formSheet", "currentContext", "overFullScreen", "overCurrentContext",
-                        "popover", "custom", "automatic"].contains(value as? String ?? "")
+                return [
+                    "fullScreen", "pageSheet", "formSheet", "currentContext", "overFullScreen", "overCurrentContext",
+                    "popover", "custom", "automatic",
+                ].contains(value as? String ?? "")
             case .transition:
                 return ["coverVertical", "flipHorizontal", "crossDissolve", "partialCurl"].contains(value as? String ?? "")
             case .anchor:
                 guard let object = value as? [String: Any],
-                      Set(object.keys).isSubset(of: ["barButtonItem", "sourceView", "sourceRect"]) else { return false }
+                    Set(object.keys).isSubset(of: ["barButtonItem", "sourceView", "sourceRect"])
+                else { return false }
                 if let rect = object["sourceRect"] {
                     guard let rect = rect as? [String: Any], Set(rect.keys) == ["x", "y", "width", "height"] else { return false }
                     return rect.values.allSatisfy { $0 is NSNumber }
@@ -317,8 +328,10 @@ struct FieldContract {
     static let table: [String: FieldContract] = [
         "session.start": FieldContract(
             ["app": .string],
-            ["version": .string, "build": .string, "os": .string, "device": .string,
-             "idiom": .oneOf(["phone", "pad", "mac", "tv", "vision"]), "traits": .traits]),
+            [
+                "version": .string, "build": .string, "os": .string, "device": .string,
+                "idiom": .oneOf(["phone", "pad", "mac", "tv", "vision"]), "traits": .traits,
+            ]),
         "session.end": FieldContract([:], ["reason": .string]),
         "app.foreground": FieldContract([:]),
         "app.background": FieldContract([:]),
@@ -336,20 +349,30 @@ struct FieldContract {
         "split.expand": FieldContract(["split": .ref]),
         "present": FieldContract(
             ["from": .ref, "vc": .ref],
-            ["style": .style, "transition": .transition, "animated": .bool, "anchor": .anchor,
-             "alertStyle": .oneOf(["alert", "actionSheet"])]),
+            [
+                "style": .style, "transition": .transition, "animated": .bool, "anchor": .anchor,
+                "alertStyle": .oneOf(["alert", "actionSheet"]),
+            ]),
         "dismiss": FieldContract(["vc": .ref], ["animated": .bool]),
         "show": FieldContract(["from": .ref, "vc": .ref]),
         "showDetail": FieldContract(["from": .ref, "vc": .ref]),
         "segue": FieldContract(
-            ["kind": .oneOf(["show", "showDetail", "presentation", "popoverPresentation", "embed", "unwind", "custom",
-                             "relationship", "push", "modal", "replace", "popover"]),
-             "source": .ref],
-            ["identifier": .string, "destination": .ref, "style": .style, "transition": .transition,
-             "animated": .bool, "anchor": .anchor, "action": .string,
-             "relationship": .oneOf(["rootViewController", "viewControllers", "masterViewController",
-                                     "detailViewController", "supplementaryViewController", "compactViewController"]),
-             "phase": .oneOf(["should", "prepare", "perform"]), "result": .bool, "segueClass": .string]),
+            [
+                "kind": .oneOf([
+                    "show", "showDetail", "presentation", "popoverPresentation", "embed", "unwind", "custom",
+                    "relationship", "push", "modal", "replace", "popover",
+                ]),
+                "source": .ref,
+            ],
+            [
+                "identifier": .string, "destination": .ref, "style": .style, "transition": .transition,
+                "animated": .bool, "anchor": .anchor, "action": .string,
+                "relationship": .oneOf([
+                    "rootViewController", "viewControllers", "masterViewController",
+                    "detailViewController", "supplementaryViewController", "compactViewController",
+                ]),
+                "phase": .oneOf(["should", "prepare", "perform"]), "result": .bool, "segueClass": .string,
+            ]),
         "unwind": FieldContract(["source": .ref, "action": .string], ["target": .ref]),
         "child.add": FieldContract(["parent": .ref, "vc": .ref], ["slot": .string]),
         "child.remove": FieldContract(["vc": .ref], ["parent": .ref, "slot": .string]),
