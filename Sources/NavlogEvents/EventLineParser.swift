@@ -100,9 +100,18 @@ public struct EventLineParser: Sendable {
             throw LineFailure(code: .notObject, offset: 0, reason: "each line must be a JSON object, found \(TokenCursor.describe(tokenizer.out[0]))")
         }
         let members = tokenizer.members
-        return try withBytes(of: tokenizer.out) { (raw) throws(LineFailure) -> Line in
-            try interpret(raw, members, receivedAt: receivedAt, peer: peer, lineNumber: lineNumber, into: &batch)
+        // A plain closure (not the generic `withBytes`): no generic metadata work per line.
+        var result: Line?
+        var failure: LineFailure?
+        tokenizer.out.withUnsafeBytes { raw in
+            do throws(LineFailure) {
+                result = try interpret(raw, members, receivedAt: receivedAt, peer: peer, lineNumber: lineNumber, into: &batch)
+            } catch {
+                failure = error
+            }
         }
+        if let failure { throw failure }
+        return result!
     }
 
     private func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
