@@ -82,6 +82,11 @@ public struct DecodedBlock: Sendable {
         }
     }
 
+    /// Calls `body` with a field reader over event `index`'s body (no allocation).
+    public func withBody<R>(_ index: Int, _ body: (StoredBody) throws -> R) rethrows -> R {
+        try withEvent(index) { strings, _, tokens in try body(StoredBody(tokens: tokens, strings: strings)) }
+    }
+
     /// Appends event `index` as one JSON line (with `\n`) to `output`.
     public func appendJSONLine(_ index: Int, to output: inout [UInt8]) throws(EventJSONWriter.MalformedBody) {
         let result: Result<Void, EventJSONWriter.MalformedBody> = withEvent(index) { strings, session, body in
