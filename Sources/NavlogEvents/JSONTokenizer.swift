@@ -27,7 +27,7 @@ struct JSONTokenizer {
 
     static let maximumDepth = 256
 
-    var out: [UInt8]
+    var out: TokenBuffer
     var keyPositions: [Int]
     var members: [Member]
     /// The path to the value being read, for messages: a key's token position, or `-(index+1)` in an array.
@@ -47,7 +47,8 @@ struct JSONTokenizer {
         path = storage.path
         storage = TokenizerStorage()
         path.removeAll(keepingCapacity: true)
-        out.removeAll(keepingCapacity: true)
+        out.makeUnique()
+        out.removeAll()
         keyPositions.removeAll(keepingCapacity: true)
         members.removeAll(keepingCapacity: true)
         base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)!
@@ -438,10 +439,10 @@ struct JSONTokenizer {
         let integer: Int64? = simpleInteger && text.count <= 18 ? Self.smallInteger(text) : JSONNumber.integralValue(text).value
         if let integer {
             out.append(BodyToken.integer.rawValue)
-            Varint.append(Varint.zigzag(integer), to: &out)
+            out.appendVarint(Varint.zigzag(integer))
         } else {
             out.append(BodyToken.number.rawValue)
-            Varint.appendUInt32(UInt32(text.count), to: &out)
+            out.appendUInt32(UInt32(text.count))
             out.append(contentsOf: text)
         }
     }
@@ -463,7 +464,7 @@ extension String {
 
 /// The buffers a ``JSONTokenizer`` fills, kept between lines so they are allocated once.
 struct TokenizerStorage: Sendable {
-    var out: [UInt8] = []
+    var out = TokenBuffer()
     var keyPositions: [Int] = []
     var members: [JSONTokenizer.Member] = []
     var path: [Int] = []
