@@ -69,8 +69,15 @@ public final class SocketServer: Service, Sendable {
             server = try await bootstrap.withBoundSocket(descriptor: descriptor).get()
             logger.info("Serving the socket systemd passed (fd \(descriptor)).")
         } else {
+            // Create the socket file with the configured mode from the start: with a chmod after
+            // bind, a peer the mode excludes could connect in between. (Nothing else creates
+            // files at this point: recovery is done and no event can arrive before the bind.)
+            let mode = mode_t(configuration.socketModeValue ?? 0o660)
+            let previousMask = umask(~mode & 0o777)
+            defer { umask(previousMask) }
             server = try await bootstrap.bind(unixDomainSocketPath: configuration.socketPath, cleanupExistingSocketFile: true).get()
-            if let mode = configuration.socketModeValue { chmod(configuration.socketPath, mode_t(mode)) }
+            umask(previousMask)
+            chmod(configuration.socketPath, mode)
             logger.info("Listening on \(configuration.socketPath), writing to \(configuration.dataDirectory).")
         }
         notifier.notify("READY=1\nSTATUS=Accepting events on \(configuration.socketPath)")

@@ -131,8 +131,11 @@ struct DaemonEndToEndTests {
     @Test("a peer whose uid and gid are not allowed gets one clear error line and is closed")
     func refusedPeer() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            let config = try Self.write(Array(#"{"allowedUIDs": [4242424], "allowedGIDs": [4242424]}"#.utf8), to: dir.appendingPathComponent("c.json"))
+            let config = try Self.write(Array(#"{"allowedUIDs": [4242424], "allowedGIDs": [4242424], "socketMode": "0620"}"#.utf8), to: dir.appendingPathComponent("c.json"))
             let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
+            // The socket file gets the configured mode.
+            let attributes = try FileManager.default.attributesOfItem(atPath: daemon.socket)
+            #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o620)
             let client = try SocketClient(path: daemon.socket)
             let reply = try #require(client.readLine())
             #expect(reply.contains(#""error":"refused""#))
@@ -157,6 +160,16 @@ struct DaemonEndToEndTests {
             #expect(event["_uid"] as? Int == Int(getuid()))
             #expect(event["_pid"] as? Int == Int(getpid()), "the sending process is this test")
             #expect(event["_lsn"] as? Int == 1)
+        }
+    }
+
+    @Test("the socket file is created with mode 0660 by default")
+    func defaultSocketMode() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let attributes = try FileManager.default.attributesOfItem(atPath: daemon.socket)
+            #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o660)
+            #expect(daemon.terminate() == 0)
         }
     }
 
