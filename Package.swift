@@ -93,6 +93,12 @@ let package = Package(
             name: "NavlogClient",
             swiftSettings: upcomingFeatures
         ),
+        // The replayer: UIKit's navigation rules applied to a session's events (pure, no I/O).
+        .target(
+            name: "NavlogReplay",
+            dependencies: ["NavlogEvents"],
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -128,6 +134,11 @@ let package = Package(
         .testTarget(
             name: "NavlogStoreTests",
             dependencies: ["NavlogStore", "NavlogEvents", "NavlogZstd", "NavlogTesting", "NavlogWorkload"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "NavlogReplayTests",
+            dependencies: ["NavlogReplay", "NavlogEvents", "NavlogStore", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -1,0 +1,142 @@
+public import NavlogEvents
+
+/// A dense handle for a controller within one session's replay.
+public struct ControllerHandle: Hashable, Sendable, Comparable {
+    /// The position in the table.
+    public let index: Int32
+
+    public static func < (a: ControllerHandle, b: ControllerHandle) -> Bool { a.index < b.index }
+}
+
+/// The controllers of one session: their ids mapped to dense handles, and what the events said
+/// about them (class, kind, storyboard id, title, `definesContext`, unwind actions).
+///
+/// Looking a controller up by its id bytes does not allocate; only a controller's first
+/// mention (and later changes to what is known of it) does. The replayer keeps its hierarchy
+/// in terms of handles.
+public struct ControllerTable: Sendable {
+    /// What is known of one controller.
+    public struct Controller: Sendable, Equatable {
+        /// The id the app gave it.
+        public var id: String
+        /// Its class, once an event named it.
+        public var className: String?
+        /// Its kind: given by the app, else inferred from the class name, else from use.
+        public var kind: ControllerKind = .plain
+        /// Whether the app said what kind it is (then use never changes it).
+        public var kindDeclared = false
+        /// Its storyboard identifier, if given.
+        public var storyboardID: String?
+        /// Its title, if given.
+        public var title: String?
+        /// `definesPresentationContext` (R3b).
+        public var definesContext = false
+        /// The unwind actions it implements (R17).
+        public var unwindActions: [String] = []
+    }
+
+    private var idBytes: [UInt8] = []
+    private var idEnds: [Int] = []
+    private var hashes: [UInt64] = []
+    private var slots = [Int32](repeating: -1, count: 256)
+    /// Every controller, indexed by handle.
+    public private(set) var controllers: [Controller] = []
+
+    /// An empty table.
+    public init() {}
+
+    /// The number of controllers.
+    public var count: Int { controllers.count }
+
+    /// What is known of the controller `handle` names.
+    public subscript(handle: ControllerHandle) -> Controller { controllers[Int(handle.index)] }
+
+    /// The handle of the controller with this id, if it was mentioned before.
+    public func handle(forID id: UnsafeRawBufferPointer) -> ControllerHandle? {
+        let hash = Self.hash(id)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot] >= 0 {
+            let index = Int(slots[slot])
+            if hashes[index] == hash && matches(index, id) { return ControllerHandle(index: Int32(index)) }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    /// The handle of the controller `reference` names, registering it (and what its object
+    /// form says) on first mention. A bare id never seen before is registered too, with no
+    /// class: the replayer reports that (A16) where it matters.
+    public mutating func resolve(_ reference: ControllerReference) -> ControllerHandle {
+        let handle = handle(forID: reference.id) ?? insert(reference.id)
+        if reference.object != nil { update(handle, from: reference) }
+        return handle
+    }
+
+    /// Marks a controller as used as `kind` (a VC that receives `nav.push` as `nav` is a
+    /// navigation controller), unless the app declared its kind.
+    public mutating func noteUse(_ handle: ControllerHandle, as kind: ControllerKind) {
+        let index = Int(handle.index)
+        guard !controllers[index].kindDeclared, controllers[index].kind == .plain else { return }
+        controllers[index].kind = kind
+    }
+
+    private mutating func update(_ handle: ControllerHandle, from reference: ControllerReference) {
+        var controller = controllers[Int(handle.index)]
+        func text(_ bytes: UnsafeRawBufferPointer?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+        if let className = reference.className, controller.className.map({ !$0.utf8.elementsEqual(className) }) ?? true {
+            controller.className = text(className)
+            if !controller.kindDeclared {
+                let inferred = ControllerKind(inferredFromClass: className)
+                if inferred != .plain { controller.kind = inferred }
+            }
+        }
+        if let kind = reference.kind, let declared = ControllerKind(rawValue: String(decoding: kind, as: UTF8.self)) {
+            controller.kind = declared
+            controller.kindDeclared = true
+        }
+        if let storyboardID = reference.storyboardID { controller.storyboardID = text(storyboardID) }
+        if let title = reference.title { controller.title = text(title) }
+        if let definesContext = reference.definesContext { controller.definesContext = definesContext }
+        if let actions = reference.unwindActions {
+            controller.unwindActions = actions.elements.compactMap(\.string)
+        }
+        if controller != controllers[Int(handle.index)] { controllers[Int(handle.index)] = controller }
+    }
+
+    private mutating func insert(_ id: UnsafeRawBufferPointer) -> ControllerHandle {
+        let index = controllers.count
+        idBytes.append(contentsOf: id)
+        idEnds.append(idBytes.count)
+        hashes.append(Self.hash(id))
+        controllers.append(Controller(id: String(decoding: id, as: UTF8.self)))
+        var slot = Int(truncatingIfNeeded: hashes[index]) & (slots.count - 1)
+        while slots[slot] >= 0 { slot = (slot + 1) & (slots.count - 1) }
+        slots[slot] = Int32(index)
+        if controllers.count * 2 > slots.count { grow() }
+        return ControllerHandle(index: Int32(index))
+    }
+
+    private func matches(_ index: Int, _ id: UnsafeRawBufferPointer) -> Bool {
+        let start = index == 0 ? 0 : idEnds[index - 1]
+        guard idEnds[index] - start == id.count else { return false }
+        return idBytes.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[start..<idEnds[index]]).elementsEqual(id) }
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        let mask = slots.count - 1
+        for index in hashes.indices {
+            var slot = Int(truncatingIfNeeded: hashes[index]) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(index)
+        }
+    }
+
+    /// FNV-1a: ids are short; the table only needs a decent spread.
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
+}
