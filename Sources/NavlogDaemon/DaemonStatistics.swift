@@ -51,10 +51,20 @@ public final class DaemonStatistics: Sendable {
             case lagEvents, segments, bytesOnDisk
         }
 
+        /// Records one fsync's duration; percentiles are computed when a snapshot is taken, not
+        /// here (this runs for every group commit).
         mutating func recordFsync(seconds: Double) {
             fsyncs += 1
-            if fsyncSamples.count >= 1024 { fsyncSamples.removeFirst(fsyncSamples.count - 1023) }
-            fsyncSamples.append(seconds * 1000)
+            if fsyncSamples.count < 1024 {
+                fsyncSamples.append(seconds * 1000)
+            } else {
+                fsyncSamples[fsyncs % 1024] = seconds * 1000
+            }
+        }
+
+        /// Fills the fsync percentiles from the samples.
+        mutating func computePercentiles() {
+            guard !fsyncSamples.isEmpty else { return }
             let sorted = fsyncSamples.sorted()
             fsyncP50Milliseconds = sorted[sorted.count / 2]
             fsyncP99Milliseconds = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
@@ -73,6 +83,8 @@ public final class DaemonStatistics: Sendable {
 
     /// A copy of every counter.
     public func snapshot() -> Snapshot {
-        state.withLock { $0 }
+        var snapshot = state.withLock { $0 }
+        snapshot.computePercentiles()
+        return snapshot
     }
 }
