@@ -31,9 +31,20 @@ public final class LogReader {
     }
 
     /// Re-reads the directory's segment list (new blocks and segments written since).
+    ///
+    /// Sealed segments never change, so their catalogues are kept while their size is the same;
+    /// only new segments and the active one are read again (`navlog tail -f` calls this often).
     public func refresh() throws(StoreError) {
+        var known: [String: SegmentCatalog] = [:]
+        for catalog in catalogs where catalog.sealed { known[catalog.segment.name] = catalog }
         var catalogs: [SegmentCatalog] = []
         for segment in try files.segments() {
+            if let cached = known[segment.name], let file = try? StoreFile(path: segment.path, writable: false),
+                (try? file.size()) == cached.index.segmentSize
+            {
+                catalogs.append(cached)
+                continue
+            }
             let catalog: SegmentCatalog
             do {
                 catalog = try SegmentCatalog.load(files, segment)

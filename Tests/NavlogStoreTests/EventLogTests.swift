@@ -127,4 +127,30 @@ struct EventLogTests {
             #expect(entries.reduce(0) { $0 + Int($1.compressedSize) } + 8 + entries.count * 8 + 9 == bytes.count)
         }
     }
+
+    @Test("a reader refreshed while the writer goes on sees every new event, once")
+    func readerRefresh() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = StoreFixture.lines(3000, seed: 61)
+            let log = try EventLog(directory: dir.path, options: StoreFixture.smallOptions)
+            try log.append(StoreFixture.batch(Array(lines[0..<1000])))
+            try log.flush()
+            let reader = try LogReader(directory: dir.path)
+            #expect(reader.eventCount == 1000)
+            for round in 1..<3 {
+                try log.append(StoreFixture.batch(Array(lines[(round * 1000)..<(round * 1000 + 1000)])))
+                try log.flush()
+                try reader.refresh()
+                #expect(reader.eventCount == (round + 1) * 1000)
+                var seen = 0
+                try reader.scan(LogQuery()) { _, _ in
+                    seen += 1
+                    return true
+                }
+                #expect(seen == (round + 1) * 1000)
+            }
+            #expect(reader.damage.isEmpty)
+            try log.close()
+        }
+    }
 }
