@@ -152,16 +152,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .tooLong(let length):
             report(parser.tooLong(lineNumber: number, length: length), context)
         case .line(let bytes):
-            let before = batch.count
             do {
                 switch try parser.parse(bytes, lineNumber: number, receivedAt: receivedAt, peer: peer, into: &batch) {
                 case .event:
-                    if !admit() {
-                        // Over the rate limit: drop the event just parsed.
-                        var kept = EventBatch()
-                        for index in 0..<before { kept.append(index, of: batch) }
-                        batch = kept
-                    }
+                    // Over the rate limit: drop the event just parsed.
+                    if !admit() { batch.removeLast() }
                 case .hello(let hello):
                     if number == 1 {
                         ack = hello.ack

@@ -182,7 +182,6 @@ final class LogWriter: Sendable {
                 var keptIsCopy = false
                 var duplicates = 0
                 var lost: UInt64 = 0
-                var recorded: [Int] = []
                 let batch = request.batch
                 for index in 0..<batch.count {
                     if let sequence = batch.headers[index].sequence {
@@ -197,7 +196,6 @@ final class LogWriter: Sendable {
                             continue
                         }
                         lost += skipped
-                        recorded.append(index)
                     }
                     if keptIsCopy { kept.append(index, of: batch) }
                 }
@@ -209,12 +207,10 @@ final class LogWriter: Sendable {
                 } catch {
                     // Events after the accepted prefix were not stored: forget their sequence numbers
                     // so a resend is stored, not dropped.
-                    var keptIndex = 0
-                    for index in 0..<batch.count where batch.headers[index].sequence == nil || recorded.contains(index) {
-                        if keptIndex >= error.accepted, let sequence = batch.headers[index].sequence {
-                            batch.withSession(of: index) { owned.tracker.forget(session: $0, sequence: sequence) }
+                    for index in error.accepted..<kept.count {
+                        if let sequence = kept.headers[index].sequence {
+                            kept.withSession(of: index) { owned.tracker.forget(session: $0, sequence: sequence) }
                         }
-                        keptIndex += 1
                     }
                     outcome.stored = error.accepted
                     outcome.lsns = (owned.log.nextLSN - UInt64(error.accepted))..<owned.log.nextLSN
@@ -333,7 +329,7 @@ final class Syncer: Sendable {
         for (index, item) in items.enumerated().reversed() {
             let point = item.0
             // Only a newer point that syncs the same file's data covers this one.
-            let newerOfSameFile = items[(index + 1)...].contains { $0.0.sameFile(as: point) && $0.0.syncsData }
+            let newerOfSameFile = items[(index + 1)...].contains { $0.0.fileName == point.fileName && $0.0.syncsData }
             if newerOfSameFile && !point.syncsDirectory {
                 point.discard()
                 continue

@@ -64,16 +64,10 @@ public struct EventBatch: Sendable {
         withSession(of: index) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Appends the events of `other` after these.
-    public mutating func append(contentsOf other: EventBatch) {
-        let shift = bytes.count
-        bytes.append(contentsOf: other.bytes)
-        headers.reserveCapacity(headers.count + other.headers.count)
-        for var header in other.headers {
-            header.session = (header.session.lowerBound + shift)..<(header.session.upperBound + shift)
-            header.body = (header.body.lowerBound + shift)..<(header.body.upperBound + shift)
-            headers.append(header)
-        }
+    /// Drops the newest event (its bytes are the arena's tail).
+    public mutating func removeLast() {
+        let header = headers.removeLast()
+        bytes.removeSubrange(min(header.session.lowerBound, header.body.lowerBound)...)
     }
 
     mutating func appendHeader(_ header: Header) {

@@ -64,7 +64,7 @@ public struct EventLineParser: Sendable {
         into batch: inout EventBatch
     ) throws(EventRejection) -> Line {
         let bytes = Array(line.utf8)
-        return try withBytes(of: bytes) { (raw) throws(EventRejection) -> Line in
+        return try bytes.withBytes { (raw) throws(EventRejection) -> Line in
             try parse(raw, lineNumber: lineNumber, receivedAt: receivedAt, peer: peer, into: &batch)
         }
     }
@@ -407,7 +407,7 @@ extension EventLineParser {
                 switch BodyToken(rawValue: raw[p]) {
                 case .string, .integer, .number, .true, .false: break
                 default:
-                    let name = TokenCursor.keyName(raw, at: keyStart, form: .inline)
+                    let name = TokenCursor.keyName(raw, at: keyStart)
                     return Violation(code: .type, reason: "expected a string, number or boolean, found \(TokenCursor.describe(raw[p]))").under(".\(name)")
                 }
                 p = TokenCursor.skipValue(raw, at: p)
@@ -444,7 +444,7 @@ extension EventLineParser {
             let keyStart = p
             p = TokenCursor.skipKey(raw, at: p)
             guard keyByte != BodyToken.unknownKey, let field = FieldName(rawValue: keyByte), let rule = allowed[field] else {
-                let name = TokenCursor.keyName(raw, at: keyStart, form: .inline)
+                let name = TokenCursor.keyName(raw, at: keyStart)
                 let names = allowed.keys.map(\.name).sorted().joined(separator: ", ")
                 return Violation(code: .unknownField, reason: "a \(what) has no key \"\(name)\" (allowed: \(names))").under(".\(name)")
             }

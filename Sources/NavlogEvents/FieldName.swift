@@ -32,9 +32,6 @@ public enum FieldName: UInt8, CaseIterable, Sendable, Hashable, CustomStringConv
         "hello", "client", "ack", "control",
     ]
 
-    /// The names as bytes, indexed by raw value.
-    static let nameBytes: [[UInt8]] = names.map { Array($0.utf8) }
-
     /// The names already escaped and quoted for JSON output (`"name":`), indexed by raw value.
     static let jsonKeys: [[UInt8]] = names.map { Array("\"\($0)\":".utf8) }
 

@@ -264,7 +264,7 @@ struct JSONTokenizer {
     }
 
     private func reportDuplicate(keyStart: Int, offset: Int) throws(LineFailure) {
-        let name = out.withUnsafeBytes { raw in TokenCursor.keyName(raw, at: keyStart, form: .inline) }
+        let name = out.withUnsafeBytes { raw in TokenCursor.keyName(raw, at: keyStart) }
         // Without path tracking the message needs the path: the parser reads the line again with it.
         throw LineFailure(
             code: .duplicateKey, offset: offset, path: tracksPath ? pathText(appending: name) : nil, reason: "the key \"\(name)\" appears more than once in the same object")
@@ -279,7 +279,7 @@ struct JSONTokenizer {
                     text += "[\(-entry - 1)]"
                 } else {
                     if !text.isEmpty { text += "." }
-                    text += TokenCursor.keyName(raw, at: entry, form: .inline)
+                    text += TokenCursor.keyName(raw, at: entry)
                 }
             }
         }
@@ -470,14 +470,16 @@ struct TokenizerStorage: Sendable {
     var path: [Int] = []
 }
 
-/// Runs `body` over the bytes of `array`, keeping `body`'s typed error type
-/// (the standard library's `withUnsafeBytes` only rethrows `any Error`).
-@inline(__always)
-func withBytes<R, E: Error>(of array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-    let result: Result<R, E> = array.withUnsafeBytes { raw in
-        do throws(E) { return .success(try body(raw)) } catch { return .failure(error) }
+extension Array where Element == UInt8 {
+    /// Runs `body` over the bytes, keeping `body`'s typed error type (the standard library's
+    /// `withUnsafeBytes` only rethrows `any Error`).
+    @inlinable
+    public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E> = withUnsafeBytes { raw in
+            do throws(E) { return .success(try body(raw)) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
-    return try result.get()
 }
 
 /// Exact classification of JSON number text, with no floating point.

@@ -14,7 +14,7 @@ enum TokenCursor {
     }
 
     /// The key at `position` as text.
-    static func keyName(_ raw: UnsafeRawBufferPointer, at position: Int, form: BodyForm) -> String {
+    static func keyName(_ raw: UnsafeRawBufferPointer, at position: Int) -> String {
         let tag = raw[position]
         if tag != BodyToken.unknownKey { return FieldName(rawValue: tag)?.name ?? "?" }
         return String(decoding: inlineString(raw, at: position + 1), as: UTF8.self)

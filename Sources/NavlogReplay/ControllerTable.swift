@@ -35,10 +35,8 @@ public struct ControllerTable: Sendable {
         public var unwindActions: [String] = []
     }
 
-    private var idBytes: [UInt8] = []
-    private var idEnds: [Int] = []
-    private var hashes: [UInt64] = []
-    private var slots = [Int32](repeating: -1, count: 256)
+    /// Controller ids → handles (a handle is the id's reference in this table).
+    private var ids = ByteStringTable()
     /// Every controller, indexed by handle.
     public private(set) var controllers: [Controller] = []
 
@@ -53,15 +51,7 @@ public struct ControllerTable: Sendable {
 
     /// The handle of the controller with this id, if it was mentioned before.
     public func handle(forID id: UnsafeRawBufferPointer) -> ControllerHandle? {
-        let hash = Self.hash(id)
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] >= 0 {
-            let index = Int(slots[slot])
-            if hashes[index] == hash && matches(index, id) { return ControllerHandle(index: Int32(index)) }
-            slot = (slot + 1) & mask
-        }
-        return nil
+        ids.reference(of: id).map { ControllerHandle(index: Int32($0)) }
     }
 
     /// The handle of the controller `reference` names, registering it (and what its object
@@ -105,38 +95,8 @@ public struct ControllerTable: Sendable {
     }
 
     private mutating func insert(_ id: UnsafeRawBufferPointer) -> ControllerHandle {
-        let index = controllers.count
-        idBytes.append(contentsOf: id)
-        idEnds.append(idBytes.count)
-        hashes.append(Self.hash(id))
+        let reference = ids.intern(id)
         controllers.append(Controller(id: String(decoding: id, as: UTF8.self)))
-        var slot = Int(truncatingIfNeeded: hashes[index]) & (slots.count - 1)
-        while slots[slot] >= 0 { slot = (slot + 1) & (slots.count - 1) }
-        slots[slot] = Int32(index)
-        if controllers.count * 2 > slots.count { grow() }
-        return ControllerHandle(index: Int32(index))
-    }
-
-    private func matches(_ index: Int, _ id: UnsafeRawBufferPointer) -> Bool {
-        let start = index == 0 ? 0 : idEnds[index - 1]
-        guard idEnds[index] - start == id.count else { return false }
-        return idBytes.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[start..<idEnds[index]]).elementsEqual(id) }
-    }
-
-    private mutating func grow() {
-        slots = [Int32](repeating: -1, count: slots.count * 2)
-        let mask = slots.count - 1
-        for index in hashes.indices {
-            var slot = Int(truncatingIfNeeded: hashes[index]) & mask
-            while slots[slot] >= 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(index)
-        }
-    }
-
-    /// FNV-1a: ids are short; the table only needs a decent spread.
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return hash
+        return ControllerHandle(index: Int32(reference))
     }
 }

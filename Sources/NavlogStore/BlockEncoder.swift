@@ -18,7 +18,7 @@ struct BlockEncoder {
     static let payloadVersion: UInt8 = 1
 
     private(set) var count = 0
-    private var interner = StringInterner()
+    private var interner = ByteStringTable()
     private var types: [UInt8] = []
     private var sessions: [UInt32] = []
     private var timestamps: [Int64] = []

@@ -57,15 +57,22 @@ enum SegmentIndexBuilder {
         var postings: [SegmentIndex.Posting] = []
         for (number, location) in scan.blocks.enumerated() {
             try reader.read(location, from: file, into: &block)
-            var seen = Set<UInt32>()
-            block.withStrings { strings in
-                for ref in block.sessions where seen.insert(ref).inserted {
-                    if let bytes = strings[Int(ref)] {
-                        postings.append(SegmentIndex.Posting(sessionHash: StringHash.hash(bytes), block: UInt32(number)))
-                    }
+            postings.append(contentsOf: Self.postings(of: block, number: number))
+        }
+        return SegmentIndex(segmentSize: segmentSize, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: postings)
+    }
+
+    /// The session postings of one decoded block (each session once).
+    static func postings(of block: borrowing DecodedBlock, number: Int) -> [SegmentIndex.Posting] {
+        var postings: [SegmentIndex.Posting] = []
+        var seen = Set<UInt32>()
+        block.withStrings { strings in
+            for ref in block.sessions where seen.insert(ref).inserted {
+                if let bytes = strings[Int(ref)] {
+                    postings.append(SegmentIndex.Posting(sessionHash: StringHash.hash(bytes), block: UInt32(number)))
                 }
             }
         }
-        return SegmentIndex(segmentSize: segmentSize, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: postings)
+        return postings
     }
 }

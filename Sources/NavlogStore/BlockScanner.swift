@@ -50,22 +50,16 @@ enum BlockScanner {
         var buffer: [UInt8] = []
         scan.dataEnd = size
         // A sealed segment ends with a consistent seek table.
-        if size >= SeekTable.footerSize + 8 {
-            try file.read(at: size - SeekTable.footerSize, count: SeekTable.footerSize, into: &buffer)
-            if let frames = buffer.withUnsafeBytes({ SeekTable.frameCount(footer: $0) }) {
-                scan.hasFooter = true
-                let tableSize = 8 + frames * 8 + SeekTable.footerSize
-                if frames < (1 << 27), tableSize <= size {
-                    try file.read(at: size - tableSize, count: tableSize, into: &buffer)
-                    if let table = buffer.withUnsafeBytes({ SeekTable.decode($0, frameCount: frames) }) {
-                        scan.seekTable = table
-                        scan.dataEnd = size - tableSize
-                    }
-                }
-                if scan.seekTable == nil {
-                    scan.damage.append(SegmentDamage(path: file.path, offset: size - SeekTable.footerSize, reason: "the seek table at the end of the segment is damaged"))
-                }
-            }
+        switch try SeekTable.read(from: file, size: size) {
+        case .unsealed:
+            break
+        case .damaged:
+            scan.hasFooter = true
+            scan.damage.append(SegmentDamage(path: file.path, offset: size - SeekTable.footerSize, reason: "the seek table at the end of the segment is damaged"))
+        case .sealed(let table, let tableSize):
+            scan.hasFooter = true
+            scan.seekTable = table
+            scan.dataEnd = size - tableSize
         }
         var offset = 0
         var frame: [UInt8] = []

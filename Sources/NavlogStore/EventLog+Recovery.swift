@@ -1,3 +1,5 @@
+import NavlogEvents
+
 /// What recovery leaves for the writer.
 struct RecoveredState {
     /// The segment to keep appending to (the last one, unsealed and healthy).

@@ -116,19 +116,16 @@ public final class EventLog {
     /// - Throws: ``StoreError`` when writing or syncing fails (nothing appended is dropped; retry later).
     @discardableResult
     public func flush() throws(StoreError) -> Bool {
-        try writePendingBlock()
-        var synced = false
-        if needsSync, active != nil {
-            try active!.sync()
-            needsSync = false
-            synced = true
+        guard let point = try writeForSync() else { return false }
+        do throws(StoreError) {
+            try point.sync()
+        } catch {
+            // Still not durable: the next flush must try again.
+            needsSync = needsSync || point.syncsData
+            directoryNeedsSync = directoryNeedsSync || point.syncsDirectory
+            throw error
         }
-        if directoryNeedsSync {
-            try syncDirectory(directory)
-            directoryNeedsSync = false
-            synced = true
-        }
-        return synced
+        return true
     }
 
     /// Writes the events buffered so far and hands back what must be fsynced to make them
@@ -310,10 +307,7 @@ public struct SyncPoint: Sendable {
         if descriptor >= 0 { _ = Glibc.close(descriptor) }
     }
 
-    /// Whether two points name the same segment file.
-    public func sameFile(as other: SyncPoint) -> Bool { path == other.path }
-
-    /// The segment file's name.
+    /// The segment file's name (two points of the same file: one fsync covers both).
     public var fileName: String { path }
 
     /// Whether this point syncs the segment's data (not only the directory).

@@ -1,3 +1,5 @@
+import NavlogEvents
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -77,15 +79,5 @@ struct LogDirectory {
         }
         try rename(temporary, to: name)
         try syncDirectory(path)
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Runs `body` over the bytes, keeping its typed error.
-    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        let result: Result<R, E> = self.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Result<R, E> in
-            do throws(E) { return .success(try body(raw)) } catch { return .failure(error) }
-        }
-        return try result.get()
     }
 }

@@ -10,8 +10,6 @@ public final class LogReader {
     public let directory: String
     /// Damage met so far (segments and blocks that could not be read), in the order met.
     public private(set) var damage: [SegmentDamage] = []
-    /// Segments whose index was missing or wrong and was rebuilt.
-    public private(set) var rebuiltIndexes: [String] = []
 
     private let files: LogDirectory
     private var catalogs: [SegmentCatalog] = []
@@ -51,7 +49,6 @@ public final class LogReader {
             } catch  where error.code == .io && error.errno == 2 {
                 continue  // deleted by retention meanwhile
             }
-            if catalog.rebuiltIndex { rebuiltIndexes.append(segment.name) }
             damage.append(contentsOf: catalog.damage)
             catalogs.append(catalog)
         }

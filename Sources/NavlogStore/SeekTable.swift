@@ -57,4 +57,27 @@ struct SeekTable: Equatable {
         }
         return SeekTable(entries: entries)
     }
+
+    /// What the end of a segment file says about sealing.
+    enum Ending {
+        /// No seekable footer: the segment is not sealed (active, or its seal was torn).
+        case unsealed
+        /// A footer whose table does not decode or does not fit the file.
+        case damaged
+        /// A consistent seek table of `size` bytes at the end of the file.
+        case sealed(SeekTable, size: Int)
+    }
+
+    /// Reads the seek table at the end of a segment file of `size` bytes.
+    static func read(from file: borrowing StoreFile, size: Int) throws(StoreError) -> Ending {
+        guard size >= footerSize + 8 else { return .unsealed }
+        var buffer: [UInt8] = []
+        try file.read(at: size - footerSize, count: footerSize, into: &buffer)
+        guard let frames = buffer.withUnsafeBytes({ frameCount(footer: $0) }) else { return .unsealed }
+        let tableSize = 8 + frames * 8 + footerSize
+        guard frames < (1 << 27), tableSize <= size else { return .damaged }
+        try file.read(at: size - tableSize, count: tableSize, into: &buffer)
+        guard let table = buffer.withUnsafeBytes({ decode($0, frameCount: frames) }) else { return .damaged }
+        return .sealed(table, size: tableSize)
+    }
 }

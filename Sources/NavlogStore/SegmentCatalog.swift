@@ -12,8 +12,6 @@ struct SegmentCatalog {
     var hasPostings: Bool
     /// Damage found while cataloguing.
     var damage: [SegmentDamage]
-    /// Whether the index on disk was missing or wrong and had to be rebuilt.
-    var rebuiltIndex = false
 
     var entries: [SegmentIndex.Entry] { index.entries }
 
@@ -23,8 +21,7 @@ struct SegmentCatalog {
     static func load(_ files: LogDirectory, _ segment: LogDirectory.Segment) throws(StoreError) -> SegmentCatalog {
         let file = try StoreFile(path: segment.path, writable: false)
         let size = try file.size()
-        let scanFooterOnly = try footer(file, size: size)
-        if let table = scanFooterOnly {
+        if case .sealed(let table, _) = try SeekTable.read(from: file, size: size) {
             var buffer: [UInt8] = []
             if let indexFile = try? StoreFile(path: files.file(SegmentName.index(segment.base)), writable: false) {
                 let indexSize = try indexFile.size()
@@ -44,27 +41,15 @@ struct SegmentCatalog {
             } catch {
                 damage.append(SegmentDamage(path: segment.path, offset: error.offset ?? 0, reason: error.message))
                 index = SegmentIndex(segmentSize: size, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: [])
-                return SegmentCatalog(segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: false, damage: damage, rebuiltIndex: true)
+                return SegmentCatalog(segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: false, damage: damage)
             }
             if damage.isEmpty { try? files.writeAtomically(SegmentName.index(segment.base), index.encode()) }
-            return SegmentCatalog(segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: damage.isEmpty, damage: damage, rebuiltIndex: true)
+            return SegmentCatalog(segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: damage.isEmpty, damage: damage)
         }
         // The active segment: headers only. An incomplete last block is a write in progress.
         let scan = try BlockScanner.scan(file, verifyFrames: false)
         let damage = scan.damageInMiddle ? scan.damage : []
         let index = SegmentIndex(segmentSize: size, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: [])
         return SegmentCatalog(segment: segment, sealed: false, index: index, headers: scan.blocks.map(\.header), hasPostings: false, damage: damage)
-    }
-
-    /// The seek table when the file is sealed, else `nil`.
-    private static func footer(_ file: borrowing StoreFile, size: Int) throws(StoreError) -> SeekTable? {
-        guard size >= SeekTable.footerSize + 8 else { return nil }
-        var buffer: [UInt8] = []
-        try file.read(at: size - SeekTable.footerSize, count: SeekTable.footerSize, into: &buffer)
-        guard let frames = buffer.withUnsafeBytes({ SeekTable.frameCount(footer: $0) }), frames < (1 << 27) else { return nil }
-        let tableSize = 8 + frames * 8 + SeekTable.footerSize
-        guard tableSize <= size else { return nil }
-        try file.read(at: size - tableSize, count: tableSize, into: &buffer)
-        return buffer.withUnsafeBytes { SeekTable.decode($0, frameCount: frames) }
     }
 }

@@ -26,46 +26,7 @@ public enum ProcessRunner {
         environment: [String: String]? = nil,
         timeout: TimeInterval = 120
     ) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-out-\(UUID().uuidString)")
-        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outFile)
-            try? FileManager.default.removeItem(at: errFile)
-        }
-        let outHandle = try FileHandle(forWritingTo: outFile)
-        let errHandle = try FileHandle(forWritingTo: errFile)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        let inputPipe = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.run()
-        if let input {
-            let writer = inputPipe.fileHandleForWriting
-            Thread.detachNewThread {
-                try? writer.write(contentsOf: input)
-                try? writer.close()
-            }
-        }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(2_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        return ProcessResult(
-            status: process.terminationStatus,
-            standardOutput: try Data(contentsOf: outFile),
-            standardError: try Data(contentsOf: errFile)
-        )
+        try RunningProcess(executable, arguments, input: input, environment: environment).finish(timeout: timeout)
     }
 
     /// Runs a built navlog executable (`navlog`, `navlogd`) by name.
@@ -82,8 +43,8 @@ public final class RunningProcess: @unchecked Sendable {
     private let outFile: URL
     private let errFile: URL
 
-    /// Starts `executable` with `arguments`.
-    public init(_ executable: URL, _ arguments: [String]) throws {
+    /// Starts `executable` with `arguments`, optionally feeding `input` to its standard input.
+    public init(_ executable: URL, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil) throws {
         outFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-out-\(UUID().uuidString)")
         errFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-err-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: outFile.path, contents: nil)
@@ -92,8 +53,24 @@ public final class RunningProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         process.standardError = try FileHandle(forWritingTo: errFile)
-        process.standardInput = FileHandle.nullDevice
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        let inputPipe = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
+        if let input {
+            let writer = inputPipe.fileHandleForWriting
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: input)
+                try? writer.close()
+            }
+        }
+    }
+
+    /// Waits for it to exit (killing it after `timeout` seconds) and returns what it printed.
+    public func finish(timeout: TimeInterval) -> ProcessResult {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(2_000) }
+        return stop()
     }
 
     /// What it has written to standard output so far.

@@ -62,7 +62,7 @@ func runLoad(_ arguments: [String]) {
 
 /// navlogd's `accepted` counter, through a control line.
 func acceptedEvents(_ path: String) -> Int? {
-    var connection = LoadGenerator.Connection()
+    let connection = LoadGenerator.Connection()
     let generator = LoadGenerator(target: .navlogd(path: path), clients: 0, eventsPerClient: 0, ack: "none")
     guard generator.connect(connection) else { return nil }
     defer { close(connection.fd) }
@@ -76,7 +76,6 @@ func acceptedEvents(_ path: String) -> Int? {
         if n <= 0 { break }
         reply.append(contentsOf: buffer[..<n])
     }
-    connection = LoadGenerator.Connection()
     guard let object = try? JSONSerialization.jsonObject(with: Data(reply.prefix { $0 != 0x0A })) as? [String: Any] else { return nil }
     return object["accepted"] as? Int
 }

@@ -40,21 +40,15 @@ struct Arguments {
     }
 }
 
-func now() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-}
-
 @discardableResult
 func shell(_ command: String) -> (seconds: Double, status: Int32) {
-    let start = now()
+    let start = monotonic()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = ["-c", command]
     try! process.run()
     process.waitUntilExit()
-    return (now() - start, process.terminationStatus)
+    return (monotonic() - start, process.terminationStatus)
 }
 
 func fileSize(_ path: String) -> Int {
@@ -103,9 +97,9 @@ var rows: [Row] = []
 
 // 1. Realistic events: many interleaved sessions, UIKit-like behaviour.
 var generator = WorkloadGenerator(WorkloadConfiguration(seed: 42))
-var started = now()
+var started = monotonic()
 let ndjson = generator.ndjson(events: arguments.events)
-let generateSeconds = now() - started
+let generateSeconds = monotonic() - started
 FileManager.default.createFile(atPath: ndjsonPath, contents: Data(ndjson))
 let averageLine = Double(ndjson.count) / Double(arguments.events)
 print(
@@ -120,7 +114,7 @@ if wanted("parse") {
     var batch = EventBatch()
     var framer = LineFramer()
     var accepted = 0
-    started = now()
+    started = monotonic()
     ndjson.withUnsafeBytes { raw in
         framer.feed(raw) { number, piece in
             if case .line(let bytes) = piece {
@@ -129,11 +123,11 @@ if wanted("parse") {
             }
         }
     }
-    let parseSeconds = now() - started
+    let parseSeconds = monotonic() - started
     precondition(accepted == arguments.events, "the generator produced lines the codec rejects")
     let sample = min(arguments.events, 200_000)
     var sampleBytes = 0
-    started = now()
+    started = monotonic()
     var offset = 0
     for _ in 0..<sample {
         let end = ndjson[offset...].firstIndex(of: 0x0A)!
@@ -142,7 +136,7 @@ if wanted("parse") {
         sampleBytes += end - offset + 1
         offset = end + 1
     }
-    let foundationSeconds = now() - started
+    let foundationSeconds = monotonic() - started
     let ours = Double(ndjson.count) / parseSeconds
     let theirs = Double(sampleBytes) / foundationSeconds
     rows.append(
@@ -156,7 +150,7 @@ if wanted("parse") {
 // 3. Offline ingest: frame, parse, encode, compress, write, fsync.
 let dataDirectory = arguments.work + "/data"
 do {
-    started = now()
+    started = monotonic()
     let log = try! EventLog(directory: dataDirectory, options: arguments.options)
     var parser = EventLineParser()
     var batch = EventBatch()
@@ -175,7 +169,7 @@ do {
     }
     try! log.append(batch)
     try! log.close()
-    let ingestSeconds = now() - started
+    let ingestSeconds = monotonic() - started
     let zstdSeconds = shell("zstd -3 -T1 -q -f -o \(arguments.work)/events.ndjson.zst \(ndjsonPath)").seconds
     let ours = Double(arguments.events) / ingestSeconds
     let theirs = Double(arguments.events) / zstdSeconds
@@ -190,7 +184,7 @@ if wanted("scan") {
     let reader = try! LogReader(directory: dataDirectory)
     var count = 0
     var checksum: Int64 = 0
-    started = now()
+    started = monotonic()
     for _ in 0..<arguments.scanRepeats {
         count = 0
         try! reader.scan(LogQuery()) { block, index in
@@ -199,7 +193,7 @@ if wanted("scan") {
             return true
         }
     }
-    let scanSeconds = (now() - started) / Double(arguments.scanRepeats)
+    let scanSeconds = (monotonic() - started) / Double(arguments.scanRepeats)
     precondition(count == arguments.events, "scan returned \(count) events")
     let zstdSeconds = shell("zstd -d -q -c \(arguments.work)/events.ndjson.zst > /dev/null").seconds
     let ours = Double(count) / scanSeconds
@@ -212,13 +206,13 @@ if wanted("scan") {
     var output: [UInt8] = []
     output.reserveCapacity(1 << 21)
     var written = 0
-    started = now()
+    started = monotonic()
     try! reader.scan(LogQuery()) { block, index in
         try block.appendJSONLine(index, to: &output)
         if output.count > 1 << 20 { written += output.count; output.removeAll(keepingCapacity: true) }
         return true
     }
-    let catSeconds = now() - started
+    let catSeconds = monotonic() - started
     rows.append(
         Row(
             figure: "cat to JSON Lines (in process)", value: format(Double(count) / catSeconds, "events/s"),

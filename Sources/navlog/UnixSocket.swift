@@ -61,9 +61,6 @@ final class UnixSocket: @unchecked Sendable {
             }
         }
     }
-
-    /// Closes the sending direction (the daemon sees end of input).
-    func finishWriting() { shutdown(descriptor, Int32(SHUT_WR)) }
 }
 
 /// A command-line failure, said as a sentence.

@@ -63,10 +63,8 @@ struct NavlogdCommand: AsyncParsableCommand {
         let logger = Logger(label: "navlogd")
         do {
             try await Daemon(configuration: settings).run(logger: logger, environment: environment)
-        } catch let error as any StoreErrorDescribing {
-            logger.critical("\(error.describedForOperators)")
-            throw ExitCode.failure
         } catch {
+            // Store and configuration errors describe themselves as sentences.
             logger.critical("navlogd stopped: \(error)")
             throw ExitCode.failure
         }
