@@ -152,9 +152,7 @@ struct BlockEncoder {
     }
 
     /// Encodes the payload of the events added so far into `payload` (replacing its contents).
-    /// - Parameter marks: if given, receives the payload offset where each section starts.
-    mutating func encodePayload(into payload: inout [UInt8], marks: UnsafeMutablePointer<[(String, Int)]>? = nil) {
-        func mark(_ name: String) { marks?.pointee.append((name, payload.count)) }
+    mutating func encodePayload(into payload: inout [UInt8]) {
         payload.removeAll(keepingCapacity: true)
         payload.append(Self.payloadVersion)
         Varint.append(UInt64(count), to: &payload)
@@ -170,18 +168,14 @@ struct BlockEncoder {
             let start = old == 0 ? 0 : interner.ends[old - 1]
             Varint.append(UInt64(interner.ends[old] - start), to: &payload)
         }
-        mark("string bytes")
         interner.bytes.withUnsafeBytes { raw in
             for old in order {
                 let start = old == 0 ? 0 : Int(interner.ends[old - 1])
                 payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<Int(interner.ends[old])]))
             }
         }
-        mark("types")
         payload.append(contentsOf: types)
-        mark("sessions")
         for ref in sessions { Varint.append(UInt64(renumbered[Int(ref)]), to: &payload) }
-        mark("timestamps")
         // Deltas are per session; indexing by the old ref is fine, it is the same session.
         var lastBySession = [Int64](repeating: minTimestamp, count: interner.count)
         var lastSequence = [UInt64](repeating: 0, count: interner.count)
@@ -190,7 +184,6 @@ struct BlockEncoder {
             Varint.append(Varint.zigzag(timestamps[index] &- lastBySession[session]), to: &payload)
             lastBySession[session] = timestamps[index]
         }
-        mark("sequences")
         for index in 0..<count {
             let stored = sequences[index]
             if stored == 0 {
@@ -202,13 +195,11 @@ struct BlockEncoder {
                 lastSequence[session] = sequence
             }
         }
-        mark("receive times")
         var lastReceived = minReceived
         for value in receiveTimes {
             Varint.append(Varint.zigzag(value &- lastReceived), to: &payload)
             lastReceived = value
         }
-        mark("flags+peers")
         payload.append(contentsOf: flags)
         Varint.append(UInt64(peers.count), to: &payload)
         for peer in peers {
@@ -233,9 +224,7 @@ struct BlockEncoder {
                 _ = index
             }
         }
-        mark("body lengths")
         for length in mergedLengths { Varint.append(UInt64(length), to: &payload) }
-        mark("bodies")
         payload.append(contentsOf: merged)
     }
 }
