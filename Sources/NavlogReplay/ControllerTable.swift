@@ -5,6 +5,9 @@ public struct ControllerHandle: Hashable, Sendable, Comparable {
     /// The position in the table.
     public let index: Int32
 
+    /// The handle at position `index` of a session's controller table.
+    public init(index: Int32) { self.index = index }
+
     public static func < (a: ControllerHandle, b: ControllerHandle) -> Bool { a.index < b.index }
 }
 
@@ -92,6 +95,15 @@ public struct ControllerTable: Sendable {
             controller.unwindActions = actions.elements.compactMap(\.string)
         }
         if controller != controllers[Int(handle.index)] { controllers[Int(handle.index)] = controller }
+    }
+
+    /// Appends a controller restored from a checkpoint; false when its id is already in the table.
+    mutating func restore(_ controller: Controller) -> Bool {
+        var id = controller.id
+        let inserted = id.withUTF8 { ids.insert(UnsafeRawBufferPointer($0)).inserted }
+        guard inserted else { return false }
+        controllers.append(controller)
+        return true
     }
 
     private mutating func insert(_ id: UnsafeRawBufferPointer) -> ControllerHandle {

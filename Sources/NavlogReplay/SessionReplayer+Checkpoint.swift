@@ -1,0 +1,401 @@
+public import NavlogEvents
+
+/// Serialized replay state (checkpoints): the whole state of a session after some event, so
+/// that replay can resume there instead of from the session's first event.
+///
+/// The encoding is versioned; decoding checks every count and handle against the bytes and the
+/// tables it read, so a damaged or foreign checkpoint is rejected (nil), never trusted and never
+/// a crash. Files that hold checkpoints add their own checksum.
+extension SessionReplayer {
+    /// The version of the encoding; a checkpoint of another version is rebuilt from the events.
+    public static let checkpointVersion: UInt8 = 1
+
+    /// Appends the state to `output`.
+    public func encodeCheckpoint(into output: inout [UInt8]) {
+        var writer = CheckpointWriter(output: output)
+        writer.byte(Self.checkpointVersion)
+        writer.count(controllers.count)
+        for controller in controllers.controllers {
+            writer.string(controller.id)
+            writer.optionalString(controller.className)
+            writer.byte(kindCode(controller.kind) | (controller.kindDeclared ? 0x80 : 0) | (controller.definesContext ? 0x40 : 0))
+            writer.optionalString(controller.storyboardID)
+            writer.optionalString(controller.title)
+            writer.count(controller.unwindActions.count)
+            controller.unwindActions.forEach { writer.string($0) }
+        }
+        writer.hierarchy(hierarchy)
+        writer.count(anomalies.count)
+        for anomaly in anomalies {
+            writer.byte(anomaly.code.rawValue)
+            writer.optionalString(anomaly.rule)
+            writer.position(anomaly.event)
+            writer.count(anomaly.controllers.count)
+            anomaly.controllers.forEach { writer.handle($0.index) }
+            writer.string(anomaly.message)
+        }
+        writer.byte((horizontal.map { $0.rawValue + 1 } ?? 0) | (vertical.map { ($0.rawValue + 1) << 2 } ?? 0) | (foreground ? 0x10 : 0) | (info.ended ? 0x20 : 0))
+        for text in [info.app, info.version, info.build, info.os, info.device] { writer.optionalString(text) }
+        writer.byte(info.idiom.rawValue)
+        writer.optionalSigned(info.firstTimestamp)
+        writer.optionalSigned(info.lastTimestamp)
+        writer.count(eventCount)
+        writer.optionalUnsigned(lastSequence)
+        writer.byte(position == nil ? 0 : 1)
+        if let position { writer.position(position) }
+        writer.count(appearance.count)
+        appearance.forEach { writer.byte($0.rawValue) }
+        writer.count(intents.count)
+        for intent in intents {
+            writer.unsigned(intent.sequence)
+            writer.string(intent.rule)
+            writer.resolution(intent.resolution)
+        }
+        writer.count(transitions.count)
+        for transition in transitions {
+            writer.string(transition.id)
+            writer.byte(transition.snapshot == nil ? 0 : 1)
+            if let snapshot = transition.snapshot { writer.hierarchy(snapshot) }
+        }
+        writer.count(Int(slotNames.count))
+        for reference in 0..<slotNames.count {
+            slotNames.withString(UInt32(reference)) { writer.bytes($0) }
+        }
+        output = writer.output
+    }
+
+    /// Restores a state encoded by ``encodeCheckpoint(into:)``; nil when the bytes are not a
+    /// complete, consistent checkpoint of this version.
+    public init?(checkpoint bytes: UnsafeRawBufferPointer) {
+        var reader = CheckpointReader(reader: ByteReader(bytes))
+        guard let state = reader.replayer(), reader.reader.isAtEnd else { return nil }
+        self = state
+    }
+
+    fileprivate func kindCode(_ kind: ControllerKind) -> UInt8 { UInt8(ControllerKind.allCases.firstIndex(of: kind)!) }
+}
+
+/// Writes checkpoint fields.
+private struct CheckpointWriter {
+    var output: [UInt8]
+
+    mutating func byte(_ value: UInt8) { output.append(value) }
+    mutating func unsigned(_ value: UInt64) { Varint.append(value, to: &output) }
+    mutating func count(_ value: Int) { unsigned(UInt64(value)) }
+    mutating func signed(_ value: Int64) { unsigned(Varint.zigzag(value)) }
+    /// A handle or -1.
+    mutating func handle(_ value: Int32) { unsigned(UInt64(Int64(value) + 1)) }
+
+    mutating func bytes(_ value: UnsafeRawBufferPointer) {
+        count(value.count)
+        output.append(contentsOf: value)
+    }
+
+    mutating func string(_ value: String) {
+        count(value.utf8.count)
+        output.append(contentsOf: value.utf8)
+    }
+
+    mutating func optionalString(_ value: String?) {
+        byte(value == nil ? 0 : 1)
+        if let value { string(value) }
+    }
+
+    mutating func optionalSigned(_ value: Int64?) {
+        byte(value == nil ? 0 : 1)
+        if let value { signed(value) }
+    }
+
+    mutating func optionalUnsigned(_ value: UInt64?) {
+        byte(value == nil ? 0 : 1)
+        if let value { unsigned(value) }
+    }
+
+    mutating func handles(_ values: [Int32]) {
+        count(values.count)
+        values.forEach { handle($0) }
+    }
+
+    mutating func position(_ position: EventPosition) {
+        optionalUnsigned(position.sequence)
+        signed(position.timestamp)
+        optionalUnsigned(position.lsn)
+        count(position.index)
+    }
+
+    mutating func hierarchy(_ hierarchy: Hierarchy) {
+        count(hierarchy.nodes.count)
+        for node in hierarchy.nodes {
+            byte(node.placement.rawValue)
+            handle(node.parent)
+            handle(node.presenter)
+            handle(node.window)
+            handle(node.presented)
+            byte(node.requestedStyle.rawValue)
+            handles(node.items)
+            count(Int(node.selected))
+            handle(node.primary)
+            handle(node.secondary)
+            handle(node.supplementary)
+            byte((node.collapsed ? 1 : 0) | (node.willMoveToNil ? 2 : 0) | (node.transitionPending ? 4 : 0))
+            handles(node.movedFromSecondary)
+            handles(node.children)
+            handle(node.slot)
+        }
+        count(hierarchy.windows.count)
+        for window in hierarchy.windows {
+            string(window.name)
+            handle(window.root)
+        }
+    }
+
+    mutating func resolution(_ resolution: Resolution) {
+        switch resolution {
+        case .push(let container, let vc): (byte(1), handle(container.index), handle(vc.index))
+        case .present(let presenter, let vc, let style, let effective):
+            (byte(2), handle(presenter.index), handle(vc.index), byte(style.rawValue), byte(effective.rawValue))
+        case .setSecondary(let container, let vc): (byte(3), handle(container.index), handle(vc.index))
+        case .addChild(let container, let vc, let slot): (byte(4), handle(container.index), handle(vc.index), optionalString(slot))
+        case .setRoot(let container, let vc): (byte(5), handle(container.index), handle(vc.index))
+        case .appendTab(let container, let vc): (byte(6), handle(container.index), handle(vc.index))
+        case .setColumn(let container, let column, let vc): (byte(7), handle(container.index), byte(column.rawValue), handle(vc.index))
+        case .unwind(let destination): (byte(8), handle(destination.index))
+        case .custom: byte(9)
+        case .cancelled: byte(10)
+        case .none: byte(11)
+        case .ignored: byte(12)
+        }
+    }
+}
+
+/// Reads checkpoint fields; every read fails (nil) on short or malformed input.
+private struct CheckpointReader {
+    var reader: ByteReader
+    /// Handles must be below this (the number of controllers) once the table is read.
+    var handleLimit = 0
+
+    mutating func byte() -> UInt8? { reader.readByte() }
+    mutating func unsigned() -> UInt64? { reader.readVarint() }
+    /// A length or element count (never more than the bytes left).
+    mutating func count() -> Int? { reader.readCount(limit: reader.remaining) }
+    /// A non-negative number that is not a length (an index, an event count).
+    mutating func number() -> Int? {
+        guard let value = unsigned(), value <= UInt64(Int.max) else { return nil }
+        return Int(value)
+    }
+    mutating func signed() -> Int64? { unsigned().map(Varint.unzigzag) }
+
+    mutating func handle() -> Int32? {
+        guard let raw = unsigned(), raw <= UInt64(handleLimit) else { return nil }
+        return Int32(Int64(raw) - 1)
+    }
+
+    mutating func validHandle() -> Int32? {
+        guard let value = handle(), value >= 0 else { return nil }
+        return value
+    }
+
+    mutating func string() -> String? {
+        guard let length = count(), let bytes = reader.readBytes(length) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    mutating func optional<T>(_ read: (inout Self) -> T?) -> T?? {
+        guard let flag = byte() else { return nil }
+        switch flag {
+        case 0: return .some(nil)
+        case 1: return read(&self).map { .some($0) }
+        default: return nil
+        }
+    }
+
+    mutating func handles() -> [Int32]? {
+        guard let count = count() else { return nil }
+        var result: [Int32] = []
+        result.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let value = validHandle() else { return nil }
+            result.append(value)
+        }
+        return result
+    }
+
+    mutating func position() -> EventPosition? {
+        guard let sequence = optional({ $0.unsigned() }), let timestamp = signed(), let lsn = optional({ $0.unsigned() }), let index = number() else {
+            return nil
+        }
+        return EventPosition(sequence: sequence, timestamp: timestamp, lsn: lsn, index: index)
+    }
+
+    /// A hierarchy: the current one has a node per controller; a snapshot taken earlier may have fewer.
+    mutating func hierarchy(isSnapshot: Bool = false) -> Hierarchy? {
+        guard let count = count(), isSnapshot ? count <= handleLimit : count == handleLimit else { return nil }
+        var hierarchy = Hierarchy()
+        hierarchy.nodes.reserveCapacity(count)
+        for _ in 0..<count {
+            var node = Hierarchy.Node()
+            guard let placement = byte().flatMap(Hierarchy.Placement.init(rawValue:)), let parent = handle(), let presenter = handle(),
+                let window = handle(), let presented = handle(), let style = byte().flatMap(PresentationStyle.init(rawValue:)),
+                let items = handles(), let selected = number(), selected <= Int32.max, let primary = handle(), let secondary = handle(),
+                let supplementary = handle(), let flags = byte(), let moved = handles(), let children = handles(), let slot = unsigned(),
+                slot <= UInt64(Int32.max)
+            else { return nil }
+            node.placement = placement
+            node.parent = parent
+            node.presenter = presenter
+            node.window = window
+            node.presented = presented
+            node.requestedStyle = style
+            node.items = items
+            node.selected = Int32(selected)
+            node.primary = primary
+            node.secondary = secondary
+            node.supplementary = supplementary
+            node.collapsed = flags & 1 != 0
+            node.willMoveToNil = flags & 2 != 0
+            node.transitionPending = flags & 4 != 0
+            node.movedFromSecondary = moved
+            node.children = children
+            node.slot = Int32(Int64(slot) - 1)
+            hierarchy.nodes.append(node)
+        }
+        guard let windowCount = self.count() else { return nil }
+        for _ in 0..<windowCount {
+            guard let name = string(), let root = handle() else { return nil }
+            hierarchy.windows.append(Hierarchy.Window(name: name, root: root))
+        }
+        // Windows named by nodes must exist.
+        guard hierarchy.nodes.allSatisfy({ $0.window < Int32(hierarchy.windows.count) }) else { return nil }
+        return hierarchy
+    }
+
+    mutating func resolution() -> Resolution? {
+        guard let tag = byte() else { return nil }
+        func pair(_ make: (ControllerHandle, ControllerHandle) -> Resolution) -> Resolution? {
+            guard let a = validHandle(), let b = validHandle() else { return nil }
+            return make(ControllerHandle(index: a), ControllerHandle(index: b))
+        }
+        switch tag {
+        case 1: return pair { .push(container: $0, vc: $1) }
+        case 2:
+            guard let presenter = validHandle(), let vc = validHandle(), let style = byte().flatMap(PresentationStyle.init(rawValue:)),
+                let effective = byte().flatMap(PresentationStyle.init(rawValue:))
+            else { return nil }
+            return .present(presenter: ControllerHandle(index: presenter), vc: ControllerHandle(index: vc), style: style, effectiveStyle: effective)
+        case 3: return pair { .setSecondary(container: $0, vc: $1) }
+        case 4:
+            guard let container = validHandle(), let vc = validHandle(), let slot = optional({ $0.string() }) else { return nil }
+            return .addChild(container: ControllerHandle(index: container), vc: ControllerHandle(index: vc), slot: slot)
+        case 5: return pair { .setRoot(container: $0, vc: $1) }
+        case 6: return pair { .appendTab(container: $0, vc: $1) }
+        case 7:
+            guard let container = validHandle(), let column = byte().flatMap(Hierarchy.Placement.init(rawValue:)), let vc = validHandle() else {
+                return nil
+            }
+            return .setColumn(container: ControllerHandle(index: container), column: column, vc: ControllerHandle(index: vc))
+        case 8: return validHandle().map { .unwind(destination: ControllerHandle(index: $0)) }
+        case 9: return .custom
+        case 10: return .cancelled
+        case 11: return Resolution.none
+        case 12: return .ignored
+        default: return nil
+        }
+    }
+
+    mutating func replayer() -> SessionReplayer? {
+        guard byte() == SessionReplayer.checkpointVersion, let controllerCount = count() else { return nil }
+        var state = SessionReplayer()
+        for _ in 0..<controllerCount {
+            guard let id = string(), !id.isEmpty, let className = optional({ $0.string() }), let flags = byte(),
+                Int(flags & 0x3F) < ControllerKind.allCases.count, let storyboardID = optional({ $0.string() }),
+                let title = optional({ $0.string() }), let actionCount = count()
+            else { return nil }
+            var actions: [String] = []
+            for _ in 0..<actionCount {
+                guard let action = string() else { return nil }
+                actions.append(action)
+            }
+            var controller = ControllerTable.Controller(id: id)
+            controller.className = className
+            controller.kind = ControllerKind.allCases[Int(flags & 0x3F)]
+            controller.kindDeclared = flags & 0x80 != 0
+            controller.definesContext = flags & 0x40 != 0
+            controller.storyboardID = storyboardID
+            controller.title = title
+            controller.unwindActions = actions
+            guard state.controllers.restore(controller) else { return nil }
+        }
+        handleLimit = controllerCount
+        guard let hierarchy = self.hierarchy() else { return nil }
+        state.hierarchy = hierarchy
+        guard let anomalyCount = count() else { return nil }
+        for _ in 0..<anomalyCount {
+            guard let code = byte().flatMap(AnomalyCode.init(rawValue:)), let rule = optional({ $0.string() }), let event = position(),
+                let handles = handles(), let message = string()
+            else { return nil }
+            state.anomalies.append(Anomaly(code: code, rule: rule, event: event, controllers: handles.map { ControllerHandle(index: $0) }, message: message))
+        }
+        guard let flags = byte() else { return nil }
+        state.horizontal = flags & 3 == 0 ? nil : SizeClass(rawValue: (flags & 3) - 1)
+        state.vertical = (flags >> 2) & 3 == 0 ? nil : SizeClass(rawValue: ((flags >> 2) & 3) - 1)
+        state.foreground = flags & 0x10 != 0
+        state.info.ended = flags & 0x20 != 0
+        guard let app = optional({ $0.string() }), let version = optional({ $0.string() }), let build = optional({ $0.string() }),
+            let os = optional({ $0.string() }), let device = optional({ $0.string() }), let idiom = byte().flatMap(Idiom.init(rawValue:)),
+            let first = optional({ $0.signed() }), let last = optional({ $0.signed() }), let eventCount = number(),
+            let lastSequence = optional({ $0.unsigned() }), let hasPosition = byte(), hasPosition <= 1
+        else { return nil }
+        (state.info.app, state.info.version, state.info.build, state.info.os, state.info.device) = (app, version, build, os, device)
+        state.info.idiom = idiom
+        state.info.firstTimestamp = first
+        state.info.lastTimestamp = last
+        state.eventCount = eventCount
+        state.lastSequence = lastSequence
+        if hasPosition == 1 {
+            guard let position = position() else { return nil }
+            state.position = position
+        }
+        guard let appearanceCount = count(), appearanceCount == controllerCount else { return nil }
+        for _ in 0..<appearanceCount {
+            guard let value = byte().flatMap(AppearanceState.init(rawValue:)) else { return nil }
+            state.appearance.append(value)
+        }
+        guard let intentCount = count() else { return nil }
+        for _ in 0..<intentCount {
+            guard let sequence = unsigned(), let rule = string(), let resolution = resolution() else { return nil }
+            state.intents.append(IntentRecord(sequence: sequence, resolution: resolution, rule: rule))
+        }
+        guard let transitionCount = count() else { return nil }
+        for _ in 0..<transitionCount {
+            guard let id = string(), let hasSnapshot = byte(), hasSnapshot <= 1 else { return nil }
+            var snapshot: Hierarchy?
+            if hasSnapshot == 1 {
+                guard let restored = self.hierarchy(isSnapshot: true) else { return nil }
+                snapshot = restored
+            }
+            state.transitions.append(OpenTransition(id: id, snapshot: snapshot))
+        }
+        guard let slotCount = count() else { return nil }
+        for _ in 0..<slotCount {
+            guard let length = count(), let bytes = reader.readBytes(length) else { return nil }
+            _ = state.slotNames.intern(bytes)
+        }
+        guard state.slotNames.count == slotCount, state.hierarchy.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }),
+            state.transitions.allSatisfy({ $0.snapshot?.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }) ?? true })
+        else { return nil }
+        return state
+    }
+}
+
+extension Hierarchy.Node {
+    /// Whether the node names the container, presenter or window its placement needs (a
+    /// checkpoint that does not is damaged).
+    fileprivate var isPlacementComplete: Bool {
+        switch placement {
+        case .none: true
+        case .windowRoot: window >= 0
+        case .presented: presenter >= 0
+        default: parent >= 0
+        }
+    }
+}

@@ -1,0 +1,123 @@
+extension SessionReplayer {
+    /// The window the user looks at: `main` when it has a root, else the first window that has one.
+    public var focusedWindow: Hierarchy.Window? {
+        hierarchy.windows.first { $0.name == "main" && $0.root >= 0 } ?? hierarchy.windows.first { $0.root >= 0 }
+    }
+
+    /// F2: the controllers F1 visits from the window root down to the focused screen,
+    /// presentations included. Empty when no window has a root.
+    public var focusPath: [ControllerHandle] {
+        guard let window = focusedWindow else { return [] }
+        var path: [ControllerHandle] = []
+        var current = window.root
+        var steps = 0
+        while current >= 0, steps <= hierarchy.nodes.count {
+            steps += 1
+            path.append(ControllerHandle(index: current))
+            let node = hierarchy[current]
+            // F1: a presentation covers its presenter's content.
+            if node.presented >= 0 {
+                current = node.presented
+                continue
+            }
+            switch kind(of: current) {
+            case .navigation:
+                current = node.items.last ?? -1
+            case .tab:
+                current = node.items.indices.contains(Int(node.selected)) ? node.items[Int(node.selected)] : -1
+            case .split:
+                if node.collapsed {
+                    current = node.primary
+                } else {
+                    current = node.secondary >= 0 ? node.secondary : node.primary
+                }
+            default:
+                // F1: a screen is focused unless one of its embedded children (any depth) presents
+                // (a currentContext presentation inside a container view).
+                guard let chain = presentingDescendant(of: current) else { return path }
+                path.append(contentsOf: chain.dropLast().map { ControllerHandle(index: $0) })
+                current = chain.last!
+            }
+        }
+        return path
+    }
+
+    /// F1: the focused screen, nil when no window has a root.
+    public var focus: ControllerHandle? { focusPath.last }
+
+    /// The path from `screen` (excluded) down its embedded children to one that presents, then
+    /// the controller it presents; nil when none of its children presents.
+    private func presentingDescendant(of screen: Int32) -> [Int32]? {
+        func search(_ handle: Int32, _ depth: Int) -> [Int32]? {
+            guard depth <= hierarchy.nodes.count else { return nil }
+            for child in hierarchy.containedHandles(of: hierarchy[handle]).reversed() {
+                if hierarchy[child].presented >= 0 { return [child, hierarchy[child].presented] }
+                if let deeper = search(child, depth + 1) { return [child] + deeper }
+            }
+            return nil
+        }
+        return search(screen, 0)
+    }
+
+    /// F3: the focus path plus everything R5 leaves visible: what lies beneath presentations that
+    /// do not hide it, every column of an expanded split view, and the embedded children of
+    /// every visible controller. In tree order, each controller once.
+    public var visible: [ControllerHandle] {
+        // F3 starts from the focus path: a presenter under a full-screen presentation is hidden
+        // but still on the path to the focused screen.
+        var result = focusPath.map(\.index)
+        for window in hierarchy.windows where window.root >= 0 {
+            result.append(contentsOf: visibleLayer(window.root, depth: 0).handles)
+        }
+        var seen = Set<Int32>()
+        return result.filter { seen.insert($0).inserted }.map { ControllerHandle(index: $0) }
+    }
+
+    /// The visible part of the layer whose context root is `root`, with the presentations above
+    /// it; `opaque` when a full-screen presentation hides everything beneath (R5).
+    private func visibleLayer(_ root: Int32, depth: Int) -> (handles: [Int32], opaque: Bool) {
+        guard depth <= hierarchy.nodes.count else { return ([], false) }
+        var base: [Int32] = []
+        onScreen(root, into: &base, depth: 0)
+        let compact = horizontal == .compact
+        var layers: [(presenter: Int32, handles: [Int32], coverage: PresentationStyle.Coverage)] = []
+        for handle in base where hierarchy[handle].presented >= 0 {
+            let presented = hierarchy[handle].presented
+            let above = visibleLayer(presented, depth: depth + 1)
+            let effective = hierarchy[presented].requestedStyle.adapted(horizontallyCompact: compact)
+            if above.opaque || effective.coverage == .everything { return (above.handles, true) }
+            layers.append((handle, above.handles, effective.coverage))
+        }
+        var result = base
+        for layer in layers {
+            if layer.coverage == .presenterContent {
+                var hidden: [Int32] = []
+                onScreen(layer.presenter, into: &hidden, depth: 0)
+                result.removeAll { hidden.contains($0) }
+            }
+            result.append(contentsOf: layer.handles)
+        }
+        return (result, false)
+    }
+
+    /// `handle` and what of its containment subtree is on screen (not counting presentations).
+    private func onScreen(_ handle: Int32, into result: inout [Int32], depth: Int) {
+        guard depth <= hierarchy.nodes.count else { return }
+        result.append(handle)
+        let node = hierarchy[handle]
+        switch kind(of: handle) {
+        case .navigation:
+            if let top = node.items.last { onScreen(top, into: &result, depth: depth + 1) }
+        case .tab:
+            if node.items.indices.contains(Int(node.selected)) {
+                onScreen(node.items[Int(node.selected)], into: &result, depth: depth + 1)
+            }
+        case .split:
+            let columns = node.collapsed ? [node.primary] : [node.primary, node.supplementary, node.secondary]
+            for column in columns where column >= 0 { onScreen(column, into: &result, depth: depth + 1) }
+        default:
+            break
+        }
+        for child in node.children { onScreen(child, into: &result, depth: depth + 1) }
+    }
+}

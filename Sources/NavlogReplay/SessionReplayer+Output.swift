@@ -1,0 +1,344 @@
+import NavlogEvents
+
+/// The replay output formats: JSON exactly as events.md "Replay output" shows it, a readable
+/// Unicode tree, and Graphviz dot.
+extension SessionReplayer {
+    // MARK: JSON
+
+    /// Appends the state as one JSON object (events.md "Replay output"; `schemas/replay-output.schema.json`).
+    public func appendJSON(session: String, to output: inout [UInt8]) {
+        var json = JSONOutput(output: output)
+        let focusPath = self.focusPath
+        json.raw("{\"session\":")
+        json.string(session)
+        json.raw(",\"at\":{\"seq\":")
+        json.optional(position?.sequence)
+        json.raw(",\"ts\":")
+        json.integer(position?.timestamp ?? 0)
+        json.raw(",\"lsn\":")
+        json.optional(position?.lsn)
+        json.raw(",\"index\":")
+        json.integer(Int64(position?.index ?? 0))
+        json.raw("},\"traits\":{\"h\":")
+        json.optionalString(horizontal?.description)
+        json.raw(",\"v\":")
+        json.optionalString(vertical?.description)
+        json.raw("},\"foreground\":")
+        json.raw(foreground ? "true" : "false")
+        json.raw(",\"windows\":[")
+        var first = true
+        for window in hierarchy.windows where window.root >= 0 {
+            if !first { json.raw(",") }
+            first = false
+            json.raw("{\"id\":")
+            json.string(window.name)
+            json.raw(",\"root\":")
+            appendNode(window.root, slot: false, to: &json, depth: 0)
+            json.raw("}")
+        }
+        json.raw("],\"focus\":")
+        json.optionalString(focusPath.last.map { controllers[$0].id })
+        json.raw(",\"focusPath\":")
+        json.ids(focusPath.map { controllers[$0].id })
+        json.raw(",\"visible\":")
+        json.ids(visible.map { controllers[$0].id })
+        json.raw(",\"anomalies\":[")
+        for (index, anomaly) in anomalies.enumerated() {
+            if index > 0 { json.raw(",") }
+            appendAnomaly(anomaly, session: session, to: &json)
+        }
+        json.raw("]}")
+        output = json.output
+    }
+
+    /// Appends one anomaly as a JSON object (the `anomaly` definition of the replay schema).
+    public func appendAnomalyJSON(_ anomaly: Anomaly, session: String, to output: inout [UInt8]) {
+        var json = JSONOutput(output: output)
+        appendAnomaly(anomaly, session: session, to: &json)
+        output = json.output
+    }
+
+    private func appendAnomaly(_ anomaly: Anomaly, session: String, to json: inout JSONOutput) {
+        json.raw("{\"code\":")
+        json.string(anomaly.code.code)
+        json.raw(",\"name\":")
+        json.string(anomaly.code.name)
+        json.raw(",\"rule\":")
+        json.optionalString(anomaly.rule)
+        json.raw(",\"fatal\":")
+        json.raw(anomaly.isFatal ? "true" : "false")
+        json.raw(",\"event\":{\"session\":")
+        json.string(session)
+        json.raw(",\"seq\":")
+        json.optional(anomaly.event.sequence)
+        json.raw(",\"ts\":")
+        json.integer(anomaly.event.timestamp)
+        json.raw(",\"lsn\":")
+        json.optional(anomaly.event.lsn)
+        json.raw("},\"controllers\":")
+        json.ids(anomaly.controllers.map { controllers[$0].id })
+        json.raw(",\"message\":")
+        json.string(anomaly.message)
+        json.raw("}")
+    }
+
+    private func appendNode(_ handle: Int32, slot: Bool, to json: inout JSONOutput, depth: Int) {
+        let controller = controllers[ControllerHandle(index: handle)]
+        let node = hierarchy[handle]
+        json.raw("{\"id\":")
+        json.string(controller.id)
+        json.raw(",\"class\":")
+        json.string(controller.className ?? "")
+        json.raw(",\"kind\":")
+        json.string(controller.kind.rawValue)
+        if let sbid = controller.storyboardID {
+            json.raw(",\"sbid\":")
+            json.string(sbid)
+        }
+        if let title = controller.title {
+            json.raw(",\"title\":")
+            json.string(title)
+        }
+        if slot, node.slot >= 0 {
+            json.raw(",\"slot\":")
+            json.string(slotName(node.slot))
+        }
+        // Bounded depth: a hierarchy is a tree (place() refuses cycles), this only guards damage.
+        guard depth <= hierarchy.nodes.count else {
+            json.raw("}")
+            return
+        }
+        func list(_ key: String, _ handles: [Int32], slots: Bool = false) {
+            json.raw(",\"\(key)\":[")
+            for (index, item) in handles.enumerated() {
+                if index > 0 { json.raw(",") }
+                appendNode(item, slot: slots, to: &json, depth: depth + 1)
+            }
+            json.raw("]")
+        }
+        switch controller.kind {
+        case .navigation:
+            list("stack", node.items)
+        case .tab:
+            list("tabs", node.items)
+            json.raw(",\"selected\":")
+            json.integer(Int64(node.selected))
+        case .split:
+            json.raw(",\"columns\":{")
+            var first = true
+            for (key, column) in [("primary", node.primary), ("secondary", node.secondary), ("supplementary", node.supplementary)] where column >= 0 {
+                if !first { json.raw(",") }
+                first = false
+                json.raw("\"\(key)\":")
+                appendNode(column, slot: false, to: &json, depth: depth + 1)
+            }
+            json.raw("},\"collapsed\":")
+            json.raw(node.collapsed ? "true" : "false")
+        default:
+            break
+        }
+        if !node.children.isEmpty { list("children", node.children, slots: true) }
+        if node.presented >= 0 {
+            let presented = hierarchy[node.presented]
+            json.raw(",\"presented\":{\"style\":")
+            json.string(presented.requestedStyle.name)
+            json.raw(",\"effectiveStyle\":")
+            json.string(effectiveStyle(of: node.presented).name)
+            json.raw(",\"node\":")
+            appendNode(node.presented, slot: false, to: &json, depth: depth + 1)
+            json.raw("}")
+        }
+        json.raw("}")
+    }
+
+    /// R4: the effective style of the presented controller `handle` in the current traits.
+    public func effectiveStyle(of handle: Int32) -> PresentationStyle {
+        hierarchy[handle].requestedStyle.adapted(horizontallyCompact: horizontal == .compact)
+    }
+
+    /// The name of slot reference `slot`.
+    func slotName(_ slot: Int32) -> String {
+        slotNames.withString(UInt32(slot)) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The id of the controller `handle` names.
+    public func id(of handle: ControllerHandle) -> String { controllers[handle].id }
+
+    // MARK: Tree
+
+    /// A readable Unicode tree of the state: stack order, the selected tab, columns, children with
+    /// slots, presentations with their effective style; the focused screen marked `◉`, other
+    /// visible controllers `●`, hidden ones `○`; anomalies listed below.
+    public func tree(session: String) -> String {
+        let focusPath = self.focusPath
+        let focus = focusPath.last?.index ?? -1
+        let visible = Set(self.visible.map(\.index))
+        var lines: [String] = []
+        var header = "session \(session)"
+        if let position {
+            header += " · event \(position.index)"
+            if let sequence = position.sequence { header += " (seq \(sequence))" }
+            header += " · \(RFC3339.format(microseconds: position.timestamp))"
+        }
+        header += " · traits h=\(horizontal?.description ?? "?") v=\(vertical?.description ?? "?") · \(foreground ? "foreground" : "background")"
+        lines.append(header)
+        func describe(_ handle: Int32, _ label: String) -> String {
+            let controller = controllers[ControllerHandle(index: handle)]
+            let marker = handle == focus ? "◉" : visible.contains(handle) ? "●" : "○"
+            var text = "\(marker) \(label)\(controller.id) \(controller.className ?? "?")"
+            if controller.kind != .plain { text += " [\(controller.kind.rawValue)]" }
+            if let title = controller.title { text += " “\(title)”" }
+            let node = hierarchy[handle]
+            if controller.kind == .split { text += node.collapsed ? " collapsed" : " expanded" }
+            if handle == focus { text += "  ← focus" }
+            return text
+        }
+        func walk(_ handle: Int32, label: String, prefix: String, last: Bool, depth: Int) {
+            guard depth <= hierarchy.nodes.count else { return }
+            lines.append(prefix + (last ? "└─ " : "├─ ") + describe(handle, label))
+            let childPrefix = prefix + (last ? "   " : "│  ")
+            let node = hierarchy[handle]
+            var entries: [(Int32, String)] = []
+            switch controller(handle).kind {
+            case .navigation:
+                for (index, item) in node.items.enumerated() { entries.append((item, "[\(index)] ")) }
+            case .tab:
+                for (index, item) in node.items.enumerated() {
+                    entries.append((item, index == Int(node.selected) ? "tab \(index) ✓ " : "tab \(index) "))
+                }
+            case .split:
+                for (name, column) in [("primary", node.primary), ("supplementary", node.supplementary), ("secondary", node.secondary)]
+                where column >= 0 {
+                    entries.append((column, "\(name): "))
+                }
+            default: break
+            }
+            for child in node.children {
+                let slot = hierarchy[child].slot
+                entries.append((child, slot >= 0 ? "child in \(slotName(slot)): " : "child: "))
+            }
+            if node.presented >= 0 {
+                let style = hierarchy[node.presented].requestedStyle
+                let effective = effectiveStyle(of: node.presented)
+                let styleText = style == effective ? style.name : "\(style.name) → \(effective.name)"
+                entries.append((node.presented, "presents (\(styleText)) "))
+            }
+            for (index, entry) in entries.enumerated() {
+                walk(entry.0, label: entry.1, prefix: childPrefix, last: index == entries.count - 1, depth: depth + 1)
+            }
+        }
+        let windows = hierarchy.windows.filter { $0.root >= 0 }
+        if windows.isEmpty { lines.append("(no window has a root view controller yet)") }
+        for window in windows {
+            lines.append("window \(window.name)")
+            walk(window.root, label: "", prefix: "", last: true, depth: 0)
+        }
+        if anomalies.isEmpty {
+            lines.append("no anomalies")
+        } else {
+            lines.append("anomalies (\(anomalies.count)):")
+            for anomaly in anomalies {
+                var at = "event \(anomaly.event.index)"
+                if let sequence = anomaly.event.sequence { at += " seq \(sequence)" }
+                let rule = anomaly.rule.map { " \($0)" } ?? ""
+                lines.append("  \(anomaly.code.code) \(anomaly.code.name)\(rule)\(anomaly.isFatal ? " FATAL" : "") at \(at): \(anomaly.message)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func controller(_ handle: Int32) -> ControllerTable.Controller { controllers[ControllerHandle(index: handle)] }
+
+    // MARK: Graphviz
+
+    /// The hierarchy as a Graphviz digraph: containment edges solid (labelled with stack
+    /// position, tab, column or slot), presentations dashed with their effective style; the
+    /// focused screen bold, visible controllers filled.
+    public func dot(session: String) -> String {
+        let focus = focusPath.last?.index ?? -1
+        let visible = Set(self.visible.map(\.index))
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""
+        }
+        var lines = ["digraph navlog {", "  label=\(quoted("session \(session)"));", "  node [shape=box, fontname=\"Helvetica\"];"]
+        var seen = Set<Int32>()
+        func walk(_ handle: Int32, depth: Int) {
+            guard depth <= hierarchy.nodes.count, seen.insert(handle).inserted else { return }
+            let controller = controller(handle)
+            var attributes = ["label=\(quoted("\(controller.id)\n\(controller.className ?? "?")"))"]
+            if handle == focus {
+                attributes.append("style=\"filled,bold\", fillcolor=\"gold\", penwidth=2")
+            } else if visible.contains(handle) {
+                attributes.append("style=filled, fillcolor=\"lightblue\"")
+            }
+            lines.append("  \(quoted(controller.id)) [\(attributes.joined(separator: ", "))];")
+            let node = hierarchy[handle]
+            var edges: [(Int32, String, Bool)] = []
+            for (index, item) in node.items.enumerated() {
+                let label = controller.kind == .tab ? (index == Int(node.selected) ? "tab \(index) ✓" : "tab \(index)") : "\(index)"
+                edges.append((item, label, false))
+            }
+            for (name, column) in [("primary", node.primary), ("supplementary", node.supplementary), ("secondary", node.secondary)] where column >= 0 {
+                edges.append((column, name, false))
+            }
+            for child in node.children { edges.append((child, hierarchy[child].slot >= 0 ? slotName(hierarchy[child].slot) : "child", false)) }
+            if node.presented >= 0 { edges.append((node.presented, effectiveStyle(of: node.presented).name, true)) }
+            for (target, label, presentation) in edges {
+                let style = presentation ? ", style=dashed" : ""
+                lines.append("  \(quoted(controller.id)) -> \(quoted(self.controller(target).id)) [label=\(quoted(label))\(style)];")
+                walk(target, depth: depth + 1)
+            }
+        }
+        for window in hierarchy.windows where window.root >= 0 {
+            lines.append("  \(quoted("window " + window.name)) [shape=ellipse];")
+            lines.append("  \(quoted("window " + window.name)) -> \(quoted(controller(window.root).id));")
+            walk(window.root, depth: 0)
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    /// `self` with every `target` replaced (no Foundation needed).
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self { if character == target { result += replacement } else { result.append(character) } }
+        return result
+    }
+}
+
+/// A small JSON writer over a byte buffer (strings escaped by the codec's own writer).
+struct JSONOutput {
+    var output: [UInt8]
+
+    mutating func raw(_ text: StaticString) {
+        output.append(contentsOf: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func raw(_ text: String) { output.append(contentsOf: text.utf8) }
+
+    mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { EventJSONWriter.appendString(UnsafeRawBufferPointer($0), to: &output) }
+    }
+
+    mutating func optionalString(_ text: String?) {
+        if let text { string(text) } else { raw("null") }
+    }
+
+    mutating func integer(_ value: Int64) { EventJSONWriter.appendInteger(value, to: &output) }
+
+    mutating func optional(_ value: UInt64?) {
+        if let value { EventJSONWriter.appendUnsigned(value, to: &output) } else { raw("null") }
+    }
+
+    mutating func ids(_ ids: [String]) {
+        raw("[")
+        for (index, id) in ids.enumerated() {
+            if index > 0 { raw(",") }
+            string(id)
+        }
+        raw("]")
+    }
+}

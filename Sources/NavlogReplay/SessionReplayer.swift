@@ -1,0 +1,278 @@
+import NavlogEvents
+
+/// The replay engine: a pure state machine that applies one session's events, in order, to
+/// the view-controller hierarchy the way UIKit would (uikit-navigation-rules.md), resolving
+/// intents into operations and reporting misuses as anomalies.
+///
+/// No I/O and no clock: the same events always give the same state, so a state can be
+/// serialized as a checkpoint and replay resumed from it (``encodeCheckpoint(into:)``).
+/// Applying an event allocates only when the hierarchy grows or an anomaly is reported.
+public struct SessionReplayer: Sendable {
+    /// What `session.start` and `session.end` said about the session.
+    public struct Info: Sendable, Equatable {
+        /// App name, version, build, OS and device model, as the app reported them.
+        public var app: String?
+        public var version: String?
+        public var build: String?
+        public var os: String?
+        public var device: String?
+        /// Device family.
+        public var idiom = Idiom.unknown
+        /// Time of the first and the last event (µs since the epoch).
+        public var firstTimestamp: Int64?
+        public var lastTimestamp: Int64?
+        /// Whether `session.end` was seen.
+        public var ended = false
+    }
+
+    /// The controllers mentioned so far and what is known of them.
+    public internal(set) var controllers = ControllerTable()
+    /// Windows, containment and presentations.
+    public internal(set) var hierarchy = Hierarchy()
+    /// Every anomaly raised so far, in order.
+    public internal(set) var anomalies: [Anomaly] = []
+    /// Current size classes (nil before any are known).
+    public internal(set) var horizontal: SizeClass?
+    public internal(set) var vertical: SizeClass?
+    /// Whether the app is in the foreground (F4).
+    public internal(set) var foreground = true
+    /// What the session said about itself.
+    public internal(set) var info = Info()
+    /// How many events were applied (duplicates included: they have an index too).
+    public internal(set) var eventCount = 0
+    /// The last event applied.
+    public internal(set) var position: EventPosition?
+
+    /// The last `seq` seen (A17, A18).
+    var lastSequence: UInt64?
+    /// Appearance state per controller handle (R20).
+    var appearance: [AppearanceState] = []
+    /// The most recent intents and what they resolved into, for `cause` (A15).
+    var intents: [IntentRecord] = []
+    /// Transitions begun and not yet ended, with the hierarchy to restore if cancelled (R19).
+    var transitions: [OpenTransition] = []
+    /// Slot names of contained children.
+    var slotNames = ByteStringTable()
+    /// The event being applied.
+    var current = EventPosition(sequence: nil, timestamp: 0, lsn: nil, index: 0)
+
+    /// How many recent intents are remembered for `cause`.
+    static let rememberedIntents = 64
+
+    /// A new session with nothing on screen.
+    public init() {}
+
+    /// Applies one event of the session.
+    /// - Returns: for an intent (`show`, `showDetail`, `segue`, `unwind`), what it resolved into.
+    @discardableResult
+    public mutating func apply(_ event: ReplayEvent) -> Resolution? {
+        current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
+        eventCount += 1
+        position = current
+        if info.firstTimestamp == nil { info.firstTimestamp = event.timestamp }
+        info.lastTimestamp = event.timestamp
+        if let sequence = event.sequence {
+            if let last = lastSequence {
+                if sequence <= last {
+                    raise(
+                        .seqDuplicate, rule: nil, [],
+                        "seq \(sequence) is not greater than the previous seq \(last): the event repeats or arrived out of order and is not applied.")
+                    return nil
+                }
+                if sequence > last + 1 {
+                    raise(.seqGap, rule: nil, [], "seq jumps from \(last) to \(sequence): \(sequence - last - 1) event(s) of this session were lost.")
+                }
+            }
+            lastSequence = sequence
+        }
+        let body = event.body
+        if let cause = body.field(.cause)?.integer, cause >= 0, event.type.isOperation,
+            let intent = intents.last(where: { $0.sequence == UInt64(cause) })
+        {
+            confirm(event.type, body, intent: intent)
+            return nil
+        }
+        switch event.type {
+        case .sessionStart: startSession(body)
+        case .sessionEnd: info.ended = true
+        case .appForeground: foreground = true
+        case .appBackground: foreground = false
+        case .traitsChange: changeTraits(horizontal: body.field(.h)?.bytes.flatMap(SizeClass.init), vertical: body.field(.v)?.bytes.flatMap(SizeClass.init))
+        case .windowRoot:
+            guard let vc = controller(body, .vc) else { break }
+            let window = hierarchy.window(named: body.field(.window)?.bytes)
+            hierarchy.place(vc, in: .windowRoot(window))
+        case .navPush:
+            guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
+            push(vc, onto: nav, animated: body.field(.animated)?.bool ?? false, rule: "R8")
+        case .navPop:
+            guard let nav = controller(body, .nav, use: .navigation) else { break }
+            pop(nav, animated: body.field(.animated)?.bool ?? false)
+        case .navPopTo:
+            guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
+            pop(nav, to: vc)
+        case .navPopToRoot:
+            guard let nav = controller(body, .nav, use: .navigation) else { break }
+            popToRoot(nav)
+        case .navSet:
+            guard let nav = controller(body, .nav, use: .navigation) else { break }
+            hierarchy.setItems(of: nav, to: controllers(body, .vcs, placingUnder: nav), placement: .stack)
+        case .tabSet: setTabs(body)
+        case .tabSelect: selectTab(body)
+        case .splitSet: setSplit(body)
+        case .splitCollapse:
+            guard let split = controller(body, .split, use: .split) else { break }
+            requireAttached(split, "split.collapse")
+            collapse(split)
+        case .splitExpand:
+            guard let split = controller(body, .split, use: .split) else { break }
+            requireAttached(split, "split.expand")
+            expand(split)
+        case .present: presentEvent(body)
+        case .dismiss:
+            guard let vc = controller(body, .vc) else { break }
+            dismiss(from: vc)
+        case .show:
+            guard let source = controller(body, .from), let vc = controller(body, .vc) else { return remember(.ignored, rule: "R1") }
+            return remember(show(vc, from: source), rule: "R1")
+        case .showDetail:
+            guard let source = controller(body, .from), let vc = controller(body, .vc) else { return remember(.ignored, rule: "R2") }
+            return remember(showDetail(vc, from: source), rule: "R2")
+        case .segue: return performSegue(body)
+        case .unwind:
+            guard let source = controller(body, .source), let action = body.field(.action)?.bytes else { return remember(.ignored, rule: "R17") }
+            return remember(unwind(from: source, action: action, expected: controller(body, .target)), rule: "R17")
+        case .childAdd: addChild(body)
+        case .childWillMove: childWillMove(body)
+        case .childDidMove: childDidMove(body)
+        case .childRemove: removeChild(body)
+        case .vcAppear, .vcDisappear: appearanceCallback(event.type, body)
+        case .transitionBegin: beginTransition(body)
+        case .transitionEnd: endTransition(body)
+        case .mark: break
+        }
+        return nil
+    }
+
+    private mutating func startSession(_ body: StoredBody) {
+        info.app = body.field(.app)?.string
+        info.version = body.field(.version)?.string
+        info.build = body.field(.build)?.string
+        info.os = body.field(.os)?.string
+        info.device = body.field(.device)?.string
+        if let idiom = body.field(.idiom)?.bytes { info.idiom = Idiom(idiom) }
+        if let traits = body.field(.traits) {
+            changeTraits(horizontal: traits.member(.h)?.bytes.flatMap(SizeClass.init), vertical: traits.member(.v)?.bytes.flatMap(SizeClass.init))
+        }
+    }
+
+    /// R4, R14: a new horizontal size class recomputes effective styles (they are derived when
+    /// read) and collapses or expands split views.
+    private mutating func changeTraits(horizontal newHorizontal: SizeClass?, vertical newVertical: SizeClass?) {
+        let previous = horizontal
+        if let newHorizontal { horizontal = newHorizontal }
+        if let newVertical { vertical = newVertical }
+        guard let newHorizontal, newHorizontal != previous else { return }
+        for index in hierarchy.nodes.indices where kind(of: Int32(index)) == .split {
+            if newHorizontal == .compact { collapse(Int32(index)) } else { expand(Int32(index)) }
+        }
+    }
+
+    // MARK: Controllers
+
+    /// The kind of controller `handle`.
+    func kind(of handle: Int32) -> ControllerKind { controllers[ControllerHandle(index: handle)].kind }
+
+    /// The id of controller `handle`, for messages.
+    func name(_ handle: Int32) -> String { "\"\(controllers[ControllerHandle(index: handle)].id)\"" }
+
+    /// The controller in field `field`, registered and given a node; `use` records what it was used as.
+    mutating func controller(_ body: StoredBody, _ field: FieldName, use: ControllerKind? = nil) -> Int32? {
+        guard let value = body.field(field), !value.isNull, let reference = ControllerReference(value) else { return nil }
+        return register(reference, use: use)
+    }
+
+    mutating func register(_ reference: ControllerReference, use: ControllerKind? = nil) -> Int32 {
+        let handle = controllers.resolve(reference)
+        if let use { controllers.noteUse(handle, as: use) }
+        hierarchy.ensure(handle)
+        if appearance.count <= Int(handle.index) {
+            appearance.append(contentsOf: repeatElement(.disappeared, count: Int(handle.index) + 1 - appearance.count))
+        }
+        return handle.index
+    }
+
+    /// The controllers of array field `field`, each once, leaving out any that would contain `container`.
+    mutating func controllers(_ body: StoredBody, _ field: FieldName, placingUnder container: Int32) -> [Int32] {
+        var handles: [Int32] = []
+        body.field(field)?.forEachElement { value in
+            guard let reference = ControllerReference(value) else { return }
+            let handle = register(reference)
+            if !handles.contains(handle) && !hierarchy.isAncestor(handle, of: container) { handles.append(handle) }
+        }
+        return handles
+    }
+
+    // MARK: Anomalies
+
+    /// Records an anomaly at the current event.
+    mutating func raise(_ code: AnomalyCode, rule: String?, _ handles: [Int32], _ message: String) {
+        anomalies.append(
+            Anomaly(code: code, rule: rule, event: current, controllers: handles.map { ControllerHandle(index: $0) }, message: message))
+    }
+
+    /// A16: an operation on a container that is not attached (it still applies).
+    mutating func requireAttached(_ container: Int32, _ operation: String) {
+        guard !hierarchy.isAttached(container) else { return }
+        raise(
+            .unknownController, rule: "H2", [container],
+            "\(operation) names \(name(container)), which is not attached to a window: events that attached it may be missing.")
+    }
+
+    /// Remembers what an intent resolved into, so that operations citing it as `cause` confirm it.
+    mutating func remember(_ resolution: Resolution, rule: String) -> Resolution {
+        if let sequence = current.sequence {
+            if intents.count == Self.rememberedIntents { intents.removeFirst() }
+            intents.append(IntentRecord(sequence: sequence, resolution: resolution, rule: rule))
+        }
+        return resolution
+    }
+}
+
+/// An intent seen recently and what it resolved into.
+struct IntentRecord: Sendable, Equatable {
+    var sequence: UInt64
+    var resolution: Resolution
+    var rule: String
+}
+
+/// A transition begun and not yet ended (R19).
+struct OpenTransition: Sendable, Equatable {
+    var id: String
+    /// The hierarchy before an interactive transition began, restored if it is cancelled.
+    var snapshot: Hierarchy?
+}
+
+/// Where a controller is in its appearance callbacks (R20).
+enum AppearanceState: UInt8, Sendable, Equatable {
+    /// Not on screen (the initial state).
+    case disappeared
+    /// `viewWillAppear` seen, `viewDidAppear` not yet.
+    case appearing
+    /// On screen.
+    case appeared
+    /// `viewWillDisappear` seen, `viewDidDisappear` not yet.
+    case disappearing
+}
+
+extension EventType {
+    /// Operation events that may carry `cause` to confirm an intent's resolution.
+    var isOperation: Bool {
+        switch self {
+        case .windowRoot, .navPush, .navPop, .navPopTo, .navPopToRoot, .navSet, .tabSet, .tabSelect, .splitSet, .present,
+            .dismiss, .childAdd:
+            true
+        default: false
+        }
+    }
+}
