@@ -5,7 +5,8 @@
 // The module graph is one-way, bottom to top:
 //
 //   CZstd ─► NavlogZstd ─┐
-//   NavlogEvents ────────┼─► NavlogStore ─► navlog (executable)
+//   NavlogEvents ────────┼─► NavlogStore ─┬─────────────────────► navlog (executable)
+//   NavlogEvents ─► NavlogReplay ─────────┴─► NavlogReplayStore ─┘
 //   NavlogWorkload (synthetic sessions for tests, benchmarks and the demo)
 //   NavlogTesting (helpers that run the built binaries in tests)
 import PackageDescription
@@ -99,6 +100,13 @@ let package = Package(
             dependencies: ["NavlogEvents"],
             swiftSettings: upcomingFeatures
         ),
+        // Replay checkpoints beside the log (derived, rebuilt when missing) and seeking a
+        // session to any point: the I/O side of NavlogReplay.
+        .target(
+            name: "NavlogReplayStore",
+            dependencies: ["NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogZstd"],
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -114,6 +122,8 @@ let package = Package(
             dependencies: [
                 "NavlogClient",
                 "NavlogEvents",
+                "NavlogReplay",
+                "NavlogReplayStore",
                 "NavlogStore",
                 "NavlogWorkload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -123,7 +133,7 @@ let package = Package(
         // The benchmark driver behind tools/bench (run it in release: tools/bench/run).
         .executableTarget(
             name: "navlog-bench",
-            dependencies: ["NavlogEvents", "NavlogStore", "NavlogWorkload"],
+            dependencies: ["NavlogEvents", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
@@ -138,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogReplayTests",
-            dependencies: ["NavlogReplay", "NavlogEvents", "NavlogStore", "NavlogTesting", "NavlogWorkload"],
+            dependencies: ["NavlogReplay", "NavlogReplayStore", "NavlogEvents", "NavlogStore", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -6,6 +6,7 @@ extension SessionReplayer {
     /// has a parent moves (R11: a note, not an anomaly).
     mutating func addChild(_ body: StoredBody) {
         guard let parent = controller(body, .parent), let vc = controller(body, .vc) else { return }
+        requireAttached(parent, "child.add to \(name(parent))")
         let slot = body.field(.slot)?.bytes.map { Int32(slotNames.intern($0)) } ?? -1
         if hierarchy[vc].placement == .child, hierarchy[vc].parent == parent {
             hierarchy.nodes[Int(vc)].slot = slot
@@ -59,15 +60,18 @@ extension SessionReplayer {
         let state = appearance[Int(vc)]
         var balanced = true
         let next: AppearanceState
+        // A will reversed before its did (will-appear then will-disappear, or the other way)
+        // is what a cancelled interactive transition does (R19); anywhere else it is A14.
+        let reversing = transitions.contains { $0.snapshot != nil }
         switch (appearing, will) {
         case (true, true):
-            balanced = state == .disappeared || state == .disappearing
+            balanced = state == .disappeared || (state == .disappearing && reversing)
             next = .appearing
         case (true, false):
             balanced = state == .appearing
             next = .appeared
         case (false, true):
-            balanced = state == .appeared || state == .appearing
+            balanced = state == .appeared || (state == .appearing && reversing)
             next = .disappearing
         case (false, false):
             balanced = state == .disappearing

@@ -9,11 +9,11 @@ public final class LogReader {
     /// The data directory.
     public let directory: String
     /// Damage met so far (segments and blocks that could not be read), in the order met.
-    public private(set) var damage: [SegmentDamage] = []
+    public internal(set) var damage: [SegmentDamage] = []
 
     private let files: LogDirectory
-    private var catalogs: [SegmentCatalog] = []
-    private var blockReader: BlockReader
+    var catalogs: [SegmentCatalog] = []
+    var blockReader: BlockReader
     private var block = DecodedBlock()
 
     /// Opens the directory and catalogues its segments.
@@ -66,7 +66,7 @@ public final class LogReader {
         return first...last
     }
 
-    private static func openIfPresent(_ path: String) throws(StoreError) -> StoreFile? {
+    static func openIfPresent(_ path: String) throws(StoreError) -> StoreFile? {
         do {
             return try StoreFile(path: path, writable: false)
         } catch {
@@ -163,7 +163,7 @@ public final class LogReader {
 
     /// The block's location after checking that the header found at the index's offset says
     /// what the index says (the index is never trusted blindly); `nil` (and damage recorded) if not.
-    private func verifiedLocation(_ file: borrowing StoreFile, _ catalog: SegmentCatalog, _ blockNumber: Int) throws(StoreError) -> BlockLocation? {
+    func verifiedLocation(_ file: borrowing StoreFile, _ catalog: SegmentCatalog, _ blockNumber: Int) throws(StoreError) -> BlockLocation? {
         let entry = catalog.entries[blockNumber]
         var buffer: [UInt8] = []
         let read = try BlockScanner.readHeader(file, at: entry.offset, limit: entry.offset + entry.size, buffer: &buffer)

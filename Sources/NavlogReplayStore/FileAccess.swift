@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A file opened for positional reads; closed when released.
+final class ReadOnlyFile {
+    private let descriptor: Int32
+
+    /// Opens `path`; nil when it cannot be opened.
+    init?(path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// The file's size in bytes; nil on an I/O error.
+    var size: Int? {
+        let end = lseek(descriptor, 0, SEEK_END)
+        return end < 0 ? nil : Int(end)
+    }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file); nil on an I/O error.
+    func read(at offset: Int, count: Int) -> [UInt8]? {
+        guard count >= 0, offset >= 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        let failed = buffer.withUnsafeMutableBytes { raw -> Bool in
+            while done < count {
+                let result = pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset + done))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
+                if result == 0 { break }
+                done += result
+            }
+            return false
+        }
+        guard !failed else { return nil }
+        if done < count { buffer.removeLast(count - done) }
+        return buffer
+    }
+}
+
+/// File-system helpers for the replay index directory.
+enum ReplayFiles {
+    /// Writes `bytes` to `directory/name` through a temporary file and a rename, so readers see
+    /// the old file or the new one, never a part. No fsync: the files are derived data, rebuilt
+    /// from the log when lost.
+    static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) -> Bool {
+        let temporary = directory + "/." + name + ".tmp.\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return false }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let result = write(descriptor, raw.baseAddress! + written, raw.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += result
+            }
+            return true
+        }
+        close(descriptor)
+        guard ok, rename(temporary, directory + "/" + name) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// Creates `path` (and its parents) when missing; false when it cannot be created or written.
+    static func makeWritableDirectory(_ path: String) -> Bool {
+        var current = ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            current += "/" + component
+            if access(current, F_OK) != 0 { _ = mkdir(current, 0o755) }
+        }
+        return access(path, W_OK) == 0
+    }
+
+    /// The names in `directory` (empty when it cannot be read).
+    static func names(in directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    static func remove(_ path: String) { unlink(path) }
+
+    /// `$XDG_CACHE_HOME` or `~/.cache`.
+    static var cacheHome: String? {
+        if let value = getenv("XDG_CACHE_HOME"), value.pointee != 0 { return String(cString: value) }
+        if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) + "/.cache" }
+        return nil
+    }
+
+    /// The absolute form of `path`.
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = buffer.withUnsafeBufferPointer { String(decoding: UnsafeRawBufferPointer($0).prefix(while: { $0 != 0 }), as: UTF8.self) }
+        return cwd + "/" + path
+    }
+}

@@ -1,0 +1,279 @@
+import NavlogEvents
+public import NavlogReplay
+public import NavlogStore
+import NavlogZstd
+
+/// The replay index of a data directory: per segment, every session's serialized replay state
+/// at the start of each block holding its events (checkpoints), so that replaying any point of
+/// a session decodes one block after the nearest checkpoint.
+///
+/// Checkpoints are derived data: built from the log on demand (``refresh()``), checked
+/// (versions, CRC-32C, the segment blocks they were built from) and rebuilt when missing or
+/// stale, never trusted over the events. Works while navlogd appends: only complete blocks are
+/// indexed, and the active segment's file is extended as blocks are added.
+public final class ReplayIndex {
+    /// Where the index files are, or nil when no writable place was found (replays then read
+    /// sessions from their first event).
+    public let directory: String?
+    /// The log.
+    public let log: LogReader
+
+    /// What the last ``refresh()`` did.
+    public private(set) var lastRefresh = RefreshReport()
+
+    /// What a refresh built.
+    public struct RefreshReport: Sendable, Equatable {
+        /// Segment files written (new, extended or rebuilt).
+        public var filesWritten = 0
+        /// Events replayed to write them.
+        public var eventsReplayed = 0
+        /// Stale files removed (their segment is gone).
+        public var filesRemoved = 0
+    }
+
+    private var readers: [String: ReplayIndexFile.Reader] = [:]
+
+    /// Opens the index of `log`'s directory: `<data-dir>/replay`, or when that is not writable
+    /// `$XDG_CACHE_HOME/navlog/replay/<data-dir path>`; `directory` overrides both.
+    public init(log: LogReader, directory: String? = nil) {
+        self.log = log
+        if let directory {
+            self.directory = ReplayFiles.makeWritableDirectory(directory) ? directory : nil
+        } else {
+            let inData = log.directory + "/replay"
+            if ReplayFiles.makeWritableDirectory(inData) {
+                self.directory = inData
+            } else if let cache = ReplayFiles.cacheHome {
+                let mangled = ReplayFiles.absolute(log.directory).split(separator: "/").joined(separator: "%")
+                let fallback = cache + "/navlog/replay/" + mangled
+                self.directory = ReplayFiles.makeWritableDirectory(fallback) ? fallback : nil
+            } else {
+                self.directory = nil
+            }
+        }
+    }
+
+    static func fileName(ofSegment segment: String) -> String { segment + ".nrx" }
+
+    private func path(_ segment: String) -> String? { directory.map { $0 + "/" + Self.fileName(ofSegment: segment) } }
+
+    /// The checked index file of segment `number` when it covers exactly the segment's current blocks.
+    private func reader(_ number: Int) -> ReplayIndexFile.Reader? {
+        let segment = log.segments[number]
+        if let cached = readers[segment.name], cached.coverage.isPrefix(of: segment.blocks) { return cached }
+        guard let path = path(segment.name), let reader = ReplayIndexFile.Reader(path: path),
+            reader.coverage.isPrefix(of: segment.blocks)
+        else { return nil }
+        readers[segment.name] = reader
+        return reader
+    }
+
+    // MARK: Building
+
+    /// Brings the index up to date with the log: writes files for new segments and blocks,
+    /// rebuilds missing or damaged ones, removes those whose segment is gone.
+    public func refresh() throws {
+        var report = RefreshReport()
+        guard let directory else {
+            lastRefresh = report
+            return
+        }
+        let segments = log.segments
+        let wanted = Set(segments.map { Self.fileName(ofSegment: $0.name) })
+        for name in ReplayFiles.names(in: directory) where name.hasSuffix(".nrx") && !wanted.contains(name) {
+            ReplayFiles.remove(directory + "/" + name)
+            report.filesRemoved += 1
+        }
+        for number in segments.indices {
+            let existing = reader(number)
+            let covered = Int(existing?.coverage.blockCount ?? 0)
+            if existing != nil, covered == segments[number].blocks.count { continue }
+            report.eventsReplayed += try build(segment: number, extending: existing)
+            report.filesWritten += 1
+        }
+        lastRefresh = report
+    }
+
+    /// Writes segment `number`'s file: from its first block, or after the blocks `existing` covers.
+    private func build(segment number: Int, extending existing: ReplayIndexFile.Reader?) throws -> Int {
+        let segment = log.segments[number]
+        let firstBlock = Int(existing?.coverage.blockCount ?? 0)
+        var writer = try ReplayIndexFile.Writer()
+        // Sessions whose replay is live in this pass, by id.
+        var sessionNumbers = ByteStringTable()
+        var states: [SessionReplayer] = []
+        var lastBlock: [Int] = []
+        var touched: [Bool] = []
+        var carried: [(id: String, end: ReplayPiece)] = []
+
+        if let existing {
+            // Keep what the file has: its block pieces as they are; its end pieces start the
+            // sessions that continue (or are copied when they do not).
+            for session in existing.sessions() {
+                guard let pieces = existing.pieces(of: session) else { continue }
+                for piece in pieces where piece.block != ReplayPiece.endOfSegment {
+                    let state = existing.state(piece)
+                    guard piece.stateLength == 0 || state != nil else { return try build(segment: number, extending: nil) }
+                    try withUTF8(session) { raw in try writer.add(session: raw, piece: piece, state: piece.stateLength == 0 ? nil : state) }
+                }
+                if let end = pieces.last, end.block == ReplayPiece.endOfSegment { carried.append((session, end)) }
+            }
+            for (session, end) in carried {
+                guard let state = existing.state(end) else { return try build(segment: number, extending: nil) }
+                withUTF8(session) { _ = sessionNumbers.intern($0) }
+                states.append(state)
+                lastBlock.append(-1)
+                touched.append(false)
+            }
+        }
+        var decoded = DecodedBlock()
+        var replayed = 0
+        for block in firstBlock..<segment.blocks.count {
+            guard try log.readBlock(segment: number, block: block, into: &decoded) else { continue }
+            for index in 0..<decoded.count {
+                let type = decoded.types[index], sequence = decoded.sequence(index), timestamp = decoded.timestamps[index], lsn = decoded.lsn(index)
+                try decoded.withEvent(index) { strings, session, tokens in
+                    let (reference, inserted) = sessionNumbers.insert(session)
+                    let slot = Int(reference)
+                    if inserted {
+                        states.append(previousState(of: String(decoding: session, as: UTF8.self), before: number) ?? SessionReplayer())
+                        lastBlock.append(-1)
+                        touched.append(true)
+                    }
+                    touched[slot] = true
+                    if lastBlock[slot] != block {
+                        lastBlock[slot] = block
+                        let piece = ReplayPiece(
+                            block: UInt32(block), startIndex: UInt64(states[slot].eventCount), firstSequence: sequence, firstTimestamp: timestamp,
+                            stateOffset: 0, stateLength: 0, stateChecksum: 0)
+                        try writer.add(session: session, piece: piece, state: states[slot].eventCount > 0 ? states[slot] : nil)
+                    }
+                    states[slot].apply(
+                        ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: StoredBody(tokens: tokens, strings: strings)))
+                }
+                replayed += 1
+            }
+        }
+        for slot in states.indices {
+            let state = states[slot]
+            let end = ReplayPiece(
+                block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
+                firstTimestamp: state.position?.timestamp ?? 0, stateOffset: 0, stateLength: 0, stateChecksum: 0)
+            try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: end, state: state) }
+        }
+        let bytes = writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]))
+        if let directory, !ReplayFiles.writeAtomically(bytes, directory: directory, name: Self.fileName(ofSegment: segment.name)) {
+            throw ReplayIndexError(code: .unwritable, message: "Could not write the replay index file in \(directory). Check its permissions and free space.")
+        }
+        readers[segment.name] = nil
+        return replayed
+    }
+
+    /// The state of `session` at the end of the last segment before `segment` that holds it.
+    private func previousState(of session: String, before segment: Int) -> SessionReplayer? {
+        var number = segment - 1
+        while number >= 0 {
+            if let reader = reader(number), let end = reader.pieces(of: session)?.last, end.block == ReplayPiece.endOfSegment {
+                return reader.state(end)
+            }
+            number -= 1
+        }
+        return nil
+    }
+
+    // MARK: Looking up
+
+    /// Where a replay of a session starts: a state and, unless the state is already the answer
+    /// (the session's end), the block whose events of the session follow it.
+    public struct Start {
+        /// The state to resume from.
+        public var state: SessionReplayer
+        /// The segment (index into the log's segments) and block to decode next, nil for none.
+        public var block: (segment: Int, block: Int)?
+    }
+
+    /// Where to start replaying `session` to reach `target`: the nearest checkpoint at or before
+    /// it. Nil when the index does not know the session (replay it from the start instead).
+    public func start(session: String, for target: ReplayTarget) -> Start? {
+        var candidates: [(segment: Int, piece: ReplayPiece)] = []
+        var end: (segment: Int, piece: ReplayPiece)?
+        for number in log.segments.indices {
+            guard let reader = reader(number) else { return nil }
+            guard let pieces = reader.pieces(of: session) else { continue }
+            for piece in pieces {
+                if piece.block == ReplayPiece.endOfSegment { end = (number, piece) } else { candidates.append((number, piece)) }
+            }
+        }
+        guard let end else { return nil }
+        func load(_ choice: (segment: Int, piece: ReplayPiece)) -> SessionReplayer? { reader(choice.segment)?.state(choice.piece) }
+        let chosen: (segment: Int, piece: ReplayPiece)?
+        switch target {
+        case .end:
+            return load(end).map { Start(state: $0, block: nil) }
+        case .index(let index):
+            chosen = candidates.last { $0.piece.startIndex <= UInt64(index) }
+        case .sequence(let sequence):
+            chosen = candidates.last { ($0.piece.firstSequence ?? 0) <= sequence }
+        case .time(let time):
+            chosen = candidates.last { $0.piece.firstTimestamp <= time }
+        }
+        guard let chosen = chosen ?? candidates.first, let state = load(chosen) else { return nil }
+        return Start(state: state, block: (chosen.segment, Int(chosen.piece.block)))
+    }
+
+    /// Every session's final state (the end of the last segment holding it), in no particular order.
+    public func finalStates(_ visit: (String, SessionReplayer) throws -> Void) rethrows {
+        var seen = Set<String>()
+        for number in log.segments.indices.reversed() {
+            guard let reader = reader(number) else { continue }
+            for session in reader.sessions() where !seen.contains(session) {
+                guard let end = reader.pieces(of: session)?.last, end.block == ReplayPiece.endOfSegment, let state = reader.state(end) else { continue }
+                seen.insert(session)
+                try visit(session, state)
+            }
+        }
+    }
+
+    /// The bytes the index files take.
+    public var sizeOnDisk: Int {
+        guard let directory else { return 0 }
+        return ReplayFiles.names(in: directory).filter { $0.hasSuffix(".nrx") }.reduce(0) { total, name in
+            total + (ReadOnlyFile(path: directory + "/" + name).flatMap { $0.size } ?? 0)
+        }
+    }
+}
+
+/// What a replay should stop at.
+public enum ReplayTarget: Sendable, Hashable {
+    /// After the event at this 0-based position in the session.
+    case index(Int)
+    /// After the event with this `seq`.
+    case sequence(UInt64)
+    /// After the last event at or before this time (µs since the epoch).
+    case time(Int64)
+    /// After the session's last event.
+    case end
+}
+
+/// A replay index failure.
+public struct ReplayIndexError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Sendable, Hashable {
+        let name: String
+        /// The index directory cannot be written.
+        public static let unwritable = Code(name: "unwritable")
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// A sentence saying what happened and what to do.
+    public var message: String
+
+    public var description: String { message }
+}
+
+/// Calls `body` with the UTF-8 bytes of `text`.
+func withUTF8<R>(_ text: String, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    var text = text
+    return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+}

@@ -1,0 +1,265 @@
+import NavlogEvents
+import NavlogReplay
+import NavlogStore
+import NavlogZstd
+
+/// Where a session's events in one block begin, and its replay state just before them.
+struct ReplayPiece: Sendable, Equatable {
+    /// The block number in the segment; ``endOfSegment`` for the state after the last covered block.
+    var block: UInt32
+    /// The 0-based index, in the session, of its first event in the block (for the end piece:
+    /// the number of events so far).
+    var startIndex: UInt64
+    /// The `seq` and time of that first event (for the end piece: of the last event).
+    var firstSequence: UInt64?
+    var firstTimestamp: Int64
+    /// The compressed state in the file; length 0 when the session had no earlier events.
+    var stateOffset: UInt64
+    var stateLength: UInt32
+    var stateChecksum: UInt32
+
+    static let endOfSegment = UInt32.max
+}
+
+/// One replay index file (`replay/<segment>.nrx`): for one segment, every session's state at
+/// the start of each block that holds its events, and at the end of the blocks covered.
+///
+/// Layout (little-endian):
+/// - header, 64 bytes: magic `NLRX`, format version (u16), state version (u16), covered block
+///   count (u32), the last covered block's offset (u64), size (u32), first LSN (u64) and event
+///   count (u32) — the identity that ties the file to the segment's bytes —, directory offset
+///   (u64), directory entries (u32), directory CRC-32C (u32), header CRC-32C (u32);
+/// - compressed states (zstd frames) back to back;
+/// - per session: id length (varint), id, piece count (varint), pieces;
+/// - directory, sorted by session hash: hash (u64), offset (u64), length (u32), CRC-32C (u32)
+///   of that session's pieces.
+///
+/// Everything read is checked (CRCs, bounds, versions); a file that fails is rebuilt.
+enum ReplayIndexFile {
+    static let magic: [UInt8] = Array("NLRX".utf8)
+    static let formatVersion: UInt16 = 1
+    static let headerSize = 64
+    static let directoryRecordSize = 24
+
+    /// The identity of the covered part of a segment.
+    struct Coverage: Sendable, Equatable {
+        var blockCount: UInt32
+        var lastOffset: UInt64
+        var lastSize: UInt32
+        var lastFirstLSN: UInt64
+        var lastCount: UInt32
+
+        init(blocks: ArraySlice<SegmentIndex.Entry>) {
+            blockCount = UInt32(blocks.count)
+            let last = blocks.last
+            lastOffset = UInt64(last?.offset ?? 0)
+            lastSize = UInt32(last?.size ?? 0)
+            lastFirstLSN = last?.firstLSN ?? 0
+            lastCount = UInt32(last?.count ?? 0)
+        }
+
+        init(blockCount: UInt32, lastOffset: UInt64, lastSize: UInt32, lastFirstLSN: UInt64, lastCount: UInt32) {
+            (self.blockCount, self.lastOffset, self.lastSize, self.lastFirstLSN, self.lastCount) = (blockCount, lastOffset, lastSize, lastFirstLSN, lastCount)
+        }
+
+        /// Whether these are the first blocks of `blocks` (the segment still holds what was indexed).
+        func isPrefix(of blocks: [SegmentIndex.Entry]) -> Bool {
+            guard Int(blockCount) <= blocks.count else { return false }
+            return Coverage(blocks: blocks.prefix(Int(blockCount))) == self
+        }
+    }
+
+    /// Builds a file.
+    struct Writer: ~Copyable {
+        private var states: [UInt8] = []
+        private var sessions: [(id: [UInt8], pieces: [ReplayPiece])] = []
+        private var sessionNumbers = ByteStringTable()
+        private let compressor: ZstdCompressor
+        private var scratch: [UInt8] = []
+
+        init() throws(ZstdError) {
+            compressor = try ZstdCompressor(level: 3, contentChecksum: false)
+        }
+
+        /// Adds a piece for `session`; `state` is nil when the session has no earlier events.
+        mutating func add(session: UnsafeRawBufferPointer, piece: ReplayPiece, state: SessionReplayer?) throws(ZstdError) {
+            var piece = piece
+            if let state {
+                scratch.removeAll(keepingCapacity: true)
+                state.encodeCheckpoint(into: &scratch)
+                let start = states.count
+                _ = try scratch.withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &states) }
+                piece.stateOffset = UInt64(ReplayIndexFile.headerSize + start)
+                piece.stateLength = UInt32(states.count - start)
+                piece.stateChecksum = states.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            } else {
+                piece.stateOffset = 0
+                piece.stateLength = 0
+                piece.stateChecksum = 0
+            }
+            let (number, inserted) = sessionNumbers.insert(session)
+            if inserted { sessions.append((Array(session), [])) }
+            sessions[Int(number)].pieces.append(piece)
+        }
+
+        /// The file's bytes.
+        consuming func finish(coverage: Coverage) -> [UInt8] {
+            var output = [UInt8](repeating: 0, count: ReplayIndexFile.headerSize)
+            output.append(contentsOf: states)
+            var directory: [(hash: UInt64, offset: UInt64, length: UInt32, checksum: UInt32)] = []
+            for session in sessions {
+                let start = output.count
+                Varint.append(UInt64(session.id.count), to: &output)
+                output.append(contentsOf: session.id)
+                Varint.append(UInt64(session.pieces.count), to: &output)
+                for piece in session.pieces {
+                    Varint.append(UInt64(piece.block), to: &output)
+                    Varint.append(piece.startIndex, to: &output)
+                    Varint.append(piece.firstSequence.map { $0 &+ 1 } ?? 0, to: &output)
+                    Varint.append(Varint.zigzag(piece.firstTimestamp), to: &output)
+                    Varint.append(piece.stateOffset, to: &output)
+                    Varint.append(UInt64(piece.stateLength), to: &output)
+                    Varint.append(UInt64(piece.stateChecksum), to: &output)
+                }
+                let checksum = output.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                let hash = session.id.withUnsafeBytes { StringHash.hash($0) }
+                directory.append((hash, UInt64(start), UInt32(output.count - start), checksum))
+            }
+            directory.sort { ($0.hash, $0.offset) < ($1.hash, $1.offset) }
+            let directoryOffset = output.count
+            for record in directory {
+                appendLittleEndian(record.hash, to: &output)
+                appendLittleEndian(record.offset, to: &output)
+                appendLittleEndian(record.length, to: &output)
+                appendLittleEndian(record.checksum, to: &output)
+            }
+            let directoryChecksum = output.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[directoryOffset...])) }
+            var header: [UInt8] = ReplayIndexFile.magic
+            appendLittleEndian(ReplayIndexFile.formatVersion, to: &header)
+            appendLittleEndian(UInt16(SessionReplayer.checkpointVersion), to: &header)
+            appendLittleEndian(coverage.blockCount, to: &header)
+            appendLittleEndian(coverage.lastOffset, to: &header)
+            appendLittleEndian(coverage.lastSize, to: &header)
+            appendLittleEndian(coverage.lastFirstLSN, to: &header)
+            appendLittleEndian(coverage.lastCount, to: &header)
+            appendLittleEndian(UInt64(directoryOffset), to: &header)
+            appendLittleEndian(UInt32(directory.count), to: &header)
+            appendLittleEndian(directoryChecksum, to: &header)
+            appendLittleEndian(CRC32C.checksum(header), to: &header)
+            output.replaceSubrange(0..<header.count, with: header)
+            return output
+        }
+    }
+
+    /// An opened, checked file.
+    final class Reader {
+        let file: ReadOnlyFile
+        let coverage: Coverage
+        private let directory: [UInt8]
+        private let decompressor: ZstdDecompressor
+
+        /// Opens `path`; nil when it is missing, of another version, or damaged.
+        init?(path: String) {
+            guard let file = ReadOnlyFile(path: path), let header = file.read(at: 0, count: ReplayIndexFile.headerSize),
+                header.count == ReplayIndexFile.headerSize, Array(header[0..<4]) == ReplayIndexFile.magic
+            else { return nil }
+            var reader = LittleEndianReader(bytes: header, offset: 4)
+            guard reader.u16() == ReplayIndexFile.formatVersion, reader.u16() == UInt16(SessionReplayer.checkpointVersion) else { return nil }
+            let coverage = Coverage(blockCount: reader.u32(), lastOffset: reader.u64(), lastSize: reader.u32(), lastFirstLSN: reader.u64(), lastCount: reader.u32())
+            let directoryOffset = reader.u64(), directoryCount = reader.u32(), directoryChecksum = reader.u32()
+            let headerEnd = reader.offset
+            guard reader.u32() == CRC32C.checksum(Array(header[0..<headerEnd])), directoryOffset >= UInt64(ReplayIndexFile.headerSize),
+                directoryOffset < 1 << 40, directoryCount < 1 << 26,
+                let directory = file.read(at: Int(directoryOffset), count: Int(directoryCount) * ReplayIndexFile.directoryRecordSize),
+                directory.count == Int(directoryCount) * ReplayIndexFile.directoryRecordSize, CRC32C.checksum(directory) == directoryChecksum,
+                let decompressor = try? ZstdDecompressor()
+            else { return nil }
+            self.file = file
+            self.coverage = coverage
+            self.directory = directory
+            self.decompressor = decompressor
+        }
+
+        private var recordCount: Int { directory.count / ReplayIndexFile.directoryRecordSize }
+
+        private func record(_ index: Int) -> (hash: UInt64, offset: UInt64, length: UInt32, checksum: UInt32) {
+            var reader = LittleEndianReader(bytes: directory, offset: index * ReplayIndexFile.directoryRecordSize)
+            return (reader.u64(), reader.u64(), reader.u32(), reader.u32())
+        }
+
+        /// Every session in the file.
+        func sessions() -> [String] {
+            (0..<recordCount).compactMap { entries(record($0))?.session }
+        }
+
+        /// The pieces of `session`, in block order (the end piece last); nil when the file does not hold it.
+        func pieces(of session: String) -> [ReplayPiece]? {
+            let hash = StringHash.hash(session)
+            var low = 0, high = recordCount
+            while low < high {
+                let mid = (low + high) / 2
+                if record(mid).hash < hash { low = mid + 1 } else { high = mid }
+            }
+            while low < recordCount, record(low).hash == hash {
+                if let found = entries(record(low)), found.session == session { return found.pieces }
+                low += 1
+            }
+            return nil
+        }
+
+        private func entries(_ record: (hash: UInt64, offset: UInt64, length: UInt32, checksum: UInt32)) -> (session: String, pieces: [ReplayPiece])? {
+            guard record.offset < 1 << 40, let bytes = file.read(at: Int(record.offset), count: Int(record.length)), bytes.count == Int(record.length),
+                CRC32C.checksum(bytes) == record.checksum
+            else { return nil }
+            return bytes.withUnsafeBytes { raw -> (String, [ReplayPiece])? in
+                var reader = ByteReader(raw)
+                guard let length = reader.readCount(limit: raw.count), let id = reader.readBytes(length), let count = reader.readCount(limit: raw.count)
+                else { return nil }
+                var pieces: [ReplayPiece] = []
+                for _ in 0..<count {
+                    guard let block = reader.readVarint(), block <= UInt64(UInt32.max), let start = reader.readVarint(), let sequence = reader.readVarint(),
+                        let timestamp = reader.readVarint(), let offset = reader.readVarint(), let length = reader.readVarint(), length <= UInt64(UInt32.max),
+                        let checksum = reader.readVarint(), checksum <= UInt64(UInt32.max)
+                    else { return nil }
+                    pieces.append(
+                        ReplayPiece(
+                            block: UInt32(block), startIndex: start, firstSequence: sequence == 0 ? nil : sequence - 1,
+                            firstTimestamp: Varint.unzigzag(timestamp), stateOffset: offset, stateLength: UInt32(length), stateChecksum: UInt32(checksum)))
+                }
+                return (String(decoding: id, as: UTF8.self), pieces)
+            }
+        }
+
+        /// The state a piece starts from: a new session for a piece without one; nil when the
+        /// stored state is damaged.
+        func state(_ piece: ReplayPiece) -> SessionReplayer? {
+            guard piece.stateLength > 0 else { return SessionReplayer() }
+            guard piece.stateOffset < 1 << 40, let bytes = file.read(at: Int(piece.stateOffset), count: Int(piece.stateLength)),
+                bytes.count == Int(piece.stateLength), CRC32C.checksum(bytes) == piece.stateChecksum,
+                let decoded = try? decompressor.decompress(frame: bytes, limit: 1 << 28)
+            else { return nil }
+            return decoded.withUnsafeBytes { SessionReplayer(checkpoint: $0) }
+        }
+    }
+}
+
+func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to output: inout [UInt8]) {
+    withUnsafeBytes(of: value.littleEndian) { output.append(contentsOf: $0) }
+}
+
+/// Reads little-endian integers from a buffer whose size the caller checked.
+struct LittleEndianReader {
+    let bytes: [UInt8]
+    var offset: Int
+
+    mutating func read<T: FixedWidthInteger>(_: T.Type) -> T {
+        var value: T = 0
+        for index in 0..<MemoryLayout<T>.size { value |= T(bytes[offset + index]) << (8 * index) }
+        offset += MemoryLayout<T>.size
+        return value
+    }
+
+    mutating func u16() -> UInt16 { read(UInt16.self) }
+    mutating func u32() -> UInt32 { read(UInt32.self) }
+    mutating func u64() -> UInt64 { read(UInt64.self) }
+}

@@ -1,0 +1,46 @@
+public import NavlogEvents
+
+/// Block-level access for derived data (replay checkpoints): which segments and blocks exist,
+/// which blocks hold a session, and reading one chosen block.
+extension LogReader {
+    /// A segment as a reader sees it.
+    public struct SegmentSummary: Sendable, Equatable {
+        /// The segment file's name.
+        public var name: String
+        /// Whether the segment is sealed (it will never change).
+        public var sealed: Bool
+        /// Its complete blocks, in LSN order.
+        public var blocks: [SegmentIndex.Entry]
+    }
+
+    /// The segments, in LSN order (damaged ones included, with the blocks that could be catalogued).
+    public var segments: [SegmentSummary] {
+        catalogs.map { SegmentSummary(name: $0.segment.name, sealed: $0.sealed, blocks: $0.entries) }
+    }
+
+    /// The blocks of segment `segment` (an index into ``segments``) that may hold events of
+    /// `session`: the index's postings for a sealed segment, the block headers' session filters
+    /// for the active one.
+    public func blocks(ofSegment segment: Int, mayHoldSession session: String) -> [Int] {
+        let catalog = catalogs[segment]
+        let hash = StringHash.hash(session)
+        if catalog.hasPostings { return catalog.index.blocks(forSession: hash) }
+        return catalog.headers.indices.filter { catalog.headers[$0].mayContain(sessionHash: hash) }
+    }
+
+    /// Reads, checks and decodes block `block` of segment `segment` into `decoded`.
+    /// - Returns: false when the block is damaged or its segment is gone (damage is recorded in ``damage``).
+    /// - Throws: ``StoreError`` for I/O failures.
+    public func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock) throws(StoreError) -> Bool {
+        guard let file = try Self.openIfPresent(catalogs[segment].segment.path) else { return false }
+        guard let location = try verifiedLocation(file, catalogs[segment], block) else { return false }
+        do {
+            try blockReader.read(location, from: file, into: &decoded)
+            return true
+        } catch {
+            guard error.code == .damaged else { throw error }
+            damage.append(SegmentDamage(path: file.path, offset: error.offset ?? location.offset, reason: error.message))
+            return false
+        }
+    }
+}
