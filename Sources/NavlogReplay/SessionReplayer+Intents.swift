@@ -62,13 +62,16 @@ extension SessionReplayer {
 
     /// R15–R18: a `segue` event.
     mutating func performSegue(_ body: StoredBody) -> Resolution {
+        // Register what every phase says about the controllers (the destination's class and
+        // unwind actions often come only with `should` or `prepare`).
+        let source = controller(body, .source)
+        let destination = controller(body, .destination)
         let phase = body.field(.phase)
         if phase?.equals("should") == true {
             return body.field(.result)?.bool == false ? .cancelled : .none
         }
         if phase?.equals("prepare") == true { return .none }
-        guard let kind = body.field(.kind), let source = controller(body, .source) else { return .ignored }
-        let destination = controller(body, .destination)
+        guard let kind = body.field(.kind), let source else { return .ignored }
         if kind.equals("show") || kind.equals("push") {
             guard let destination else { return remember(.ignored, rule: "R1") }
             return remember(show(destination, from: source), rule: "R1")

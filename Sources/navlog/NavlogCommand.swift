@@ -12,7 +12,10 @@ struct NavlogCommand: AsyncParsableCommand {
             (also while navlogd writes), `navlog verify` checks it. `navlog send` and \
             `navlog stats` talk to a running navlogd over its socket.
             """,
-        subcommands: [IngestCommand.self, CatCommand.self, VerifyCommand.self, SendCommand.self, StatsCommand.self, TailCommand.self]
+        subcommands: [
+            IngestCommand.self, CatCommand.self, VerifyCommand.self, SendCommand.self, StatsCommand.self, TailCommand.self, SessionsCommand.self,
+            ReplayCommand.self, TimelineCommand.self, AnomaliesCommand.self, IndexCommand.self,
+        ]
     )
 }
 

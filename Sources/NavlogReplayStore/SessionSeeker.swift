@@ -1,0 +1,75 @@
+public import NavlogReplay
+public import NavlogStore
+import NavlogEvents
+
+/// Replays one session to a chosen point: from the nearest checkpoint of the replay index when
+/// it has one (one block decoded), else from the session's first event.
+public final class SessionSeeker {
+    /// The index (and through it, the log).
+    public let index: ReplayIndex
+    private var decoded = DecodedBlock()
+
+    /// A seeker over `index`.
+    public init(index: ReplayIndex) {
+        self.index = index
+    }
+
+    /// The state of `session` after `target`, or nil when the log holds no event of the session.
+    ///
+    /// - Parameters:
+    ///   - useCheckpoints: start from the nearest checkpoint (default); false replays from the
+    ///     session's first event (what checkpoints are checked against).
+    ///   - visit: called after each event applied, with the state after it; return false to stop.
+    /// - Throws: ``StoreError`` for I/O failures reading the log.
+    public func replay(
+        session: String, to target: ReplayTarget, useCheckpoints: Bool = true,
+        visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)? = nil
+    ) throws -> SessionReplayer? {
+        var state = SessionReplayer()
+        var from: (segment: Int, block: Int)? = (0, -1)
+        if useCheckpoints, let start = index.start(session: session, for: target) {
+            state = start.state
+            from = start.block
+            if from == nil { return state }
+        }
+        guard let from else { return state }
+        var sawEvent = state.eventCount > 0
+        let wanted = Array(session.utf8)
+        let segments = index.log.segments
+        for segment in from.segment..<segments.count {
+            for block in index.log.blocks(ofSegment: segment, mayHoldSession: session) {
+                if segment == from.segment && block < from.block { continue }
+                guard try index.log.readBlock(segment: segment, block: block, into: &decoded) else { continue }
+                let reference: Int? = decoded.withStrings { strings in
+                    wanted.withUnsafeBytes { bytes in (0..<strings.count).first { strings[$0].map { $0.elementsEqual(bytes) } ?? false } }
+                }
+                guard let reference else { continue }
+                for position in 0..<decoded.count where Int(decoded.sessions[position]) == reference {
+                    if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) {
+                        return sawEvent ? state : nil
+                    }
+                    let resolution = decoded.withBody(position) { body in
+                        state.apply(
+                            ReplayEvent(
+                                type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
+                                lsn: decoded.lsn(position), body: body))
+                    }
+                    sawEvent = true
+                    if let visit, try !visit(decoded, position, state, resolution) { return state }
+                    if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return state }
+                }
+            }
+        }
+        return sawEvent ? state : nil
+    }
+
+    /// Whether the next event (with this seq and time) lies beyond `target`.
+    static func isPast(_ target: ReplayTarget, state: SessionReplayer, sequence: UInt64?, timestamp: Int64) -> Bool {
+        switch target {
+        case .end: return false
+        case .index(let index): return state.eventCount > index
+        case .sequence(let wanted): return sequence.map { $0 > wanted } ?? false
+        case .time(let time): return timestamp > time
+        }
+    }
+}

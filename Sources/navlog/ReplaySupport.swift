@@ -1,0 +1,154 @@
+import ArgumentParser
+import NavlogEvents
+import NavlogReplay
+import NavlogReplayStore
+import NavlogStore
+
+/// Options of the commands that read replay results.
+struct ReplayIndexOptions: ParsableArguments {
+    @Option(
+        name: .customLong("index-dir"),
+        help: ArgumentHelp(
+            "Where replay checkpoints are kept (default: <data-dir>/replay, or ~/.cache/navlog/replay/… when the data directory is not writable).",
+            valueName: "dir"))
+    var indexDirectory: String?
+}
+
+/// Opens the log and its replay index, brought up to date; prints a clear error and exits on failure.
+func openReplayIndex(command: String, data: DataDirectoryOptions, options: ReplayIndexOptions, refresh: Bool = true) throws -> ReplayIndex {
+    let reader: LogReader
+    do {
+        reader = try LogReader(directory: data.dataDirectory)
+    } catch {
+        printError("navlog \(command): \(error.message)")
+        throw ExitCode.failure
+    }
+    let index = ReplayIndex(log: reader, directory: options.indexDirectory)
+    if refresh {
+        do {
+            try index.refresh()
+        } catch {
+            printError("navlog \(command): \(error) Replays will read sessions from their first event.")
+        }
+    }
+    return index
+}
+
+/// Prints damage the reader met (skipped blocks) and whether there was any.
+func reportDamage(command: String, _ reader: LogReader) -> Bool {
+    for damage in reader.damage { printError("navlog \(command): skipped damaged data: \(damage). Run navlog verify for a full check.") }
+    return !reader.damage.isEmpty
+}
+
+/// An `--at` value: an absolute time, or an offset from the session's first event (`+12.5s`, `+3m`, `+250ms`).
+enum SessionTime: ExpressibleByArgument {
+    case absolute(Int64)
+    case offset(Int64)
+
+    init?(argument: String) {
+        if argument.hasPrefix("+") {
+            var text = argument.dropFirst()
+            var scale: Double = 1_000_000
+            for (suffix, value) in [("ms", 1_000.0), ("us", 1.0), ("µs", 1.0), ("s", 1_000_000.0), ("m", 60_000_000.0), ("h", 3_600_000_000.0)]
+            where text.hasSuffix(suffix) {
+                text = text.dropLast(suffix.count)
+                scale = value
+                break
+            }
+            guard let amount = Double(text), amount >= 0 else { return nil }
+            self = .offset(Int64(amount * scale))
+        } else if let time = TimeArgument(argument: argument) {
+            self = .absolute(time.microseconds)
+        } else {
+            return nil
+        }
+    }
+
+    /// µs since the epoch, for a session that started at `start`.
+    func microseconds(sessionStart start: Int64) -> Int64 {
+        switch self {
+        case .absolute(let value): value
+        case .offset(let value): start + value
+        }
+    }
+}
+
+/// Output formats of tables.
+enum TableFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json, csv
+}
+
+/// Renders rows as aligned columns, JSON Lines or CSV.
+struct TableWriter {
+    var columns: [String]
+    var rows: [[String]] = []
+    /// Columns whose values are numbers (unquoted in JSON, right-aligned in tables).
+    var numeric: Set<String> = []
+
+    func render(_ format: TableFormat) -> String {
+        switch format {
+        case .table:
+            var widths = columns.map(\.count)
+            for row in rows {
+                for (index, value) in row.enumerated() { widths[index] = max(widths[index], value.count) }
+            }
+            func line(_ values: [String]) -> String {
+                values.enumerated().map { index, value in
+                    let pad = String(repeating: " ", count: widths[index] - value.count)
+                    return numeric.contains(columns[index]) ? pad + value : value + pad
+                }.joined(separator: "  ").trimmingTrailingSpaces()
+            }
+            return ([line(columns.map { $0.uppercased() })] + rows.map(line)).joined(separator: "\n") + "\n"
+        case .csv:
+            func field(_ value: String) -> String {
+                value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + value.replacingAll("\"", with: "\"\"") + "\"" : value
+            }
+            return ([columns] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n") + "\n"
+        case .json:
+            var output: [UInt8] = []
+            for row in rows {
+                output.append(UInt8(ascii: "{"))
+                for (index, value) in row.enumerated() {
+                    if index > 0 { output.append(UInt8(ascii: ",")) }
+                    appendJSONString(columns[index], to: &output)
+                    output.append(UInt8(ascii: ":"))
+                    if numeric.contains(columns[index]), !value.isEmpty {
+                        output.append(contentsOf: value.utf8)
+                    } else if value.isEmpty {
+                        output.append(contentsOf: "null".utf8)
+                    } else {
+                        appendJSONString(value, to: &output)
+                    }
+                }
+                output.append(contentsOf: "}\n".utf8)
+            }
+            return String(decoding: output, as: UTF8.self)
+        }
+    }
+}
+
+func appendJSONString(_ text: String, to output: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { EventJSONWriter.appendString(UnsafeRawBufferPointer($0), to: &output) }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self { if character == target { result += replacement } else { result.append(character) } }
+        return result
+    }
+}
+
+/// Writes `text` to standard output.
+func printOutput(_ text: String) {
+    var output = OutputBuffer()
+    output.bytes.append(contentsOf: text.utf8)
+    output.flush()
+}

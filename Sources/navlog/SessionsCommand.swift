@@ -1,0 +1,182 @@
+import ArgumentParser
+import NavlogEvents
+import NavlogReplay
+import NavlogReplayStore
+import NavlogStore
+
+/// `navlog sessions`: one line per session.
+struct SessionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessions",
+        abstract: "List sessions: id, app, version, device and idiom, first and last time, events, anomalies.",
+        discussion: """
+            Sessions are listed by their first event's time. --since/--until keep the sessions \
+            active in that window. Times: an RFC 3339 date-time, µs since the epoch, now, or an \
+            offset such as -15m, -2h, -7d. json prints one object per line; csv has a header line.
+            """
+    )
+
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var indexOptions: ReplayIndexOptions
+
+    @Option(help: "Only sessions of this app.")
+    var app: String?
+
+    @Option(help: ArgumentHelp("Only sessions with events at or after this time.", valueName: "time"))
+    var since: TimeArgument?
+
+    @Option(help: ArgumentHelp("Only sessions with events at or before this time.", valueName: "time"))
+    var until: TimeArgument?
+
+    @Option(help: "Output format: table, json or csv.")
+    var format: TableFormat = .table
+
+    func run() throws {
+        let index = try openReplayIndex(command: "sessions", data: data, options: indexOptions)
+        try requireIndexDirectory(index, command: "sessions")
+        var sessions: [(id: String, state: SessionReplayer)] = []
+        index.finalStates { id, state in
+            if let app, state.info.app != app { return }
+            if let since, (state.info.lastTimestamp ?? .min) < since.microseconds { return }
+            if let until, (state.info.firstTimestamp ?? .max) > until.microseconds { return }
+            sessions.append((id, state))
+        }
+        sessions.sort { ($0.state.info.firstTimestamp ?? 0, $0.id) < ($1.state.info.firstTimestamp ?? 0, $1.id) }
+        var table = TableWriter(columns: ["session", "app", "version", "device", "idiom", "first", "last", "events", "anomalies"])
+        table.numeric = ["events", "anomalies"]
+        for (id, state) in sessions {
+            let info = state.info
+            table.rows.append([
+                id, info.app ?? "", info.version ?? "", info.device ?? "", info.idiom == .unknown ? "" : info.idiom.description,
+                info.firstTimestamp.map { RFC3339.format(microseconds: $0) } ?? "", info.lastTimestamp.map { RFC3339.format(microseconds: $0) } ?? "",
+                "\(state.eventCount)", "\(state.anomalies.count)",
+            ])
+        }
+        printOutput(table.render(format))
+        if reportDamage(command: "sessions", index.log) { throw ExitCode.failure }
+    }
+}
+
+/// `navlog anomalies`: the UIKit misuses found across sessions.
+struct AnomaliesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "anomalies",
+        abstract: "List the UIKit misuses (anomalies A1–A18) found across sessions, oldest first.",
+        discussion: """
+            --code takes a code (A4) or a name (popover-without-anchor); repeat it for several. \
+            FATAL marks the misuses UIKit raises an exception for (the app would have crashed). \
+            json prints one anomaly object per line, with the session and app added.
+            """
+    )
+
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var indexOptions: ReplayIndexOptions
+
+    @Option(name: .customLong("code"), help: ArgumentHelp("Only anomalies with this code or name, e.g. A4.", valueName: "code"))
+    var codes: [String] = []
+
+    @Option(help: ArgumentHelp("Only anomalies at or after this time.", valueName: "time"))
+    var since: TimeArgument?
+
+    @Option(help: "Only sessions of this app.")
+    var app: String?
+
+    @Option(help: "Output format: table or json.")
+    var format: TableFormat = .table
+
+    func validate() throws {
+        for code in codes where AnomalyCode(code) == nil {
+            throw ValidationError("\(code) is not an anomaly code. Codes are A1 to A18, or their names such as push-duplicate.")
+        }
+        if format == .csv { throw ValidationError("navlog anomalies prints table or json.") }
+    }
+
+    func run() throws {
+        let wanted = Set(codes.compactMap(AnomalyCode.init))
+        let index = try openReplayIndex(command: "anomalies", data: data, options: indexOptions)
+        try requireIndexDirectory(index, command: "anomalies")
+        var found: [(session: String, app: String?, anomaly: Anomaly, state: SessionReplayer)] = []
+        index.finalStates { session, state in
+            if let app, state.info.app != app { return }
+            for anomaly in state.anomalies {
+                if !wanted.isEmpty && !wanted.contains(anomaly.code) { continue }
+                if let since, anomaly.event.timestamp < since.microseconds { continue }
+                found.append((session, state.info.app, anomaly, state))
+            }
+        }
+        found.sort { ($0.anomaly.event.timestamp, $0.session, $0.anomaly.event.index) < ($1.anomaly.event.timestamp, $1.session, $1.anomaly.event.index) }
+        var output: [UInt8] = []
+        if format == .json {
+            for item in found {
+                var object: [UInt8] = []
+                item.state.appendAnomalyJSON(item.anomaly, session: item.session, to: &object)
+                object.removeLast()  // the closing brace: add the app
+                output.append(contentsOf: object)
+                output.append(contentsOf: ",\"app\":".utf8)
+                if let app = item.app { appendJSONString(app, to: &output) } else { output.append(contentsOf: "null".utf8) }
+                output.append(contentsOf: "}\n".utf8)
+            }
+            printOutput(String(decoding: output, as: UTF8.self))
+        } else {
+            var table = TableWriter(columns: ["time", "session", "app", "seq", "code", "name", "rule", "fatal", "controllers", "message"])
+            for item in found {
+                let anomaly = item.anomaly
+                table.rows.append([
+                    RFC3339.format(microseconds: anomaly.event.timestamp), item.session, item.app ?? "", anomaly.event.sequence.map { "\($0)" } ?? "",
+                    anomaly.code.code, anomaly.code.name, anomaly.rule ?? "", anomaly.isFatal ? "FATAL" : "",
+                    anomaly.controllers.map { item.state.id(of: $0) }.joined(separator: " "), anomaly.message,
+                ])
+            }
+            printOutput(found.isEmpty ? "no anomalies\n" : table.render(.table))
+        }
+        if reportDamage(command: "anomalies", index.log) { throw ExitCode.failure }
+    }
+}
+
+/// `navlog index`: builds or refreshes the replay checkpoints.
+struct IndexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index",
+        abstract: "Build or bring up to date the replay checkpoints of a data directory.",
+        discussion: """
+            navlog replay, sessions, timeline and anomalies do this themselves; run it ahead (from \
+            a timer, say) so that they answer at once. Checkpoints are derived from the log: \
+            deleting them is safe, they are rebuilt.
+            """
+    )
+
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var indexOptions: ReplayIndexOptions
+
+    func run() throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let index = try openReplayIndex(command: "index", data: data, options: indexOptions, refresh: false)
+        guard let directory = index.directory else {
+            printError("navlog index: found no writable place for the replay index. Give one with --index-dir DIR.")
+            throw ExitCode.failure
+        }
+        do {
+            try index.refresh()
+        } catch {
+            printError("navlog index: \(error)")
+            throw ExitCode.failure
+        }
+        let report = index.lastRefresh
+        let elapsed = clock.now - started
+        let logBytes = index.log.segments.reduce(0) { $0 + ($1.blocks.last.map { $0.offset + $0.size } ?? 0) }
+        let size = index.sizeOnDisk
+        let share = logBytes > 0 ? Double(size) * 100 / Double(logBytes) : 0
+        printOutput(
+            "replay index in \(directory): \(report.filesWritten) file(s) written, \(report.eventsReplayed) events replayed, \(report.filesRemoved) stale file(s) removed in \(elapsed); \(size) bytes (\(Int(share.rounded()))% of the log's \(logBytes) bytes)\n"
+        )
+        if reportDamage(command: "index", index.log) { throw ExitCode.failure }
+    }
+}
+
+/// Listing every session needs the index's per-session states.
+func requireIndexDirectory(_ index: ReplayIndex, command: String) throws {
+    guard index.directory == nil else { return }
+    printError("navlog \(command): found no writable place for the replay index, which this command reads. Give one with --index-dir DIR.")
+    throw ExitCode.failure
+}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import NavlogEvents
+import NavlogReplay
+import NavlogReplayStore
+import NavlogStore
+
+/// `navlog timeline`: a session's events, each with what it resolved into and the focus after it.
+struct TimelineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "List a session's events with their resolution, the focused screen after each, and the anomalies they raised.",
+        discussion: """
+            Each line: the event's position in the session, time, seq, type and main fields; for \
+            an intent (show, showDetail, segue, unwind) → what the rules resolved it into; the \
+            focused screen after it; and any anomaly it raised (⚠). --from/--to take an RFC 3339 \
+            time, µs since the epoch, or an offset from the session's start such as +12.5s. json \
+            prints one object per event.
+            """
+    )
+
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var indexOptions: ReplayIndexOptions
+
+    @Option(help: "The session.")
+    var session: String
+
+    @Option(help: ArgumentHelp("Only events at or after this time.", valueName: "time"))
+    var from: SessionTime?
+
+    @Option(help: ArgumentHelp("Only events at or before this time.", valueName: "time"))
+    var to: SessionTime?
+
+    @Flag(name: .customLong("anomalies-only"), help: "Only the events that raised an anomaly.")
+    var anomaliesOnly = false
+
+    @Option(help: "Output format: text or json.")
+    var format: TimelineFormat = .text
+
+    enum TimelineFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    func run() throws {
+        let index = try openReplayIndex(command: "timeline", data: data, options: indexOptions, refresh: false)
+        let seeker = SessionSeeker(index: index)
+        var output = OutputBuffer()
+        var start: Int64?
+        var anomalyCount = 0
+        var fromTime: Int64?
+        var toTime: Int64?
+        let found: SessionReplayer?
+        do {
+            found = try seeker.replay(session: session, to: .end, useCheckpoints: false) { block, position, state, resolution in
+                if start == nil {
+                    start = state.info.firstTimestamp ?? block.timestamps[position]
+                    fromTime = from?.microseconds(sessionStart: start!)
+                    toTime = to?.microseconds(sessionStart: start!)
+                }
+                let timestamp = block.timestamps[position]
+                let raised = state.anomalies[anomalyCount...]
+                anomalyCount = state.anomalies.count
+                if let fromTime, timestamp < fromTime { return true }
+                if let toTime, timestamp > toTime { return false }
+                if anomaliesOnly && raised.isEmpty { return true }
+                if format == .json {
+                    appendJSON(block, position, state, resolution, Array(raised), to: &output.bytes)
+                } else {
+                    output.bytes.append(contentsOf: describe(block, position, state, resolution, Array(raised)).utf8)
+                }
+                output.flushIfNeeded()
+                return true
+            }
+        } catch let error as StoreError {
+            output.flush()
+            printError("navlog timeline: \(error.message)")
+            throw ExitCode.failure
+        }
+        output.flush()
+        if found == nil {
+            printError("navlog timeline: the log in \(data.dataDirectory) holds no events of session \(session). List the sessions with: navlog sessions --data-dir \(data.dataDirectory)")
+            throw ExitCode.failure
+        }
+        if reportDamage(command: "timeline", index.log) { throw ExitCode.failure }
+    }
+
+    /// The fields worth a glance, as `name=value`.
+    static let shownFields: [FieldName] = [
+        .from, .source, .nav, .tab, .split, .parent, .vc, .vcs, .destination, .target, .window, .kind, .style, .identifier, .action, .relationship,
+        .phase, .result, .index, .selected, .primary, .secondary, .supplementary, .slot, .id, .interactive, .completed, .animated, .byUser, .name,
+        .h, .v, .app, .reason, .cause,
+    ]
+
+    private func describe(_ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, _ raised: [Anomaly])
+        -> String
+    {
+        var line = "#\(state.eventCount - 1)  \(RFC3339.format(microseconds: block.timestamps[position]))"
+        if let sequence = block.sequence(position) { line += "  seq \(sequence)" }
+        line += "  \(block.types[position].name)"
+        block.withBody(position) { body in
+            for field in Self.shownFields {
+                guard let value = body.field(field) else { continue }
+                line += " \(field.name)=\(Self.text(value))"
+            }
+        }
+        if let resolution { line += "  → \(Self.describe(resolution, state))" }
+        line += "  focus: \(state.focus.map { state.id(of: $0) } ?? "none")"
+        for anomaly in raised {
+            line += "\n    ⚠ \(anomaly.code.code) \(anomaly.code.name)\(anomaly.rule.map { " (\($0))" } ?? "")\(anomaly.isFatal ? " FATAL" : ""): \(anomaly.message)"
+        }
+        return line + "\n"
+    }
+
+    static func text(_ value: StoredValue) -> String {
+        if let reference = ControllerReference(value) { return String(decoding: reference.id, as: UTF8.self) }
+        if let string = value.string { return string }
+        if let integer = value.integer { return "\(integer)" }
+        if let bool = value.bool { return bool ? "true" : "false" }
+        if value.kind == .array { return "[" + value.elements.map(text).joined(separator: ",") + "]" }
+        return value.isNull ? "null" : "{…}"
+    }
+
+    static func describe(_ resolution: Resolution, _ state: SessionReplayer) -> String {
+        func id(_ handle: ControllerHandle) -> String { state.id(of: handle) }
+        switch resolution {
+        case .push(let container, let vc): return "push \(id(vc)) onto \(id(container))"
+        case .present(let presenter, let vc, let style, let effective):
+            return "present \(id(vc)) from \(id(presenter)) (\(style == effective ? style.name : "\(style.name) → \(effective.name)"))"
+        case .setSecondary(let container, let vc): return "\(id(vc)) becomes the secondary column of \(id(container))"
+        case .addChild(let container, let vc, let slot): return "embed \(id(vc)) in \(id(container))\(slot.map { " (\($0))" } ?? "")"
+        case .setRoot(let container, let vc): return "\(id(vc)) becomes the root of \(id(container))"
+        case .appendTab(let container, let vc): return "\(id(vc)) becomes a tab of \(id(container))"
+        case .setColumn(let container, let column, let vc): return "\(id(vc)) becomes the \(column) column of \(id(container))"
+        case .unwind(let destination): return "unwind to \(id(destination))"
+        case .custom: return "custom segue (no hierarchy change)"
+        case .cancelled: return "cancelled by shouldPerformSegue"
+        case .none: return "nothing yet (\(resolution.action))"
+        case .ignored: return "ignored (see the anomaly)"
+        }
+    }
+
+    private func appendJSON(
+        _ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, _ raised: [Anomaly], to output: inout [UInt8]
+    ) {
+        output.append(contentsOf: "{\"index\":\(state.eventCount - 1),\"seq\":".utf8)
+        output.append(contentsOf: (block.sequence(position).map { "\($0)" } ?? "null").utf8)
+        output.append(contentsOf: ",\"ts\":\(block.timestamps[position]),\"lsn\":\(block.lsn(position)),\"type\":\"\(block.types[position].name)\",\"resolution\":".utf8)
+        if let resolution {
+            appendJSONString(Self.describe(resolution, state), to: &output)
+            output.append(contentsOf: ",\"action\":".utf8)
+            appendJSONString(resolution.action, to: &output)
+        } else {
+            output.append(contentsOf: "null,\"action\":null".utf8)
+        }
+        output.append(contentsOf: ",\"focus\":".utf8)
+        if let focus = state.focus { appendJSONString(state.id(of: focus), to: &output) } else { output.append(contentsOf: "null".utf8) }
+        output.append(contentsOf: ",\"anomalies\":[".utf8)
+        for (number, anomaly) in raised.enumerated() {
+            if number > 0 { output.append(UInt8(ascii: ",")) }
+            state.appendAnomalyJSON(anomaly, session: session, to: &output)
+        }
+        output.append(contentsOf: "]}\n".utf8)
+    }
+}
