@@ -113,8 +113,8 @@ public final class ReplayIndex {
                 guard let pieces = existing.pieces(of: session) else { continue }
                 for piece in pieces where piece.block != ReplayPiece.endOfSegment {
                     let state = existing.state(piece)
-                    guard piece.stateLength == 0 || state != nil else { return try build(segment: number, extending: nil) }
-                    try withUTF8(session) { raw in try writer.add(session: raw, piece: piece, state: piece.stateLength == 0 ? nil : state) }
+                    guard let state else { return try build(segment: number, extending: nil) }
+                    try withUTF8(session) { raw in try writer.add(session: raw, piece: piece, state: piece.frame == ReplayPiece.noState ? nil : state) }
                 }
                 if let end = pieces.last, end.block == ReplayPiece.endOfSegment { carried.append((session, end)) }
             }
@@ -144,8 +144,7 @@ public final class ReplayIndex {
                     if lastBlock[slot] != block {
                         lastBlock[slot] = block
                         let piece = ReplayPiece(
-                            block: UInt32(block), startIndex: UInt64(states[slot].eventCount), firstSequence: sequence, firstTimestamp: timestamp,
-                            stateOffset: 0, stateLength: 0, stateChecksum: 0)
+                            block: UInt32(block), startIndex: UInt64(states[slot].eventCount), firstSequence: sequence, firstTimestamp: timestamp)
                         try writer.add(session: session, piece: piece, state: states[slot].eventCount > 0 ? states[slot] : nil)
                     }
                     states[slot].apply(
@@ -158,10 +157,10 @@ public final class ReplayIndex {
             let state = states[slot]
             let end = ReplayPiece(
                 block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
-                firstTimestamp: state.position?.timestamp ?? 0, stateOffset: 0, stateLength: 0, stateChecksum: 0)
+                firstTimestamp: state.position?.timestamp ?? 0)
             try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: end, state: state) }
         }
-        let bytes = writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]))
+        let bytes = try writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]))
         if let directory, !ReplayFiles.writeAtomically(bytes, directory: directory, name: Self.fileName(ofSegment: segment.name)) {
             throw ReplayIndexError(code: .unwritable, message: "Could not write the replay index file in \(directory). Check its permissions and free space.")
         }
@@ -199,13 +198,25 @@ public final class ReplayIndex {
         var end: (segment: Int, piece: ReplayPiece)?
         for number in log.segments.indices {
             guard let reader = reader(number) else { return nil }
-            guard let pieces = reader.pieces(of: session) else { continue }
-            for piece in pieces {
-                if piece.block == ReplayPiece.endOfSegment { end = (number, piece) } else { candidates.append((number, piece)) }
+            switch reader.lookup(session) {
+            case .absent: continue
+            case .damaged:
+                discard(number)
+                return nil
+            case .found(let pieces):
+                for piece in pieces {
+                    if piece.block == ReplayPiece.endOfSegment { end = (number, piece) } else { candidates.append((number, piece)) }
+                }
             }
         }
         guard let end else { return nil }
-        func load(_ choice: (segment: Int, piece: ReplayPiece)) -> SessionReplayer? { reader(choice.segment)?.state(choice.piece) }
+        func load(_ choice: (segment: Int, piece: ReplayPiece)) -> SessionReplayer? {
+            guard let state = reader(choice.segment)?.state(choice.piece) else {
+                discard(choice.segment)
+                return nil
+            }
+            return state
+        }
         let chosen: (segment: Int, piece: ReplayPiece)?
         switch target {
         case .end:
@@ -219,6 +230,14 @@ public final class ReplayIndex {
         }
         guard let chosen = chosen ?? candidates.first, let state = load(chosen) else { return nil }
         return Start(state: state, block: (chosen.segment, Int(chosen.piece.block)))
+    }
+
+    /// Removes segment `number`'s file, found damaged after it was opened: the caller falls
+    /// back to the events, and the next refresh rebuilds it.
+    private func discard(_ number: Int) {
+        let name = log.segments[number].name
+        readers[name] = nil
+        if let path = path(name) { ReplayFiles.remove(path) }
     }
 
     /// Every session's final state (the end of the last segment holding it), in no particular order.

@@ -13,23 +13,28 @@ struct ReplayPiece: Sendable, Equatable {
     /// The `seq` and time of that first event (for the end piece: of the last event).
     var firstSequence: UInt64?
     var firstTimestamp: Int64
-    /// The compressed state in the file; length 0 when the session had no earlier events.
-    var stateOffset: UInt64
-    var stateLength: UInt32
-    var stateChecksum: UInt32
+    /// The state: which compressed frame holds it (``noState`` when the session had no
+    /// earlier events), and where in the decompressed frame.
+    var frame: UInt32 = ReplayPiece.noState
+    var stateOffset: UInt32 = 0
+    var stateLength: UInt32 = 0
 
     static let endOfSegment = UInt32.max
+    static let noState = UInt32.max
 }
 
 /// One replay index file (`replay/<segment>.nrx`): for one segment, every session's state at
 /// the start of each block that holds its events, and at the end of the blocks covered.
 ///
 /// Layout (little-endian):
-/// - header, 64 bytes: magic `NLRX`, format version (u16), state version (u16), covered block
+/// - header, 80 bytes: magic `NLRX`, format version (u16), state version (u16), covered block
 ///   count (u32), the last covered block's offset (u64), size (u32), first LSN (u64) and event
 ///   count (u32) — the identity that ties the file to the segment's bytes —, directory offset
-///   (u64), directory entries (u32), directory CRC-32C (u32), header CRC-32C (u32);
-/// - compressed states (zstd frames) back to back;
+///   (u64), directory entries (u32), directory CRC-32C (u32), frame table offset (u64), frame
+///   count (u32), header CRC-32C (u32);
+/// - zstd frames, each holding many serialized states (~64 KiB before compression: states of
+///   one app share most of their strings, so together they compress several times better);
+/// - the frame table: offset (u64), length (u32), CRC-32C (u32) of each frame;
 /// - per session: id length (varint), id, piece count (varint), pieces;
 /// - directory, sorted by session hash: hash (u64), offset (u64), length (u32), CRC-32C (u32)
 ///   of that session's pieces.
@@ -38,7 +43,10 @@ struct ReplayPiece: Sendable, Equatable {
 enum ReplayIndexFile {
     static let magic: [UInt8] = Array("NLRX".utf8)
     static let formatVersion: UInt16 = 1
-    static let headerSize = 64
+    static let headerSize = 80
+    static let frameRecordSize = 16
+    /// States are gathered into frames of about this many bytes before compression.
+    static let frameTarget = 64 << 10
     static let directoryRecordSize = 24
 
     /// The identity of the covered part of a segment.
@@ -71,11 +79,12 @@ enum ReplayIndexFile {
 
     /// Builds a file.
     struct Writer: ~Copyable {
-        private var states: [UInt8] = []
+        private var frames: [UInt8] = []
+        private var frameTable: [(offset: UInt64, length: UInt32, checksum: UInt32)] = []
+        private var pending: [UInt8] = []
         private var sessions: [(id: [UInt8], pieces: [ReplayPiece])] = []
         private var sessionNumbers = ByteStringTable()
         private let compressor: ZstdCompressor
-        private var scratch: [UInt8] = []
 
         init() throws(ZstdError) {
             compressor = try ZstdCompressor(level: 3, contentChecksum: false)
@@ -85,27 +94,40 @@ enum ReplayIndexFile {
         mutating func add(session: UnsafeRawBufferPointer, piece: ReplayPiece, state: SessionReplayer?) throws(ZstdError) {
             var piece = piece
             if let state {
-                scratch.removeAll(keepingCapacity: true)
-                state.encodeCheckpoint(into: &scratch)
-                let start = states.count
-                _ = try scratch.withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &states) }
-                piece.stateOffset = UInt64(ReplayIndexFile.headerSize + start)
-                piece.stateLength = UInt32(states.count - start)
-                piece.stateChecksum = states.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                let start = pending.count
+                state.encodeCheckpoint(into: &pending)
+                piece.frame = UInt32(frameTable.count)
+                piece.stateOffset = UInt32(start)
+                piece.stateLength = UInt32(pending.count - start)
+                if pending.count >= ReplayIndexFile.frameTarget { try flushFrame() }
             } else {
-                piece.stateOffset = 0
-                piece.stateLength = 0
-                piece.stateChecksum = 0
+                piece.frame = ReplayPiece.noState
             }
             let (number, inserted) = sessionNumbers.insert(session)
             if inserted { sessions.append((Array(session), [])) }
             sessions[Int(number)].pieces.append(piece)
         }
 
+        private mutating func flushFrame() throws(ZstdError) {
+            guard !pending.isEmpty else { return }
+            let start = frames.count
+            _ = try pending.withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &frames) }
+            let checksum = frames.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            frameTable.append((UInt64(ReplayIndexFile.headerSize + start), UInt32(frames.count - start), checksum))
+            pending.removeAll(keepingCapacity: true)
+        }
+
         /// The file's bytes.
-        consuming func finish(coverage: Coverage) -> [UInt8] {
+        consuming func finish(coverage: Coverage) throws(ZstdError) -> [UInt8] {
+            try flushFrame()
             var output = [UInt8](repeating: 0, count: ReplayIndexFile.headerSize)
-            output.append(contentsOf: states)
+            output.append(contentsOf: frames)
+            let frameTableOffset = output.count
+            for frame in frameTable {
+                appendLittleEndian(frame.offset, to: &output)
+                appendLittleEndian(frame.length, to: &output)
+                appendLittleEndian(frame.checksum, to: &output)
+            }
             var directory: [(hash: UInt64, offset: UInt64, length: UInt32, checksum: UInt32)] = []
             for session in sessions {
                 let start = output.count
@@ -117,9 +139,9 @@ enum ReplayIndexFile {
                     Varint.append(piece.startIndex, to: &output)
                     Varint.append(piece.firstSequence.map { $0 &+ 1 } ?? 0, to: &output)
                     Varint.append(Varint.zigzag(piece.firstTimestamp), to: &output)
-                    Varint.append(piece.stateOffset, to: &output)
+                    Varint.append(UInt64(piece.frame), to: &output)
+                    Varint.append(UInt64(piece.stateOffset), to: &output)
                     Varint.append(UInt64(piece.stateLength), to: &output)
-                    Varint.append(UInt64(piece.stateChecksum), to: &output)
                 }
                 let checksum = output.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
                 let hash = session.id.withUnsafeBytes { StringHash.hash($0) }
@@ -145,6 +167,8 @@ enum ReplayIndexFile {
             appendLittleEndian(UInt64(directoryOffset), to: &header)
             appendLittleEndian(UInt32(directory.count), to: &header)
             appendLittleEndian(directoryChecksum, to: &header)
+            appendLittleEndian(UInt64(frameTableOffset), to: &header)
+            appendLittleEndian(UInt32(frameTable.count), to: &header)
             appendLittleEndian(CRC32C.checksum(header), to: &header)
             output.replaceSubrange(0..<header.count, with: header)
             return output
@@ -156,7 +180,10 @@ enum ReplayIndexFile {
         let file: ReadOnlyFile
         let coverage: Coverage
         private let directory: [UInt8]
+        private let frameTable: [UInt8]
         private let decompressor: ZstdDecompressor
+        /// The last frame decompressed (pieces of one lookup are often in the same frame).
+        private var cachedFrame: (number: UInt32, bytes: [UInt8])?
 
         /// Opens `path`; nil when it is missing, of another version, or damaged.
         init?(path: String) {
@@ -167,13 +194,18 @@ enum ReplayIndexFile {
             guard reader.u16() == ReplayIndexFile.formatVersion, reader.u16() == UInt16(SessionReplayer.checkpointVersion) else { return nil }
             let coverage = Coverage(blockCount: reader.u32(), lastOffset: reader.u64(), lastSize: reader.u32(), lastFirstLSN: reader.u64(), lastCount: reader.u32())
             let directoryOffset = reader.u64(), directoryCount = reader.u32(), directoryChecksum = reader.u32()
+            let frameTableOffset = reader.u64(), frameCount = reader.u32()
             let headerEnd = reader.offset
             guard reader.u32() == CRC32C.checksum(Array(header[0..<headerEnd])), directoryOffset >= UInt64(ReplayIndexFile.headerSize),
                 directoryOffset < 1 << 40, directoryCount < 1 << 26,
                 let directory = file.read(at: Int(directoryOffset), count: Int(directoryCount) * ReplayIndexFile.directoryRecordSize),
                 directory.count == Int(directoryCount) * ReplayIndexFile.directoryRecordSize, CRC32C.checksum(directory) == directoryChecksum,
+                frameTableOffset < 1 << 40, frameCount < 1 << 26,
+                let frameTable = file.read(at: Int(frameTableOffset), count: Int(frameCount) * ReplayIndexFile.frameRecordSize),
+                frameTable.count == Int(frameCount) * ReplayIndexFile.frameRecordSize,
                 let decompressor = try? ZstdDecompressor()
             else { return nil }
+            self.frameTable = frameTable
             self.file = file
             self.coverage = coverage
             self.directory = directory
@@ -192,8 +224,18 @@ enum ReplayIndexFile {
             (0..<recordCount).compactMap { entries(record($0))?.session }
         }
 
-        /// The pieces of `session`, in block order (the end piece last); nil when the file does not hold it.
-        func pieces(of session: String) -> [ReplayPiece]? {
+        /// What the file holds for one session.
+        enum Lookup {
+            /// The session has no events in the covered blocks.
+            case absent
+            /// Its pieces, in block order, the end piece last.
+            case found([ReplayPiece])
+            /// Its entry fails its CRC or does not parse: the file must be rebuilt.
+            case damaged
+        }
+
+        /// The pieces of `session`.
+        func lookup(_ session: String) -> Lookup {
             let hash = StringHash.hash(session)
             var low = 0, high = recordCount
             while low < high {
@@ -201,9 +243,16 @@ enum ReplayIndexFile {
                 if record(mid).hash < hash { low = mid + 1 } else { high = mid }
             }
             while low < recordCount, record(low).hash == hash {
-                if let found = entries(record(low)), found.session == session { return found.pieces }
+                guard let found = entries(record(low)) else { return .damaged }
+                if found.session == session { return .found(found.pieces) }
                 low += 1
             }
+            return .absent
+        }
+
+        /// The pieces of `session`, nil when absent or damaged.
+        func pieces(of session: String) -> [ReplayPiece]? {
+            if case .found(let pieces) = lookup(session) { return pieces }
             return nil
         }
 
@@ -218,13 +267,13 @@ enum ReplayIndexFile {
                 var pieces: [ReplayPiece] = []
                 for _ in 0..<count {
                     guard let block = reader.readVarint(), block <= UInt64(UInt32.max), let start = reader.readVarint(), let sequence = reader.readVarint(),
-                        let timestamp = reader.readVarint(), let offset = reader.readVarint(), let length = reader.readVarint(), length <= UInt64(UInt32.max),
-                        let checksum = reader.readVarint(), checksum <= UInt64(UInt32.max)
+                        let timestamp = reader.readVarint(), let frame = reader.readVarint(), frame <= UInt64(UInt32.max), let offset = reader.readVarint(),
+                        offset <= UInt64(UInt32.max), let length = reader.readVarint(), length <= UInt64(UInt32.max)
                     else { return nil }
                     pieces.append(
                         ReplayPiece(
                             block: UInt32(block), startIndex: start, firstSequence: sequence == 0 ? nil : sequence - 1,
-                            firstTimestamp: Varint.unzigzag(timestamp), stateOffset: offset, stateLength: UInt32(length), stateChecksum: UInt32(checksum)))
+                            firstTimestamp: Varint.unzigzag(timestamp), frame: UInt32(frame), stateOffset: UInt32(offset), stateLength: UInt32(length)))
                 }
                 return (String(decoding: id, as: UTF8.self), pieces)
             }
@@ -233,12 +282,24 @@ enum ReplayIndexFile {
         /// The state a piece starts from: a new session for a piece without one; nil when the
         /// stored state is damaged.
         func state(_ piece: ReplayPiece) -> SessionReplayer? {
-            guard piece.stateLength > 0 else { return SessionReplayer() }
-            guard piece.stateOffset < 1 << 40, let bytes = file.read(at: Int(piece.stateOffset), count: Int(piece.stateLength)),
-                bytes.count == Int(piece.stateLength), CRC32C.checksum(bytes) == piece.stateChecksum,
-                let decoded = try? decompressor.decompress(frame: bytes, limit: 1 << 28)
+            guard piece.frame != ReplayPiece.noState else { return SessionReplayer() }
+            guard let frame = frame(piece.frame), UInt64(piece.stateOffset) + UInt64(piece.stateLength) <= UInt64(frame.count) else { return nil }
+            return frame.withUnsafeBytes { raw in
+                SessionReplayer(checkpoint: UnsafeRawBufferPointer(rebasing: raw[Int(piece.stateOffset)..<Int(piece.stateOffset + piece.stateLength)]))
+            }
+        }
+
+        /// Frame `number`, decompressed after its CRC is checked.
+        private func frame(_ number: UInt32) -> [UInt8]? {
+            if let cachedFrame, cachedFrame.number == number { return cachedFrame.bytes }
+            guard Int(number) < frameTable.count / ReplayIndexFile.frameRecordSize else { return nil }
+            var reader = LittleEndianReader(bytes: frameTable, offset: Int(number) * ReplayIndexFile.frameRecordSize)
+            let offset = reader.u64(), length = reader.u32(), checksum = reader.u32()
+            guard offset < 1 << 40, let bytes = file.read(at: Int(offset), count: Int(length)), bytes.count == Int(length),
+                CRC32C.checksum(bytes) == checksum, let decoded = try? decompressor.decompress(frame: bytes, limit: 1 << 28)
             else { return nil }
-            return decoded.withUnsafeBytes { SessionReplayer(checkpoint: $0) }
+            cachedFrame = (number, decoded)
+            return decoded
         }
     }
 }

@@ -1,6 +1,6 @@
+import NavlogEvents
 public import NavlogReplay
 public import NavlogStore
-import NavlogEvents
 
 /// Replays one session to a chosen point: from the nearest checkpoint of the replay index when
 /// it has one (one block decoded), else from the session's first event.

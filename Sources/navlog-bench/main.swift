@@ -89,6 +89,11 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "load" {
     exit(0)
 }
 
+// `navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep]`: ReplayBenchmark.swift.
+if let only = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.dropFirst(only + 1).first == "replay" {
+    exit(ReplayBenchmark.main(Array(CommandLine.arguments.dropFirst())))
+}
+
 let arguments = Arguments()
 try? FileManager.default.removeItem(atPath: arguments.work)
 try! FileManager.default.createDirectory(atPath: arguments.work, withIntermediateDirectories: true)

@@ -77,7 +77,8 @@ struct ReplayCommand: ParsableCommand {
             guard let state = try seeker.replay(session: session, to: target, useCheckpoints: !noCheckpoints) else {
                 if case .time(let time) = target, let final = try seeker.replay(session: session, to: .end), let first = final.info.firstTimestamp {
                     printError(
-                        "navlog replay: \(RFC3339.format(microseconds: time)) is before the first event of session \(session) (\(RFC3339.format(microseconds: first))). Use a later --at, or --index 0.")
+                        "navlog replay: \(RFC3339.format(microseconds: time)) is before the first event of session \(session) (\(RFC3339.format(microseconds: first))). Use a later --at, or --index 0."
+                    )
                     throw ExitCode.failure
                 }
                 throw noSuchSession()
@@ -100,7 +101,8 @@ struct ReplayCommand: ParsableCommand {
     }
 
     private func noSuchSession() -> ExitCode {
-        printError("navlog replay: the log in \(data.dataDirectory) holds no events of session \(session). List the sessions with: navlog sessions --data-dir \(data.dataDirectory)")
+        printError(
+            "navlog replay: the log in \(data.dataDirectory) holds no events of session \(session). List the sessions with: navlog sessions --data-dir \(data.dataDirectory)")
         return ExitCode.failure
     }
 

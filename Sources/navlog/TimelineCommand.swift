@@ -77,7 +77,8 @@ struct TimelineCommand: ParsableCommand {
         }
         output.flush()
         if found == nil {
-            printError("navlog timeline: the log in \(data.dataDirectory) holds no events of session \(session). List the sessions with: navlog sessions --data-dir \(data.dataDirectory)")
+            printError(
+                "navlog timeline: the log in \(data.dataDirectory) holds no events of session \(session). List the sessions with: navlog sessions --data-dir \(data.dataDirectory)")
             throw ExitCode.failure
         }
         if reportDamage(command: "timeline", index.log) { throw ExitCode.failure }
@@ -90,7 +91,9 @@ struct TimelineCommand: ParsableCommand {
         .h, .v, .app, .reason, .cause,
     ]
 
-    private func describe(_ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, _ raised: [Anomaly])
+    private func describe(
+        _ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, _ raised: [Anomaly]
+    )
         -> String
     {
         var line = "#\(state.eventCount - 1)  \(RFC3339.format(microseconds: block.timestamps[position]))"

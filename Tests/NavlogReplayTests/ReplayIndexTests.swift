@@ -1,0 +1,180 @@
+import Foundation
+import NavlogEvents
+import NavlogReplay
+import NavlogReplayStore
+import NavlogStore
+import NavlogTesting
+import NavlogWorkload
+import Testing
+
+/// Replay checkpoints: replaying any point through them gives exactly what replaying the
+/// session from its first event gives; they are rebuilt when missing or damaged, and follow a
+/// log that grows.
+@Suite("Replay checkpoints beside the log")
+struct ReplayIndexTests {
+    /// Small blocks and segments, so that sessions span many blocks and several segments.
+    static var options: LogOptions {
+        var options = LogOptions()
+        options.maximumEventsPerBlock = 300
+        options.maximumSegmentBytes = 16 << 10
+        return options
+    }
+
+    static func generatedLines(_ count: Int, seed: UInt64) -> [[UInt8]] {
+        var configuration = WorkloadConfiguration(seed: seed)
+        configuration.concurrentSessions = 12
+        configuration.meanEventsPerSession = 300
+        var generator = WorkloadGenerator(configuration)
+        return generator.lines(count)
+    }
+
+    static func append(_ lines: ArraySlice<[UInt8]>, to log: EventLog) throws {
+        var parser = EventLineParser()
+        var batch = EventBatch()
+        for (number, line) in lines.enumerated() {
+            _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1_000, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
+            if batch.count == 97 {
+                _ = try log.append(batch)
+                _ = try log.flush()
+                batch.removeAll()
+            }
+        }
+        if !batch.isEmpty { _ = try log.append(batch) }
+        _ = try log.flush()
+    }
+
+    /// Sessions and their event counts, from a full scan.
+    static func sessions(_ directory: String) throws -> [(String, Int)] {
+        var counts: [String: Int] = [:]
+        try LogReader(directory: directory).scan(LogQuery()) { block, index in
+            counts[block.session(index), default: 0] += 1
+            return true
+        }
+        return counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    static func json(_ state: SessionReplayer?, _ session: String) -> String {
+        guard let state else { return "nil" }
+        var bytes: [UInt8] = []
+        state.appendJSON(session: session, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Checks `points` random targets both ways; returns how many were checked.
+    @discardableResult
+    static func compare(_ seeker: SessionSeeker, _ sessions: [(String, Int)], points: Int, seed: UInt64) throws -> Int {
+        var random = SplitMix(seed: seed)
+        for _ in 0..<points {
+            let (session, count) = sessions[Int(random.next() % UInt64(sessions.count))]
+            let index = Int(random.next() % UInt64(count))
+            let full = try #require(try seeker.replay(session: session, to: .index(index), useCheckpoints: false))
+            let targets: [ReplayTarget] = [
+                .index(index), .time(full.position!.timestamp), full.position!.sequence.map { .sequence($0) } ?? .end, .end,
+            ]
+            for target in targets {
+                let viaCheckpoint = try seeker.replay(session: session, to: target, useCheckpoints: true)
+                let fromStart = try seeker.replay(session: session, to: target, useCheckpoints: false)
+                #expect(json(viaCheckpoint, session) == json(fromStart, session), "session \(session) at \(target)")
+            }
+        }
+        return points
+    }
+
+    @Test("replay through checkpoints equals replay from the first event: by index, seq, time and end, over many segments")
+    func checkpointsAgree() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let log = try EventLog(directory: dir.path, options: Self.options)
+            try Self.append(Self.generatedLines(12_000, seed: 5)[...], to: log)
+            try log.close()
+            let index = ReplayIndex(log: try LogReader(directory: dir.path))
+            try index.refresh()
+            #expect(index.log.segments.count > 3)
+            #expect(index.lastRefresh.filesWritten == index.log.segments.count)
+            #expect(index.lastRefresh.eventsReplayed == 12_000)
+            let sessions = try Self.sessions(dir.path)
+            try Self.compare(SessionSeeker(index: index), sessions, points: 60, seed: 1)
+            // A second refresh finds nothing to do.
+            try index.refresh()
+            #expect(index.lastRefresh.filesWritten == 0)
+        }
+    }
+
+    @Test("damaged, truncated, foreign or deleted checkpoint files are rebuilt and never change an answer")
+    func damagedFilesRebuilt() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let log = try EventLog(directory: dir.path, options: Self.options)
+            try Self.append(Self.generatedLines(6_000, seed: 6)[...], to: log)
+            try log.close()
+            try ReplayIndex(log: try LogReader(directory: dir.path)).refresh()
+            let replayDirectory = dir.appendingPathComponent("replay")
+            let files = try FileManager.default.contentsOfDirectory(atPath: replayDirectory.path).filter { $0.hasSuffix(".nrx") }.sorted()
+            #expect(files.count > 2)
+            let sessions = try Self.sessions(dir.path)
+            var random = SplitMix(seed: 9)
+            for (round, damage) in ["flip", "truncate", "delete", "foreign", "zero"].enumerated() {
+                let name = files[round % files.count]
+                let path = replayDirectory.appendingPathComponent(name).path
+                var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+                switch damage {
+                case "flip":
+                    for _ in 0..<8 {
+                        let offset = Int(random.next() % UInt64(bytes.count))
+                        bytes[offset] ^= UInt8(1 << (random.next() % 8))
+                    }
+                case "truncate": bytes.removeLast(bytes.count / 3)
+                case "delete": bytes = []
+                case "foreign": bytes = try [UInt8](Data(contentsOf: replayDirectory.appendingPathComponent(files[(round + 1) % files.count])))
+                default: bytes.replaceSubrange(100..<min(bytes.count, 4_000), with: repeatElement(0, count: min(bytes.count, 4_000) - 100))
+                }
+                if damage == "delete" {
+                    try FileManager.default.removeItem(atPath: path)
+                } else {
+                    try Data(bytes).write(to: URL(fileURLWithPath: path))
+                }
+                // Damage in the header or directory is found when the file is opened; damage in a
+                // session's entry or a state frame when it is used. Either way the answer comes
+                // from the events, and the file is rebuilt.
+                let index = ReplayIndex(log: try LogReader(directory: dir.path))
+                let seeker = SessionSeeker(index: index)
+                try index.refresh()
+                let rebuiltAtOnce = index.lastRefresh.filesWritten
+                try Self.compare(seeker, sessions, points: 12, seed: UInt64(round))
+                try Self.compare(seeker, sessions.filter { $0.1 > 50 }, points: 12, seed: UInt64(round) + 100)
+                try index.refresh()
+                #expect(rebuiltAtOnce + index.lastRefresh.filesWritten >= 1, "\(damage) of \(name) was never noticed")
+            }
+        }
+    }
+
+    @Test("the index follows a log that grows while it is read (the active segment's file is extended)")
+    func followsGrowingLog() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = Self.generatedLines(9_000, seed: 7)
+            let log = try EventLog(directory: dir.path, options: Self.options)
+            let reader = try LogReader(directory: dir.path)
+            let index = ReplayIndex(log: reader)
+            for part in 0..<3 {
+                try Self.append(lines[(part * 3_000)..<((part + 1) * 3_000)], to: log)
+                try reader.refresh()
+                try index.refresh()
+                #expect(index.lastRefresh.eventsReplayed > 0)
+                #expect(index.lastRefresh.eventsReplayed <= 3_000 + 300, "refresh \(part) replayed \(index.lastRefresh.eventsReplayed) events: it should extend, not rebuild")
+                try Self.compare(SessionSeeker(index: index), try Self.sessions(dir.path), points: 15, seed: UInt64(part))
+            }
+            try log.close()
+        }
+    }
+}
+
+/// A small deterministic random number generator for test points.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
