@@ -265,7 +265,9 @@ extension SessionReplayer {
         func walk(_ handle: Int32, depth: Int) {
             guard depth <= hierarchy.nodes.count, seen.insert(handle).inserted else { return }
             let controller = controller(handle)
-            var attributes = ["label=\(quoted("\(controller.id)\n\(controller.className ?? "?")"))"]
+            // `\n` in a dot label is a line break: join the escaped parts with it.
+            let label = quoted(controller.id).dropLast() + "\\n" + quoted(controller.className ?? "?").dropFirst()
+            var attributes = ["label=\(label)"]
             if handle == focus {
                 attributes.append("style=\"filled,bold\", fillcolor=\"gold\", penwidth=2")
             } else if visible.contains(handle) {
