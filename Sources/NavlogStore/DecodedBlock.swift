@@ -150,46 +150,75 @@ public struct DecodedBlock: Sendable {
         stringStart = reader.offset
         reader.offset += Int(total)
         guard let typeBytes = reader.readBytes(n) else { throw fail("truncated type column") }
-        types.reserveCapacity(n)
-        for byte in typeBytes {
-            guard let type = EventType(rawValue: byte) else { throw fail("unknown event type \(byte)") }
-            types.append(type)
+        // The columns are filled through unsafe buffers: one capacity check per column instead of
+        // one uniqueness and capacity check per value (this loop is most of a block's decode time).
+        types.append(contentsOf: repeatElement(.mark, count: n))
+        let typesOK = types.withUnsafeMutableBufferPointer { column in
+            for index in 0..<n {
+                // Not a memory copy: an enum's in-memory tag is not its raw value.
+                guard let type = EventType(rawValue: typeBytes[index]) else { return false }
+                column[index] = type
+            }
+            return true
         }
-        sessions.reserveCapacity(n)
-        for _ in 0..<n {
-            guard let ref = reader.readVarint(), ref < UInt64(stringCount) else { throw fail("bad session reference") }
-            sessions.append(UInt32(ref))
+        guard typesOK else { throw fail("unknown event type") }
+        sessions.append(contentsOf: repeatElement(0, count: n))
+        let sessionsOK = sessions.withUnsafeMutableBufferPointer { column in
+            for index in 0..<n {
+                guard let ref = reader.readVarint(), ref < UInt64(stringCount) else { return false }
+                column[index] = UInt32(truncatingIfNeeded: ref)
+            }
+            return true
         }
+        guard sessionsOK else { throw fail("bad session reference") }
         // Each session's first time is a delta from the block's minimum (in the header).
         var lastBySession = [Int64](repeating: minTimestamp, count: stringCount)
-        timestamps.reserveCapacity(n)
-        for index in 0..<n {
-            guard let raw = reader.readVarint() else { throw fail("truncated time column") }
-            let session = Int(sessions[index])
-            let value = lastBySession[session] &+ Varint.unzigzag(raw)
-            lastBySession[session] = value
-            timestamps.append(value)
-        }
-        var lastSequence = [UInt64](repeating: 0, count: stringCount)
-        sequencesPlusOne.reserveCapacity(n)
-        for index in 0..<n {
-            guard let raw = reader.readVarint() else { throw fail("truncated sequence column") }
-            if raw == 0 {
-                sequencesPlusOne.append(0)
-            } else {
-                let session = Int(sessions[index])
-                let value = lastSequence[session] &+ UInt64(bitPattern: Varint.unzigzag(raw - 1))
-                lastSequence[session] = value
-                sequencesPlusOne.append(value &+ 1)
+        timestamps.append(contentsOf: repeatElement(0, count: n))
+        let timesOK = sessions.withUnsafeBufferPointer { sessionColumn in
+            lastBySession.withUnsafeMutableBufferPointer { last in
+                timestamps.withUnsafeMutableBufferPointer { column in
+                    for index in 0..<n {
+                        guard let raw = reader.readVarint() else { return false }
+                        let session = Int(sessionColumn[index])
+                        let value = last[session] &+ Varint.unzigzag(raw)
+                        last[session] = value
+                        column[index] = value
+                    }
+                    return true
+                }
             }
         }
-        receiveTimes.reserveCapacity(n)
-        var lastReceived = minReceived
-        for _ in 0..<n {
-            guard let raw = reader.readVarint() else { throw fail("truncated receive-time column") }
-            lastReceived = lastReceived &+ Varint.unzigzag(raw)
-            receiveTimes.append(lastReceived)
+        guard timesOK else { throw fail("truncated time column") }
+        var lastSequence = [UInt64](repeating: 0, count: stringCount)
+        sequencesPlusOne.append(contentsOf: repeatElement(0, count: n))
+        let sequencesOK = sessions.withUnsafeBufferPointer { sessionColumn in
+            lastSequence.withUnsafeMutableBufferPointer { last in
+                sequencesPlusOne.withUnsafeMutableBufferPointer { column in
+                    for index in 0..<n {
+                        guard let raw = reader.readVarint() else { return false }
+                        if raw != 0 {
+                            let session = Int(sessionColumn[index])
+                            let value = last[session] &+ UInt64(bitPattern: Varint.unzigzag(raw - 1))
+                            last[session] = value
+                            column[index] = value &+ 1
+                        }
+                    }
+                    return true
+                }
+            }
         }
+        guard sequencesOK else { throw fail("truncated sequence column") }
+        receiveTimes.append(contentsOf: repeatElement(0, count: n))
+        let receivedOK = receiveTimes.withUnsafeMutableBufferPointer { column in
+            var lastReceived = minReceived
+            for index in 0..<n {
+                guard let raw = reader.readVarint() else { return false }
+                lastReceived = lastReceived &+ Varint.unzigzag(raw)
+                column[index] = lastReceived
+            }
+            return true
+        }
+        guard receivedOK else { throw fail("truncated receive-time column") }
         guard let flagBytes = reader.readBytes(n) else { throw fail("truncated flag column") }
         flags.append(contentsOf: flagBytes)
         guard let peerCount = reader.readCount(limit: n), peerCount > 0 || n == 0 else { throw fail("bad peer count") }
@@ -199,23 +228,31 @@ public struct DecodedBlock: Sendable {
             else { throw fail("bad peer entry") }
             peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid))))
         }
-        peerIndexes.reserveCapacity(n)
-        for _ in 0..<n {
-            guard let index = reader.readVarint(), index < UInt64(peerCount) else { throw fail("bad peer index") }
-            peerIndexes.append(UInt32(index))
+        peerIndexes.append(contentsOf: repeatElement(0, count: n))
+        let peersOK = peerIndexes.withUnsafeMutableBufferPointer { column in
+            for index in 0..<n {
+                guard let value = reader.readVarint(), value < UInt64(peerCount) else { return false }
+                column[index] = UInt32(truncatingIfNeeded: value)
+            }
+            return true
         }
-        var lengths = 0
-        bodyStarts.reserveCapacity(n)
-        var position = 0
-        for _ in 0..<n {
-            guard let length = reader.readVarint(), length <= UInt64(raw.count) else { throw fail("bad body length") }
-            bodyStarts.append(position)
-            position += Int(length)
-            lengths += Int(length)
+        guard peersOK else { throw fail("bad peer index") }
+        bodyStarts.append(contentsOf: repeatElement(0, count: n))
+        let lengths = bodyStarts.withUnsafeMutableBufferPointer { column -> Int? in
+            var position = 0
+            for index in 0..<n {
+                guard let length = reader.readVarint(), length <= UInt64(raw.count) else { return nil }
+                column[index] = position
+                position += Int(length)
+            }
+            return position
         }
+        guard let lengths else { throw fail("bad body length") }
         guard lengths == reader.remaining else { throw fail("the bodies do not fill the rest of the payload") }
         let base = reader.offset
-        for index in 0..<n { bodyStarts[index] += base }
+        bodyStarts.withUnsafeMutableBufferPointer { column in
+            for index in 0..<n { column[index] += base }
+        }
         bodyEnd = raw.count
         count = n
     }
