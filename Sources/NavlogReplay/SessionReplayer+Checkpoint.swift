@@ -8,7 +8,8 @@ public import NavlogEvents
 /// a crash. Files that hold checkpoints add their own checksum.
 extension SessionReplayer {
     /// The version of the encoding; a checkpoint of another version is rebuilt from the events.
-    public static let checkpointVersion: UInt8 = 1
+    /// 2: dwell (F4) added.
+    public static let checkpointVersion: UInt8 = 2
 
     /// Appends the state to `output`.
     public func encodeCheckpoint(into output: inout [UInt8]) {
@@ -45,6 +46,10 @@ extension SessionReplayer {
         if let position { writer.position(position) }
         writer.count(appearance.count)
         appearance.forEach { writer.byte($0.rawValue) }
+        writer.count(dwell.count)
+        dwell.forEach { writer.signed($0) }
+        writer.handle(focusedScreen)
+        writer.signed(focusSince)
         writer.count(intents.count)
         for intent in intents {
             writer.unsigned(intent.sequence)
@@ -360,6 +365,14 @@ private struct CheckpointReader {
             guard let value = byte().flatMap(AppearanceState.init(rawValue:)) else { return nil }
             state.appearance.append(value)
         }
+        guard let dwellCount = count(), dwellCount == controllerCount else { return nil }
+        for _ in 0..<dwellCount {
+            guard let value = signed() else { return nil }
+            state.dwell.append(value)
+        }
+        guard let focusedScreen = handle(), let focusSince = signed() else { return nil }
+        state.focusedScreen = focusedScreen
+        state.focusSince = focusSince
         guard let intentCount = count() else { return nil }
         for _ in 0..<intentCount {
             guard let sequence = unsigned(), let rule = string(), let resolution = resolution() else { return nil }

@@ -45,6 +45,33 @@ extension SessionReplayer {
     /// F1: the focused screen, nil when no window has a root.
     public var focus: ControllerHandle? { focusPath.last }
 
+    /// F1 without building the path (computed after every event for dwell, F4): -1 for none.
+    func focusedHandle() -> Int32 {
+        guard let window = focusedWindow else { return -1 }
+        var current = window.root
+        var steps = 0
+        while current >= 0, steps <= hierarchy.nodes.count {
+            steps += 1
+            let node = hierarchy[current]
+            var next: Int32 = -1
+            if node.presented >= 0 {
+                next = node.presented
+            } else {
+                switch kind(of: current) {
+                case .navigation: next = node.items.last ?? -1
+                case .tab: next = node.items.indices.contains(Int(node.selected)) ? node.items[Int(node.selected)] : -1
+                case .split: next = node.collapsed || node.secondary < 0 ? node.primary : node.secondary
+                default:
+                    guard !node.children.isEmpty, let chain = presentingDescendant(of: current) else { return current }
+                    next = chain.last!
+                }
+            }
+            if next < 0 { return current }
+            current = next
+        }
+        return current
+    }
+
     /// The path from `screen` (excluded) down its embedded children to one that presents, then
     /// the controller it presents; nil when none of its children presents.
     private func presentingDescendant(of screen: Int32) -> [Int32]? {

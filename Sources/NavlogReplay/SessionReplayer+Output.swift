@@ -42,6 +42,16 @@ extension SessionReplayer {
         json.ids(focusPath.map { controllers[$0].id })
         json.raw(",\"visible\":")
         json.ids(visible.map { controllers[$0].id })
+        json.raw(",\"dwell\":{")
+        var firstDwell = true
+        for (handle, micros) in dwell.enumerated() where micros > 0 {
+            if !firstDwell { json.raw(",") }
+            firstDwell = false
+            json.string(controllers[ControllerHandle(index: Int32(handle))].id)
+            json.raw(":")
+            json.integer(micros)
+        }
+        json.raw("}")
         json.raw(",\"anomalies\":[")
         for (index, anomaly) in anomalies.enumerated() {
             if index > 0 { json.raw(",") }
@@ -233,6 +243,11 @@ extension SessionReplayer {
             lines.append("window \(window.name)")
             walk(window.root, label: "", prefix: "", last: true, depth: 0)
         }
+        let dwelt = dwell.enumerated().filter { $0.element > 0 }.sorted { ($1.element, $0.offset) < ($0.element, $1.offset) }
+        if !dwelt.isEmpty {
+            let parts = dwelt.prefix(8).map { "\(controllers[ControllerHandle(index: Int32($0.offset))].id) \(Self.seconds($0.element))" }
+            lines.append("dwell (focused in the foreground): " + parts.joined(separator: ", ") + (dwelt.count > 8 ? ", …" : ""))
+        }
         if anomalies.isEmpty {
             lines.append("no anomalies")
         } else {
@@ -245,6 +260,12 @@ extension SessionReplayer {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// µs as seconds with one decimal (`12.5s`).
+    static func seconds(_ micros: Int64) -> String {
+        let tenths = (micros + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10)s"
     }
 
     private func controller(_ handle: Int32) -> ControllerTable.Controller { controllers[ControllerHandle(index: handle)] }

@@ -43,6 +43,13 @@ public struct SessionReplayer: Sendable {
     /// The last event applied.
     public internal(set) var position: EventPosition?
 
+    /// F4: how long each controller (by handle) was the focused screen while the app was in
+    /// the foreground, in µs, up to the last event.
+    public internal(set) var dwell: [Int64] = []
+    /// The screen focused after the last event (-1 for none), and since when (µs).
+    var focusedScreen: Int32 = -1
+    var focusSince: Int64 = .min
+
     /// The last `seq` seen (A17, A18).
     var lastSequence: UInt64?
     /// Appearance state per controller handle (R20).
@@ -66,6 +73,19 @@ public struct SessionReplayer: Sendable {
     /// - Returns: for an intent (`show`, `showDetail`, `segue`, `unwind`), what it resolved into.
     @discardableResult
     public mutating func apply(_ event: ReplayEvent) -> Resolution? {
+        // F4: the screen focused until now dwelt there until this event, if in the foreground.
+        if focusedScreen >= 0, foreground, event.timestamp > focusSince {
+            dwell[Int(focusedScreen)] += event.timestamp - focusSince
+        }
+        focusSince = max(focusSince, event.timestamp)
+        let resolution = dispatch(event)
+        if dwell.count < controllers.count { dwell.append(contentsOf: repeatElement(0, count: controllers.count - dwell.count)) }
+        focusedScreen = focusedHandle()
+        return resolution
+    }
+
+    /// Applies one event (without the dwell bookkeeping).
+    private mutating func dispatch(_ event: ReplayEvent) -> Resolution? {
         current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
         eventCount += 1
         position = current

@@ -51,6 +51,7 @@ struct ReplayEndToEndTests {
                        ├─ ○ tab 1 nav2 UINavigationController [navigation]
                        │  └─ ○ [0] settings SettingsViewController
                        └─ ◉ presents (formSheet → fullScreen) sheet ComposeViewController  ← focus
+                    dwell (focused in the foreground): home 2.0s, tab 1.0s, nav1 1.0s, detail 1.0s
                     no anomalies
 
                     """)

@@ -77,6 +77,12 @@ struct ReplayPropertyTests {
                 Issue.record(
                     "seed \(seed) line \(line + 1): focus path \(path.map { replayer.id(of: $0) }) not all visible: \(visible.map { replayer.id(of: $0) })")
             }
+            // F4: the screens' dwell never adds up to more than the session has lasted.
+            let lasted = (replayer.info.lastTimestamp ?? 0) - (replayer.info.firstTimestamp ?? 0)
+            if replayer.dwell.reduce(0, +) > lasted || replayer.dwell.contains(where: { $0 < 0 }) {
+                failures += 1
+                Issue.record("seed \(seed) line \(line + 1): dwell \(replayer.dwell) exceeds the \(lasted) µs the session lasted")
+            }
             if replayer.eventCount % 5 == 1 {
                 var encoded: [UInt8] = []
                 replayer.encodeCheckpoint(into: &encoded)

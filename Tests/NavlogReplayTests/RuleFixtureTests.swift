@@ -154,6 +154,11 @@ struct RuleFixtureTests {
                 for id in value as? [String] ?? [] { #expect(nodes[id] != nil, "\(place): \(id) should be attached: \(rendered())") }
             case "detached":
                 for id in value as? [String] ?? [] { #expect(nodes[id] == nil, "\(place): \(id) should not be in the tree: \(rendered())") }
+            case "dwell":
+                let actual = state["dwell"] as? [String: Any] ?? [:]
+                for (id, wanted) in value as? [String: Any] ?? [:] {
+                    #expect(same(actual[id] ?? 0, wanted), "\(place): dwell of \(id) is \(actual[id] ?? 0) µs, expected \(wanted)")
+                }
             case "foreground", "traits":
                 #expect(same(state[key], value), "\(place): \(key) is \(state[key] ?? "nil"), expected \(value)")
             case "resolution":
