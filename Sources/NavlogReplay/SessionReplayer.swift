@@ -106,7 +106,7 @@ public struct SessionReplayer: Sendable {
             lastSequence = sequence
         }
         let body = event.body
-        if let cause = body.field(.cause)?.integer, cause >= 0, event.type.isOperation,
+        if event.type.isOperation, let cause = body.field(.cause)?.integer, cause >= 0,
             let intent = intents.last(where: { $0.sequence == UInt64(cause) })
         {
             confirm(event.type, body, intent: intent)
