@@ -42,6 +42,8 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // CRC-32C with the CPU's instructions (SSE4.2, AArch64 CRC); Swift falls back to software.
+        .target(name: "CNavlogCRC"),
         // A small Swift wrapper over libzstd: reusable contexts, errors as Swift errors.
         .target(
             name: "NavlogZstd",
@@ -57,6 +59,7 @@ let package = Package(
         .target(
             name: "NavlogStore",
             dependencies: [
+                "CNavlogCRC",
                 "NavlogEvents",
                 "NavlogZstd",
                 .product(name: "SystemPackage", package: "swift-system"),

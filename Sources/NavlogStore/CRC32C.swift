@@ -1,5 +1,19 @@
-/// CRC-32C (Castagnoli), the checksum of blocks and index files; slice-by-8 in software.
+import CNavlogCRC
+
+/// CRC-32C (Castagnoli), the checksum of blocks and index files: the CPU's CRC instructions
+/// when it has them (x86-64 SSE4.2, AArch64 CRC), else slice-by-8 in software.
 public enum CRC32C {
+    /// How a checksum is computed.
+    public enum Implementation: Sendable {
+        /// The CPU's instructions when available, else software.
+        case best
+        /// Slice-by-8 tables (tests compare the two).
+        case software
+    }
+
+    /// Whether this CPU has CRC-32C instructions.
+    public static let hardwareAvailable = navlog_crc32c_hardware_available() != 0
+
     /// Eight 256-entry tables, one after the other: entry `k * 256 + n`.
     static let table: [UInt32] = {
         var table = [UInt32](repeating: 0, count: 8 * 256)
@@ -19,7 +33,14 @@ public enum CRC32C {
     }()
 
     /// Continues a running checksum over `bytes` (start with 0).
-    public static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    public static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer, using implementation: Implementation = .best) -> UInt32 {
+        if implementation == .best, hardwareAvailable, let base = bytes.baseAddress {
+            return navlog_crc32c_hardware(crc, base, bytes.count)
+        }
+        return softwareUpdate(crc, bytes)
+    }
+
+    private static func softwareUpdate(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var c = ~crc
         var i = 0
         let n = bytes.count

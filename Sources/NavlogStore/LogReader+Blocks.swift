@@ -1,4 +1,4 @@
-public import NavlogEvents
+import NavlogEvents
 
 /// Block-level access for derived data (replay checkpoints): which segments and blocks exist,
 /// which blocks hold a session, and reading one chosen block.

@@ -1,4 +1,4 @@
-public import NavlogEvents
+import NavlogEvents
 
 /// Reads a data directory, also while a writer appends to it; needs no lock.
 ///
