@@ -52,6 +52,9 @@ public struct ControllerTable: Sendable {
     /// What is known of the controller `handle` names.
     public subscript(handle: ControllerHandle) -> Controller { controllers[Int(handle.index)] }
 
+    /// The kind of controller `handle`, read in place (no copy of the controller's strings).
+    func kind(of handle: Int32) -> ControllerKind { controllers[Int(handle)].kind }
+
     /// The handle of the controller with this id, if it was mentioned before.
     public func handle(forID id: UnsafeRawBufferPointer) -> ControllerHandle? {
         ids.reference(of: id).map { ControllerHandle(index: Int32($0)) }

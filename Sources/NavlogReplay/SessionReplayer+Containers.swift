@@ -5,7 +5,7 @@ extension SessionReplayer {
     /// R8: push `vc` onto `nav`. Returns whether the push happened.
     @discardableResult
     mutating func push(_ vc: Int32, onto nav: Int32, animated: Bool, rule: String) -> Bool {
-        requireAttached(nav, "push onto \(name(nav))")
+        requireAttached(nav, "nav.push")
         if hierarchy[nav].items.contains(vc) {
             raise(
                 .pushDuplicate, rule: "R8", [vc, nav],
@@ -40,7 +40,7 @@ extension SessionReplayer {
 
     /// R9: pop the top of `nav` (not its root).
     mutating func pop(_ nav: Int32, animated: Bool) {
-        requireAttached(nav, "pop of \(name(nav))")
+        requireAttached(nav, "nav.pop")
         guard hierarchy[nav].items.count > 1, let top = hierarchy[nav].items.last else {
             raise(.popRoot, rule: "R9", [nav], "pop on \(name(nav)), whose stack holds \(hierarchy[nav].items.count) controller(s): nothing happens.")
             return
@@ -51,7 +51,7 @@ extension SessionReplayer {
 
     /// R9: pop `nav` back to `vc`.
     mutating func pop(_ nav: Int32, to vc: Int32) {
-        requireAttached(nav, "popTo on \(name(nav))")
+        requireAttached(nav, "nav.popTo")
         guard let index = hierarchy[nav].items.firstIndex(of: vc) else {
             raise(
                 .popToMissing, rule: "R9", [vc, nav],
@@ -63,7 +63,7 @@ extension SessionReplayer {
 
     /// R9: keep only the root of `nav`.
     mutating func popToRoot(_ nav: Int32) {
-        requireAttached(nav, "popToRoot on \(name(nav))")
+        requireAttached(nav, "nav.popToRoot")
         hierarchy.truncateStack(of: nav, keeping: 1)
     }
 
@@ -85,7 +85,7 @@ extension SessionReplayer {
     /// navigation controller to the root, a programmatic re-selection changes nothing.
     mutating func selectTab(_ body: StoredBody) {
         guard let tab = controller(body, .tab, use: .tab) else { return }
-        requireAttached(tab, "tab.select on \(name(tab))")
+        requireAttached(tab, "tab.select")
         let items = hierarchy[tab].items
         var target: Int?
         if let index = body.field(.index)?.integer, index >= 0, index < items.count { target = Int(index) }

@@ -6,7 +6,7 @@ extension SessionReplayer {
     /// has a parent moves (R11: a note, not an anomaly).
     mutating func addChild(_ body: StoredBody) {
         guard let parent = controller(body, .parent), let vc = controller(body, .vc) else { return }
-        requireAttached(parent, "child.add to \(name(parent))")
+        requireAttached(parent, "child.add")
         let slot = body.field(.slot)?.bytes.map { Int32(slotNames.intern($0)) } ?? -1
         if hierarchy[vc].placement == .child, hierarchy[vc].parent == parent {
             hierarchy.nodes[Int(vc)].slot = slot
@@ -78,16 +78,17 @@ extension SessionReplayer {
             next = .disappeared
         }
         appearance[Int(vc)] = next
-        let callback = "view\(will ? "Will" : "Did")\(appearing ? "Appear" : "Disappear")"
+        // Built only for a report: this runs for every appearance event.
+        func callback() -> String { "view\(will ? "Will" : "Did")\(appearing ? "Appear" : "Disappear")" }
         if !balanced {
             raise(
                 .unbalancedAppearance, rule: "R20", [vc],
-                "\(callback) on \(name(vc)) after \(state.lastCallback): appearance callbacks must balance (a will with its did, no second appear without a disappear).")
+                "\(callback()) on \(name(vc)) after \(state.lastCallback): appearance callbacks must balance (a will with its did, no second appear without a disappear).")
         }
         if appearing, !hierarchy.isAttached(vc) {
             raise(
                 .detachedAppearance, rule: "R20", [vc],
-                "\(callback) on \(name(vc)), which is not in the view controller hierarchy: it has no parent and no presenter (a custom segue that swaps views on the window?).")
+                "\(callback()) on \(name(vc)), which is not in the view controller hierarchy: it has no parent and no presenter (a custom segue that swaps views on the window?).")
         }
         if appearing, !will {
             // R8: the pushed controller's viewDidAppear ends its navigation controller's animated transition.

@@ -1,7 +1,8 @@
 extension SessionReplayer {
     /// The window the user looks at: `main` when it has a root, else the first window that has one.
     public var focusedWindow: Hierarchy.Window? {
-        hierarchy.windows.first { $0.name == "main" && $0.root >= 0 } ?? hierarchy.windows.first { $0.root >= 0 }
+        if let main = hierarchy.windows.first(where: { $0.root >= 0 && $0.name == "main" }) { return main }
+        return hierarchy.windows.first { $0.root >= 0 }
     }
 
     /// F2: the controllers F1 visits from the window root down to the focused screen,
@@ -52,17 +53,21 @@ extension SessionReplayer {
         var steps = 0
         while current >= 0, steps <= hierarchy.nodes.count {
             steps += 1
-            let node = hierarchy[current]
+            // Fields are read in place: copying a node would retain its arrays, after every event.
+            let index = Int(current)
             var next: Int32 = -1
-            if node.presented >= 0 {
-                next = node.presented
+            if hierarchy.nodes[index].presented >= 0 {
+                next = hierarchy.nodes[index].presented
             } else {
                 switch kind(of: current) {
-                case .navigation: next = node.items.last ?? -1
-                case .tab: next = node.items.indices.contains(Int(node.selected)) ? node.items[Int(node.selected)] : -1
-                case .split: next = node.collapsed || node.secondary < 0 ? node.primary : node.secondary
+                case .navigation: next = hierarchy.nodes[index].items.last ?? -1
+                case .tab:
+                    let selected = Int(hierarchy.nodes[index].selected)
+                    next = hierarchy.nodes[index].items.indices.contains(selected) ? hierarchy.nodes[index].items[selected] : -1
+                case .split:
+                    next = hierarchy.nodes[index].collapsed || hierarchy.nodes[index].secondary < 0 ? hierarchy.nodes[index].primary : hierarchy.nodes[index].secondary
                 default:
-                    guard !node.children.isEmpty, let chain = presentingDescendant(of: current) else { return current }
+                    guard !hierarchy.nodes[index].children.isEmpty, let chain = presentingDescendant(of: current) else { return current }
                     next = chain.last!
                 }
             }

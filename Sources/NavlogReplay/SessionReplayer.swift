@@ -201,7 +201,7 @@ public struct SessionReplayer: Sendable {
     // MARK: Controllers
 
     /// The kind of controller `handle`.
-    func kind(of handle: Int32) -> ControllerKind { controllers[ControllerHandle(index: handle)].kind }
+    func kind(of handle: Int32) -> ControllerKind { controllers.kind(of: handle) }
 
     /// The id of controller `handle`, for messages.
     func name(_ handle: Int32) -> String { "\"\(controllers[ControllerHandle(index: handle)].id)\"" }
@@ -242,11 +242,11 @@ public struct SessionReplayer: Sendable {
     }
 
     /// A16: an operation on a container that is not attached (it still applies).
-    mutating func requireAttached(_ container: Int32, _ operation: String) {
+    mutating func requireAttached(_ container: Int32, _ operation: StaticString) {
         guard !hierarchy.isAttached(container) else { return }
         raise(
             .unknownController, rule: "H2", [container],
-            "\(operation) names \(name(container)), which is not attached to a window: events that attached it may be missing.")
+            "\(operation) on \(name(container)), which is not attached to a window: events that attached it may be missing.")
     }
 
     /// Remembers what an intent resolved into, so that operations citing it as `cause` confirm it.

@@ -294,15 +294,30 @@ struct DaemonEndToEndTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             let config = try Self.write(Array(#"{"maximumConnections": 3}"#.utf8), to: dir.appendingPathComponent("c.json"))
             let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
-            let held = try (0..<3).map { _ in try SocketClient(path: daemon.socket) }
-            usleep(200_000)
+            // navlogd counts a connection until it has seen it close, so wait for each count to
+            // settle (the start-up probe's included) before opening the next: otherwise one of
+            // the three could be the one refused.
+            func waitForConnections(_ wanted: Int, asking client: SocketClient) throws -> Int {
+                var open = 0
+                for _ in 0..<200 where open != wanted {
+                    try client.send(#"{"control":"stats"}"# + "\n")
+                    open = client.readUntil { $0["connections"] != nil }.last?["connections"] as? Int ?? 0
+                    if open != wanted { usleep(20_000) }
+                }
+                return open
+            }
+            let first = try SocketClient(path: daemon.socket)
+            #expect(try waitForConnections(1, asking: first) == 1)
+            let held = [first, try SocketClient(path: daemon.socket), try SocketClient(path: daemon.socket)]
+            #expect(try waitForConnections(3, asking: first) == 3)
             let extra = try SocketClient(path: daemon.socket)
             let reply = try #require(extra.readLine())
             #expect(reply.contains(#""error":"refused""#) && reply.contains("maximumConnections"))
             #expect(extra.readLine(timeout: 5) == nil, "closed after the error")
             extra.close()
-            try held[0].send(#"{"hello":1,"ack":"durable"}"# + "\n" + #"{"type":"mark","session":"k","seq":1,"name":"n"}"# + "\n")
-            #expect(held[0].readUntil { $0["ack"] != nil }.last?["stored"] as? Int == 1)
+            // held[0] has sent a control line; a hello must come first, so use another.
+            try held[1].send(#"{"hello":1,"ack":"durable"}"# + "\n" + #"{"type":"mark","session":"k","seq":1,"name":"n"}"# + "\n")
+            #expect(held[1].readUntil { $0["ack"] != nil }.last?["stored"] as? Int == 1)
             for client in held { client.close() }
             #expect(daemon.terminate() == 0)
         }
