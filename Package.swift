@@ -110,6 +110,11 @@ let package = Package(
             dependencies: ["NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogZstd"],
             swiftSettings: upcomingFeatures
         ),
+        // Storyboards as navigation graphs: scenes, segues, references (XML via FoundationXML).
+        .target(
+            name: "NavlogStoryboard",
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -128,6 +133,7 @@ let package = Package(
                 "NavlogReplay",
                 "NavlogReplayStore",
                 "NavlogStore",
+                "NavlogStoryboard",
                 "NavlogWorkload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -152,6 +158,11 @@ let package = Package(
         .testTarget(
             name: "NavlogReplayTests",
             dependencies: ["NavlogReplay", "NavlogReplayStore", "NavlogEvents", "NavlogStore", "NavlogTesting", "NavlogWorkload"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "NavlogStoryboardTests",
+            dependencies: ["NavlogStoryboard", "NavlogTesting"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -1,0 +1,1 @@
+// The storyboard parser's tests go here.
