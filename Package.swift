@@ -115,6 +115,12 @@ let package = Package(
             name: "NavlogStoryboard",
             swiftSettings: upcomingFeatures
         ),
+        // Sessions simulated from storyboards, driven by the replay engine's own state.
+        .target(
+            name: "NavlogSimulation",
+            dependencies: ["NavlogEvents", "NavlogReplay", "NavlogStore", "NavlogStoryboard", "NavlogWorkload"],
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -132,6 +138,7 @@ let package = Package(
                 "NavlogEvents",
                 "NavlogReplay",
                 "NavlogReplayStore",
+                "NavlogSimulation",
                 "NavlogStore",
                 "NavlogStoryboard",
                 "NavlogWorkload",

@@ -1,0 +1,31 @@
+public import NavlogEvents
+
+/// Encodes a batch into a block payload and decodes it again, without compression or I/O: the
+/// events come out exactly as a reader of the log sees them (interned bodies, per-session
+/// times). The simulator drives the replay engine through this, so that what it believes is on
+/// screen is what `navlog replay` will say.
+public struct InMemoryBlockCodec {
+    private var encoder = BlockEncoder()
+    private var payload: [UInt8] = []
+
+    /// A codec with empty buffers (they are reused between calls).
+    public init() {}
+
+    /// Replaces `block`'s contents with the events of `batch`, numbered from `firstLSN`.
+    /// - Throws: ``DecodedBlock/DecodingError`` only if the encoder and decoder disagree (a bug).
+    public mutating func roundTrip(_ batch: EventBatch, firstLSN: UInt64 = 1, into block: inout DecodedBlock) throws(DecodedBlock.DecodingError) {
+        encoder.removeAll()
+        for index in 0..<batch.count { encoder.append(batch, index) }
+        payload.removeAll(keepingCapacity: true)
+        encoder.encodePayload(into: &payload)
+        let header = BlockHeader(
+            firstLSN: firstLSN, eventCount: batch.count, frameSize: 0, payloadSize: payload.count, frameChecksum: 0,
+            minTimestamp: encoder.minTimestamp, maxTimestamp: encoder.maxTimestamp, minReceived: encoder.minReceived,
+            maxReceived: encoder.maxReceived, sessionFilter: [])
+        var decoded = DecodedBlock()
+        swap(&decoded, &block)
+        // The block takes the payload's bytes; keep a copy of the buffer's capacity for next time.
+        try decoded.decode(payload: payload, header: header)
+        swap(&decoded, &block)
+    }
+}
