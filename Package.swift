@@ -173,6 +173,11 @@ let package = Package(
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
+            name: "NavlogSimulationTests",
+            dependencies: ["NavlogSimulation", "NavlogStoryboard", "NavlogReplay", "NavlogStore", "NavlogEvents", "NavlogTesting"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
             name: "NavlogWorkloadTests",
             dependencies: ["NavlogWorkload"],
             swiftSettings: upcomingFeatures

@@ -15,25 +15,47 @@ public struct StoryboardApp: Sendable {
     /// where the simulated app implements the unwind actions its storyboards name.
     let relationshipDestinations: [Set<String>]
 
-    /// Indexes `storyboards`.
-    /// - Throws: ``SimulationError`` when none has an initial view controller.
-    public init(_ storyboards: [Storyboard]) throws(SimulationError) {
-        guard let main = storyboards.firstIndex(where: { $0.initialSceneID.flatMap($0.scene) != nil }) else {
-            throw SimulationError(
-                reason: "none of the storyboards has an initial view controller (Is Initial View Controller in Interface Builder); the simulated app needs one to start from")
-        }
+    /// The scene the app starts from.
+    let start: (storyboard: Int, sceneID: String)
+    /// Whether the start was guessed (no storyboard names an initial view controller).
+    public let startIsGuessed: Bool
+
+    /// Indexes `storyboards`. The app starts at `startingAt` (a storyboard identifier) when
+    /// given, else at the first initial view controller; apps that make their first screen in
+    /// code have none, and then the first scene no segue leads to is used.
+    /// - Throws: ``SimulationError`` when there is no scene, or no scene has that identifier.
+    public init(_ storyboards: [Storyboard], startingAt storyboardID: String? = nil) throws(SimulationError) {
         var ordered = storyboards
-        ordered.swapAt(0, main)
+        if let main = storyboards.firstIndex(where: { $0.initialSceneID.flatMap($0.scene) != nil }) { ordered.swapAt(0, main) }
         self.storyboards = ordered
         scenes = ordered.map { Dictionary($0.scenes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
         segues = ordered.map { Dictionary(grouping: $0.segues, by: \.sourceID) }
         unwindActions = ordered.map { Set($0.segues.compactMap(\.unwindAction)) }
         relationshipDestinations = ordered.map { Set($0.segues.filter { $0.kind == "relationship" }.compactMap(\.destinationID)) }
+        if let storyboardID {
+            guard let found = ordered.indices.lazy.compactMap({ index in ordered[index].scenes.first { $0.storyboardID == storyboardID }.map { (index, $0.id) } }).first
+            else {
+                throw SimulationError(reason: "no scene of the storyboards has the storyboard identifier \(storyboardID); check --start")
+            }
+            start = found
+            startIsGuessed = false
+        } else if let initial = ordered.first?.initialSceneID, ordered[0].scene(initial) != nil {
+            start = (0, initial)
+            startIsGuessed = false
+        } else {
+            let targets = Set(ordered[0].segues.compactMap(\.destinationID))
+            let usable = ordered.first?.scenes.filter { $0.kind != .placeholder } ?? []
+            guard let root = usable.first(where: { !targets.contains($0.id) }) ?? usable.first else {
+                throw SimulationError(reason: "the storyboards have no view controller to start from")
+            }
+            start = (0, root.id)
+            startIsGuessed = true
+        }
     }
 
     /// The app's initial scene.
     var initialScene: (storyboard: Int, scene: StoryboardScene) {
-        (0, scenes[0][storyboards[0].initialSceneID!]!)
+        (start.storyboard, scenes[start.storyboard][start.sceneID]!)
     }
 
     /// The scene a placeholder stands for, or the scene itself; nil when the referenced

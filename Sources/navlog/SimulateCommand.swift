@@ -27,6 +27,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("storyboard"), help: ArgumentHelp("A .storyboard file of the app (repeat for several).", valueName: "file"))
     var storyboards: [String]
 
+    @Option(help: ArgumentHelp("Start at the scene with this storyboard identifier instead of the initial view controller.", valueName: "id"))
+    var start: String?
+
     @Option(help: "How many sessions.")
     var sessions: Int = 100
 
@@ -83,7 +86,11 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let app: StoryboardApp
         do {
-            app = try StoryboardApp(loaded)
+            app = try StoryboardApp(loaded, startingAt: start)
+            if app.startIsGuessed {
+                printError(
+                    "navlog simulate: no storyboard has an initial view controller; starting at the first scene no segue leads to (use --start ID to choose).")
+            }
         } catch {
             printError("navlog simulate: \(error)")
             throw ExitCode.failure
