@@ -94,14 +94,14 @@ extension SimulatedSession {
         rootEvent.json("vc", reference(root))
         end(&rootEvent)
         _ = flush(&tools)
-        appear(nil, &tools)
+        appear(nil)
         loadEmbeds()
         _ = flush(&tools)
     }
 
     /// Appearance callbacks for a change of focus from `old` (R20): old will-disappear, new
     /// will-appear, then, an animation later, both dids.
-    mutating func appear(_ old: ControllerHandle?, _ tools: inout SimulationTools) {
+    mutating func appear(_ old: ControllerHandle?) {
         let new = replayer.focus
         guard new != old else { return }
         let oldIndex = old.flatMap(controller), newIndex = new.flatMap(controller)
@@ -130,7 +130,6 @@ extension SimulatedSession {
             event.string("phase", "did")
             end(&event)
         }
-        _ = flush(&tools)
     }
 
     /// What the user can do on the focused screen, chosen with weights.
@@ -203,7 +202,7 @@ extension SimulatedSession {
             end(&event)
         }
         guard flush(&tools).anomalies.isEmpty else { return false }
-        appear(old, &tools)
+        appear(old)
         loadEmbeds()
         _ = flush(&tools)
         return replayer.anomalies.count == baseline

@@ -22,10 +22,7 @@ public struct InMemoryBlockCodec {
             firstLSN: firstLSN, eventCount: batch.count, frameSize: 0, payloadSize: payload.count, frameChecksum: 0,
             minTimestamp: encoder.minTimestamp, maxTimestamp: encoder.maxTimestamp, minReceived: encoder.minReceived,
             maxReceived: encoder.maxReceived, sessionFilter: [])
-        var decoded = DecodedBlock()
-        swap(&decoded, &block)
-        // The block takes the payload's bytes; keep a copy of the buffer's capacity for next time.
-        try decoded.decode(payload: payload, header: header)
-        swap(&decoded, &block)
+        // The block shares the payload's buffer until this codec writes to it again.
+        try block.decode(payload: payload, header: header)
     }
 }
