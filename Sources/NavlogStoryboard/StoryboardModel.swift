@@ -1,6 +1,6 @@
 /// One `.storyboard` file as a navigation graph: its scenes (view controllers), the initial
 /// one, and the segues between them.
-public struct Storyboard: Sendable, Hashable {
+public struct Storyboard: Sendable, Hashable, Codable {
     /// The file's name without `.storyboard` (what `storyboardName` in references means).
     public var name: String
     /// The path it was read from.
@@ -39,7 +39,7 @@ public struct Storyboard: Sendable, Hashable {
 }
 
 /// A view controller of a storyboard.
-public struct StoryboardScene: Sendable, Hashable {
+public struct StoryboardScene: Sendable, Hashable, Codable {
     /// Its XML object id (unique within the file).
     public var id: String
     /// The element name: `viewController`, `tableViewController`, `navigationController`,
@@ -68,23 +68,39 @@ public struct StoryboardScene: Sendable, Hashable {
     /// For a `viewControllerPlaceholder`: the storyboard and identifier it stands for
     /// (identifier nil: that storyboard's initial view controller; storyboard nil: this file).
     public var reference: Reference?
+    /// Its own `modalPresentationStyle`, when set: what a presentation uses when the segue
+    /// does not say (`formSheet`, `overCurrentContext`, …).
+    public var presentationStyle: String?
+    /// Its own `modalTransitionStyle`, when set (`crossDissolve`, `flipHorizontal`, …).
+    public var transitionStyle: String?
+    /// `restorationIdentifier` (or the storyboard id, when the storyboard says to use it).
+    public var restorationID: String?
 
     /// A storyboard reference.
-    public struct Reference: Sendable, Hashable {
+    public struct Reference: Sendable, Hashable, Codable {
         /// `storyboardName`, nil for the same file.
         public var storyboardName: String?
         /// `referencedIdentifier`, nil for the initial view controller.
         public var referencedIdentifier: String?
+        /// `bundleIdentifier`, when the storyboard lives in another bundle (a framework's).
+        public var bundleIdentifier: String?
 
         /// Creates a reference.
         public init(storyboardName: String?, referencedIdentifier: String?) {
             self.storyboardName = storyboardName
             self.referencedIdentifier = referencedIdentifier
         }
+
+        /// Creates a reference to a storyboard of another bundle.
+        public init(storyboardName: String?, referencedIdentifier: String?, bundleIdentifier: String?) {
+            self.storyboardName = storyboardName
+            self.referencedIdentifier = referencedIdentifier
+            self.bundleIdentifier = bundleIdentifier
+        }
     }
 
     /// The container kinds of events.md, plus the scene kinds only storyboards have.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
         case navigation, tab, split, page, alert, plain
         /// A SwiftUI hosting controller: a leaf screen.
         case hosting
@@ -109,10 +125,24 @@ public struct StoryboardScene: Sendable, Hashable {
         self.containerViewIDs = containerViewIDs
         self.reference = reference
     }
+
+    /// Creates a scene with its own presentation and transition styles and restoration id.
+    public init(
+        id: String, element: String, className: String, module: String? = nil, storyboardID: String? = nil, title: String? = nil,
+        kind: Kind, definesContext: Bool = false, unwindActions: [String] = [], containerViewIDs: [String] = [], reference: Reference? = nil,
+        presentationStyle: String?, transitionStyle: String? = nil, restorationID: String? = nil
+    ) {
+        self.init(
+            id: id, element: element, className: className, module: module, storyboardID: storyboardID, title: title, kind: kind,
+            definesContext: definesContext, unwindActions: unwindActions, containerViewIDs: containerViewIDs, reference: reference)
+        self.presentationStyle = presentationStyle
+        self.transitionStyle = transitionStyle
+        self.restorationID = restorationID
+    }
 }
 
 /// A segue of a storyboard.
-public struct StoryboardSegue: Sendable, Hashable {
+public struct StoryboardSegue: Sendable, Hashable, Codable {
     /// Its XML id.
     public var id: String
     /// The scene it starts from (the view controller whose subtree holds the segue element).
@@ -144,6 +174,18 @@ public struct StoryboardSegue: Sendable, Hashable {
     public var customClass: String?
     /// For an embed segue, the container view that holds it (the child's slot).
     public var containerViewID: String?
+    /// For an unwind segue, the id of the exit object it is wired to (`destination` in the XML).
+    public var exitID: String?
+    /// The object whose event performs it: the element (`button`, `tableViewCell`,
+    /// `barButtonItem`, `tapGestureRecognizer`, `containerView`, …) whose connections hold it;
+    /// nil when it hangs on the controller itself (performed from code).
+    public var senderElement: String?
+    /// That object's id.
+    public var senderID: String?
+    /// `trigger`: `accessoryAction` for a table cell's accessory button instead of the cell.
+    public var trigger: String?
+    /// `destinationCreationSelector`: the `@IBSegueAction` that creates the destination in code.
+    public var creationSelector: String?
 
     /// Creates a segue.
     public init(
@@ -166,26 +208,82 @@ public struct StoryboardSegue: Sendable, Hashable {
         self.customClass = customClass
         self.containerViewID = containerViewID
     }
+
+    /// Creates a segue with the details the original initializer leaves out: the exit of an
+    /// unwind segue, the sender, the trigger and the creation selector.
+    public init(
+        id: String, sourceID: String, destinationID: String?, kind: String, identifier: String? = nil, relationship: String? = nil,
+        presentationStyle: String? = nil, transitionStyle: String? = nil, animates: Bool = true, anchorBarButtonItemID: String? = nil,
+        anchorViewID: String? = nil, unwindAction: String? = nil, customClass: String? = nil, containerViewID: String? = nil,
+        exitID: String?, senderElement: String? = nil, senderID: String? = nil, trigger: String? = nil, creationSelector: String? = nil
+    ) {
+        self.init(
+            id: id, sourceID: sourceID, destinationID: destinationID, kind: kind, identifier: identifier, relationship: relationship,
+            presentationStyle: presentationStyle, transitionStyle: transitionStyle, animates: animates, anchorBarButtonItemID: anchorBarButtonItemID,
+            anchorViewID: anchorViewID, unwindAction: unwindAction, customClass: customClass, containerViewID: containerViewID)
+        self.exitID = exitID
+        self.senderElement = senderElement
+        self.senderID = senderID
+        self.trigger = trigger
+        self.creationSelector = creationSelector
+    }
 }
 
 /// A storyboard that could not be read: which file, where, and what was wrong.
 public struct StoryboardError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure it is (a struct, so that kinds can be added without breaking users).
+    public var code: Code
     /// The file.
     public var path: String
-    /// 1-based line and column, when known.
+    /// 1-based line, when known.
     public var line: Int?
+    /// 1-based column, when known.
     public var column: Int?
     /// What was wrong, as a sentence.
     public var reason: String
 
     /// Creates an error.
     public init(path: String, line: Int?, column: Int?, reason: String) {
+        self.init(code: .other, path: path, line: line, column: column, reason: reason)
+    }
+
+    /// Creates an error of kind `code`.
+    public init(code: Code, path: String, line: Int?, column: Int?, reason: String) {
+        self.code = code
         self.path = path
         self.line = line
         self.column = column
         self.reason = reason
     }
 
+    /// The kinds of ``StoryboardError``.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String {
+            case unreadable, notXML, malformedXML, truncated, notAStoryboard, invalidStoryboard, other
+        }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The file could not be read (missing, a directory, no permission).
+        public static let unreadable = Code(.unreadable)
+        /// The file is empty or does not start with an XML element.
+        public static let notXML = Code(.notXML)
+        /// The XML breaks a rule of XML (a mismatched tag, a bad attribute, …).
+        public static let malformedXML = Code(.malformedXML)
+        /// The XML stops before its root element is closed.
+        public static let truncated = Code(.truncated)
+        /// Well-formed XML that is not a storyboard (another root element, a XIB).
+        public static let notAStoryboard = Code(.notAStoryboard)
+        /// A storyboard that Interface Builder would not have written (a controller without an id).
+        public static let invalidStoryboard = Code(.invalidStoryboard)
+        /// Anything else.
+        public static let other = Code(.other)
+
+        /// The kind's name, such as `truncated`.
+        public var description: String { value.rawValue }
+    }
+
+    /// `path:line:column: reason`, the way compilers report a place in a file.
     public var description: String {
         var place = path
         if let line { place += ":\(line)" + (column.map { ":\($0)" } ?? "") }

@@ -1,1 +1,0 @@
-// The storyboard parser's tests go here.
