@@ -16,6 +16,7 @@ struct StoryboardCommand: ParsableCommand {
         subcommands: [
             StoryboardGraphCommand.self,
             StoryboardStatsCommand.self,
+            StoryboardCoverageCommand.self,
         ]
     )
 }

@@ -1,0 +1,200 @@
+import ArgumentParser
+import NavlogEvents
+import NavlogReplay
+import NavlogSimulation
+import NavlogStore
+import NavlogStoryboard
+
+/// `navlog storyboard coverage`: what recorded sessions exercised of the app's storyboards.
+struct StoryboardCoverageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coverage",
+        abstract: "Which scenes and segues recorded sessions exercised, which never, and which recorded transitions the storyboards do not allow.",
+        discussion: """
+            Every session of the log is replayed. A controller is matched to a scene by its class \
+            and storyboard identifier; a new screen coming into focus (push, present, show, a \
+            segue) is matched to a segue from the scene left to the scene reached (or the \
+            container around it). Transitions no segue explains are listed with an example \
+            session and seq. Give every storyboard of the app.
+            """
+    )
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(name: .customLong("storyboard"), help: ArgumentHelp("A .storyboard file of the app (repeat for several).", valueName: "file"))
+    var storyboards: [String]
+
+    @Option(help: "Output format: table or json.")
+    var format: TableFormat = .table
+
+    func validate() throws {
+        if storyboards.isEmpty { throw ValidationError("Give at least one --storyboard FILE.") }
+        if format == .csv { throw ValidationError("navlog storyboard coverage prints table or json.") }
+    }
+
+    static let forwardTypes: Set<EventType> = [.windowRoot, .navPush, .present, .show, .showDetail]
+    static let containerTypes: Set<EventType> = [.navSet, .tabSet, .splitSet, .childAdd]
+
+    func run() throws {
+        var loaded: [Storyboard] = []
+        for path in storyboards {
+            do {
+                loaded.append(try Storyboard.load(path: path))
+            } catch {
+                printError("navlog storyboard coverage: \(error)")
+                throw ExitCode.failure
+            }
+        }
+        let app: StoryboardApp
+        do {
+            app = try StoryboardApp(loaded)
+        } catch {
+            printError("navlog storyboard coverage: \(error)")
+            throw ExitCode.failure
+        }
+        let reader: LogReader
+        do {
+            reader = try LogReader(directory: data.dataDirectory)
+        } catch {
+            printError("navlog storyboard coverage: \(error.message)")
+            throw ExitCode.failure
+        }
+        var coverage = StoryboardCoverage(app: app)
+        var states: [String: SessionReplayer] = [:]
+        try reader.scan(LogQuery()) { block, index in
+            let session = block.session(index)
+            var state = states.removeValue(forKey: session) ?? SessionReplayer()
+            let before = StoryboardCoverage.before(state)
+            let type = block.types[index]
+            block.withBody(index) { body in
+                state.apply(
+                    ReplayEvent(type: type, sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: block.lsn(index), body: body))
+                var name = type.name
+                var forward = Self.forwardTypes.contains(type)
+                var unwindAction: String?
+                if type == .segue, let kind = body.field(.kind)?.string {
+                    name += " " + kind
+                    let phase = body.field(.phase)?.string ?? "perform"
+                    forward = phase == "perform" && kind != "unwind" && kind != "embed" && kind != "relationship"
+                    if kind == "unwind" { unwindAction = body.field(.action)?.string }
+                    if kind == "embed" || kind == "relationship" { containment(body, .source, [.destination], state, &coverage) }
+                } else if type == .unwind {
+                    unwindAction = body.field(.action)?.string
+                } else if Self.containerTypes.contains(type) {
+                    switch type {
+                    case .navSet: containment(body, .nav, [.vcs], state, &coverage)
+                    case .tabSet: containment(body, .tab, [.vcs], state, &coverage)
+                    case .splitSet: containment(body, .split, [.primary, .secondary, .supplementary], state, &coverage)
+                    default: containment(body, .parent, [.vc], state, &coverage)
+                    }
+                }
+                coverage.observe(
+                    session: session, sequence: block.sequence(index), event: name, forward: forward, unwindAction: unwindAction, before: before,
+                    after: state)
+            }
+            if type != .sessionEnd { states[session] = state }
+            return true
+        }
+        print(coverage, app)
+        if reportDamage(command: "storyboard coverage", reader) { throw ExitCode.failure }
+    }
+
+    /// Reports the children an event put in a container (for relationship and embed segues).
+    private func containment(_ body: StoredBody, _ containerField: FieldName, _ childFields: [FieldName], _ state: SessionReplayer, _ coverage: inout StoryboardCoverage) {
+        func controller(_ value: StoredValue) -> ControllerTable.Controller? {
+            ControllerReference(value).flatMap { state.controllers.handle(forID: $0.id) }.map { state.controllers[$0] }
+        }
+        guard let container = body.field(containerField).flatMap(controller) else { return }
+        for field in childFields {
+            guard let value = body.field(field) else { continue }
+            if value.kind == .array {
+                value.forEachElement { element in
+                    if let child = controller(element) { coverage.observeContainment(container: container, child: child) }
+                }
+            } else if let child = controller(value) {
+                coverage.observeContainment(container: container, child: child)
+            }
+        }
+    }
+
+    private func print(_ coverage: StoryboardCoverage, _ app: StoryboardApp) {
+        func sceneName(_ scene: StoryboardScene) -> String { scene.className + (scene.storyboardID.map { " (\($0))" } ?? "") }
+        func segueName(_ use: StoryboardCoverage.SegueUse) -> String {
+            let storyboard = app.storyboards[use.storyboard]
+            let source = storyboard.scene(use.segue.sourceID).map(sceneName) ?? use.segue.sourceID
+            let destination =
+                use.segue.destinationID.flatMap { storyboard.scene($0) }.map(sceneName) ?? (use.segue.unwindAction.map { "exit \($0)" } ?? "?")
+            return "\(source) → \(destination)"
+        }
+        if format == .json {
+            var output: [UInt8] = []
+            for use in coverage.scenes where use.scene.kind != .placeholder {
+                output += Array(#"{"record":"scene","storyboard":"#.utf8)
+                appendJSONString(app.storyboards[use.storyboard].name, to: &output)
+                output += Array(#","class":"#.utf8)
+                appendJSONString(use.scene.className, to: &output)
+                output += Array(#","sbid":"#.utf8)
+                if let id = use.scene.storyboardID { appendJSONString(id, to: &output) } else { output += Array("null".utf8) }
+                output += Array(",\"visits\":\(use.visits),\"sessions\":\(use.sessions)}\n".utf8)
+            }
+            for use in coverage.segues {
+                output += Array(#"{"record":"segue","storyboard":"#.utf8)
+                appendJSONString(app.storyboards[use.storyboard].name, to: &output)
+                output += Array(#","segue":"#.utf8)
+                appendJSONString(segueName(use), to: &output)
+                output += Array(#","kind":"#.utf8)
+                appendJSONString(use.segue.kind, to: &output)
+                output += Array(#","identifier":"#.utf8)
+                if let id = use.segue.identifier { appendJSONString(id, to: &output) } else { output += Array("null".utf8) }
+                output += Array(",\"uses\":\(use.uses)}\n".utf8)
+            }
+            for item in coverage.unexpectedTransitions {
+                output += Array(#"{"record":"unexpected","from":"#.utf8)
+                appendJSONString(item.from, to: &output)
+                output += Array(#","to":"#.utf8)
+                appendJSONString(item.to, to: &output)
+                output += Array(#","how":"#.utf8)
+                appendJSONString(item.how, to: &output)
+                output += Array(",\"count\":\(item.count),\"session\":".utf8)
+                appendJSONString(item.example.session, to: &output)
+                output += Array(",\"seq\":\(item.example.sequence.map { "\($0)" } ?? "null")}\n".utf8)
+            }
+            printOutput(String(decoding: output, as: UTF8.self))
+            return
+        }
+        let scenes = coverage.scenes.filter { $0.scene.kind != .placeholder }
+        let segues = coverage.segues
+        var text =
+            "\(coverage.eventsRead) events read, \(coverage.transitions) forward transitions; scenes exercised: \(scenes.filter { $0.sessions > 0 }.count) of \(scenes.count); segues: \(segues.filter { $0.uses > 0 }.count) of \(segues.count)\n\n"
+        var sceneTable = TableWriter(columns: ["", "storyboard", "scene", "focused", "sessions"])
+        sceneTable.numeric = ["focused", "sessions"]
+        for use in scenes {
+            sceneTable.rows.append([use.sessions > 0 ? "✓" : "✗", app.storyboards[use.storyboard].name, sceneName(use.scene), "\(use.visits)", "\(use.sessions)"])
+        }
+        text += sceneTable.render(.table) + "\n"
+        var segueTable = TableWriter(columns: ["", "storyboard", "segue", "kind", "identifier", "uses"])
+        segueTable.numeric = ["uses"]
+        for use in segues {
+            segueTable.rows.append([
+                use.uses > 0 ? "✓" : "✗", app.storyboards[use.storyboard].name, segueName(use), use.segue.kind + (use.segue.relationship.map { " \($0)" } ?? ""),
+                use.segue.identifier ?? "", "\(use.uses)",
+            ])
+        }
+        text += segueTable.render(.table) + "\n"
+        let unexpected = coverage.unexpectedTransitions
+        if unexpected.isEmpty {
+            text += "Every recorded transition is a segue of the storyboards.\n"
+        } else {
+            text += "Recorded transitions the storyboards do not allow:\n"
+            var table = TableWriter(columns: ["from", "to", "how", "count", "example"])
+            table.numeric = ["count"]
+            for item in unexpected {
+                table.rows.append([
+                    item.from, item.to, item.how, "\(item.count)", "\(item.example.session) seq \(item.example.sequence.map { "\($0)" } ?? "-")",
+                ])
+            }
+            text += table.render(.table)
+        }
+        printOutput(text)
+    }
+}
