@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libzstd from the system (Debian: libzstd-dev).
@@ -121,6 +122,13 @@ let package = Package(
             dependencies: ["NavlogEvents", "NavlogReplay", "NavlogStore", "NavlogStoryboard", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
+        // Analytics: derived tables (screen visits, transitions, sessions, anomalies, exits)
+        // from one replay of the log, and the reports over them.
+        .target(
+            name: "NavlogAnalytics",
+            dependencies: ["NavlogEvents", "NavlogStore", "NavlogReplay", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -134,6 +142,7 @@ let package = Package(
         .executableTarget(
             name: "navlog",
             dependencies: [
+                "NavlogAnalytics",
                 "NavlogClient",
                 "NavlogEvents",
                 "NavlogReplay",
@@ -175,6 +184,11 @@ let package = Package(
         .testTarget(
             name: "NavlogSimulationTests",
             dependencies: ["NavlogSimulation", "NavlogStoryboard", "NavlogReplay", "NavlogStore", "NavlogEvents", "NavlogTesting"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "NavlogAnalyticsTests",
+            dependencies: ["NavlogAnalytics", "NavlogStore", "NavlogEvents", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -46,6 +46,9 @@ extension SessionReplayer {
     /// F1: the focused screen, nil when no window has a root.
     public var focus: ControllerHandle? { focusPath.last }
 
+    /// F1 as the engine keeps it after every event (for dwell): no walk, no allocation.
+    public var focusedScreenHandle: ControllerHandle? { focusedScreen >= 0 ? ControllerHandle(index: focusedScreen) : nil }
+
     /// F1 without building the path (computed after every event for dwell, F4): -1 for none.
     func focusedHandle() -> Int32 {
         guard let window = focusedWindow else { return -1 }

@@ -1,0 +1,154 @@
+/// The derived tables analytics, SQL and exports work on, one row type per table. Every row
+/// carries the session's app, version and idiom so that each table stands alone in an export.
+///
+/// Screens, dwell and transitions come from the replay engine's focus (F1, F4), not from raw
+/// appearance events.
+
+/// Who a session was: the app, its version, the device.
+public struct SessionTags: Sendable, Hashable {
+    public var app: String
+    public var version: String
+    public var idiom: String
+    public var device: String
+
+    public init(app: String = "", version: String = "", idiom: String = "", device: String = "") {
+        self.app = app
+        self.version = version
+        self.idiom = idiom
+        self.device = device
+    }
+}
+
+/// `events`: one row per stored event.
+public struct EventRow: Sendable, Hashable {
+    public var lsn: UInt64
+    public var session: String
+    public var tags: SessionTags
+    public var sequence: UInt64?
+    /// µs since the epoch (device time).
+    public var timestamp: Int64
+    public var receivedAt: Int64
+    public var type: String
+}
+
+/// `screen_visits`: one row per stretch of time a screen was the focused screen (F1).
+public struct ScreenVisit: Sendable, Hashable {
+    public var session: String
+    public var tags: SessionTags
+    /// The screen: its class, and storyboard id when known.
+    public var screen: String
+    public var storyboardID: String?
+    /// The controller's id in the session.
+    public var controller: String
+    /// When it became focused and when it stopped (µs since the epoch).
+    public var start: Int64
+    public var end: Int64
+    /// Time focused while the app was in the foreground (F4), µs.
+    public var dwell: Int64
+    /// How it became focused (see ``TransitionRow/how``).
+    public var how: String
+    /// Its position among the session's visits, from 0.
+    public var index: Int
+}
+
+/// `transitions`: one row per change of the focused screen.
+public struct TransitionRow: Sendable, Hashable {
+    public var session: String
+    public var tags: SessionTags
+    public var timestamp: Int64
+    public var sequence: UInt64?
+    /// The screen left (nil for the session's first screen) and the screen reached.
+    public var from: String?
+    public var to: String
+    /// How: push, pop, present, dismiss, tab, show, showDetail, segue:IDENTIFIER (or
+    /// segue:KIND without one), unwind, root, split, adapt (size class), cancel (R19 rollback),
+    /// or the event type for anything else.
+    public var how: String
+}
+
+/// `sessions`: one row per session.
+public struct SessionRow: Sendable, Hashable {
+    public var session: String
+    public var tags: SessionTags
+    public var first: Int64
+    public var last: Int64
+    public var events: Int
+    /// Screen visits, distinct screens, anomalies.
+    public var visits: Int
+    public var screens: Int
+    public var anomalies: Int
+    /// The deepest navigation stack and presentation chain seen.
+    public var maxStackDepth: Int
+    public var maxPresentationDepth: Int
+    /// The screen focused when the session ended (or its last event).
+    public var exitScreen: String?
+    /// Whether `session.end` was seen.
+    public var ended: Bool
+}
+
+/// `anomalies`: one row per anomaly the engine reported.
+public struct AnomalyRow: Sendable, Hashable {
+    public var session: String
+    public var tags: SessionTags
+    public var timestamp: Int64
+    public var sequence: UInt64?
+    public var lsn: UInt64?
+    public var code: String
+    public var name: String
+    public var rule: String?
+    public var fatal: Bool
+    /// The controllers involved, by id, space-separated.
+    public var controllers: String
+    public var message: String
+}
+
+/// `exits`: the screen focused when the app went to the background or the session ended.
+public struct ExitRow: Sendable, Hashable {
+    public var session: String
+    public var tags: SessionTags
+    public var timestamp: Int64
+    public var screen: String
+    /// `background` or `end`.
+    public var reason: String
+}
+
+/// Receives derived rows as a scan produces them (per session, in time order within a session).
+public protocol DerivedTableSink {
+    mutating func event(_ row: EventRow)
+    mutating func visit(_ row: ScreenVisit)
+    mutating func transition(_ row: TransitionRow)
+    mutating func session(_ row: SessionRow)
+    mutating func anomaly(_ row: AnomalyRow)
+    mutating func exit(_ row: ExitRow)
+    /// Whether the sink reads ``event(_:)`` rows (making them costs a String per event).
+    var wantsEvents: Bool { get }
+}
+
+extension DerivedTableSink {
+    public mutating func event(_ row: EventRow) {}
+    public mutating func visit(_ row: ScreenVisit) {}
+    public mutating func transition(_ row: TransitionRow) {}
+    public mutating func session(_ row: SessionRow) {}
+    public mutating func anomaly(_ row: AnomalyRow) {}
+    public mutating func exit(_ row: ExitRow) {}
+    public var wantsEvents: Bool { false }
+}
+
+/// Which sessions and times a scan covers (`navlog query` filters).
+public struct AnalyticsFilter: Sendable, Hashable {
+    public var since: Int64?
+    public var until: Int64?
+    public var app: String?
+    public var version: String?
+    public var idiom: String?
+    public var session: String?
+
+    public init(since: Int64? = nil, until: Int64? = nil, app: String? = nil, version: String? = nil, idiom: String? = nil, session: String? = nil) {
+        self.since = since
+        self.until = until
+        self.app = app
+        self.version = version
+        self.idiom = idiom
+        self.session = session
+    }
+}
