@@ -19,8 +19,9 @@ public struct DerivedTableScanner {
         self.filter = filter
     }
 
-    /// One live session.
-    private struct Live {
+    /// One live session. A class, so that the per-event work mutates it in place (a struct
+    /// taken out of the array and put back copies every array it holds, per event).
+    private final class Live {
         var replayer = SessionReplayer()
         var tags = SessionTags()
         var included = true
@@ -63,10 +64,8 @@ public struct DerivedTableScanner {
                 }
                 if live[slot] == nil { live[slot] = Live() }
                 let body = StoredBody(tokens: tokens, strings: strings)
-                var state = live[slot]!
-                live[slot] = nil  // keep the state uniquely referenced while it changes
-                let resolution = state.replayer.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: block.lsn(index), body: body))
-                _ = resolution
+                let state = live[slot]!
+                state.replayer.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: block.lsn(index), body: body))
                 state.lastTimestamp = max(state.lastTimestamp, timestamp)
                 if type == .sessionStart {
                     let info = state.replayer.info
@@ -77,16 +76,17 @@ public struct DerivedTableScanner {
                 }
                 let inWindow = (filter.since.map { timestamp >= $0 } ?? true) && (filter.until.map { timestamp <= $0 } ?? true)
                 let emit = state.included && inWindow
-                let session = names[slot]
                 if emit && wantsEvents {
+                    let session = names[slot]
                     sink.event(
                         EventRow(
                             lsn: block.lsn(index), session: session, tags: state.tags, sequence: sequence, timestamp: timestamp, receivedAt: block.receiveTimes[index],
                             type: type.name))
                 }
+                var session: String { names[slot] }
                 // Anomalies raised by this event.
-                let anomalies = state.replayer.anomalies
-                if anomalies.count > state.anomaliesSeen {
+                if state.replayer.anomalies.count > state.anomaliesSeen {
+                    let anomalies = state.replayer.anomalies
                     if emit {
                         for anomaly in anomalies[state.anomaliesSeen...] {
                             sink.anomaly(
@@ -105,7 +105,7 @@ public struct DerivedTableScanner {
                     let screen = controller.className ?? controller.id
                     let how = Self.how(type, body)
                     if let previous = state.focus, emit {
-                        sink.visit(close(&state, previous, at: timestamp, session: session))
+                        sink.visit(close(state, previous, at: timestamp, session: session))
                     }
                     if emit {
                         sink.transition(
@@ -128,23 +128,22 @@ public struct DerivedTableScanner {
                     sink.exit(ExitRow(session: session, tags: state.tags, timestamp: timestamp, screen: state.focusScreen, reason: "background"))
                 }
                 if type == .sessionEnd {
-                    finish(&state, session: session, emit: state.included, into: &sink)
-                    return
+                    finish(state, session: session, emit: state.included, into: &sink)
+                    live[slot] = nil
                 }
-                live[slot] = state
             }
             return true
         }
         for slot in live.indices {
-            guard var state = live[slot] else { continue }
-            finish(&state, session: names[slot], emit: state.included, into: &sink)
+            guard let state = live[slot] else { continue }
+            finish(state, session: names[slot], emit: state.included, into: &sink)
         }
         eventsRead = read
         progress?(read)
     }
 
     /// Closes the open visit of `state`.
-    private func close(_ state: inout Live, _ previous: ControllerHandle, at end: Int64, session: String) -> ScreenVisit {
+    private func close(_ state: Live, _ previous: ControllerHandle, at end: Int64, session: String) -> ScreenVisit {
         let dwell = (Int(previous.index) < state.replayer.dwell.count ? state.replayer.dwell[Int(previous.index)] : 0) - state.focusDwellAtStart
         let visit = ScreenVisit(
             session: session, tags: state.tags, screen: state.focusScreen, storyboardID: state.focusStoryboardID,
@@ -155,11 +154,11 @@ public struct DerivedTableScanner {
     }
 
     /// The session's last visit, its exit and its row.
-    private func finish<Sink: DerivedTableSink>(_ state: inout Live, session: String, emit: Bool, into sink: inout Sink) {
+    private func finish<Sink: DerivedTableSink>(_ state: Live, session: String, emit: Bool, into sink: inout Sink) {
         guard emit else { return }
         let end = state.lastTimestamp
         if let focus = state.focus {
-            let visit = close(&state, focus, at: end, session: session)
+            let visit = close(state, focus, at: end, session: session)
             if filter.until.map({ visit.start <= $0 }) ?? true { sink.visit(visit) }
             sink.exit(ExitRow(session: session, tags: state.tags, timestamp: end, screen: state.focusScreen, reason: "end"))
         }
