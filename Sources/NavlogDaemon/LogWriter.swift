@@ -73,9 +73,17 @@ final class LogWriter: Sendable {
     }
 
     /// Opens the log and rebuilds the sequence tracker from it.
-    init(log: EventLog, statistics: DaemonStatistics, flushInterval: Double, logger: Logger) throws {
+    /// - Parameter fatal: called (on the syncer thread) when fsync fails: the writes since the
+    ///   last good fsync may be lost without a trace (Linux drops dirty pages it could not
+    ///   write), so the daemon must not go on as if they were stored. By default it exits with
+    ///   status 75; the next start recovers from what is on disk and rebuilds dedupe from it,
+    ///   so clients' resends of what was not acknowledged are stored again.
+    init(
+        log: EventLog, statistics: DaemonStatistics, flushInterval: Double, logger: Logger,
+        fatal: @escaping @Sendable (String) -> Void = LogWriter.exitAfterFsyncFailure
+    ) throws {
         self.statistics = statistics
-        self.syncer = Syncer(statistics: statistics, logger: logger)
+        self.syncer = Syncer(statistics: statistics, logger: logger, fatal: fatal)
         self.flushInterval = flushInterval
         self.logger = logger
         var tracker = SequenceTracker()
@@ -89,6 +97,17 @@ final class LogWriter: Sendable {
         }
         owned = NIOLockedValueBox(Owned(log: log, tracker: tracker))
         statistics.update { $0.sessionsTracked = tracker.sessionCount }
+    }
+
+    /// The default reaction to a failed fsync: say why, let the failure replies go out, exit 75
+    /// (EX_TEMPFAIL: systemd's Restart= brings navlogd back, and recovery reads the disk).
+    static let exitAfterFsyncFailure: @Sendable (String) -> Void = { reason in
+        FileHandle.standardError.write(
+            Data(
+                "navlogd: \(reason) Events written since the last successful fsync may not be on disk. Exiting so that the next start recovers the log from what is on disk; clients resend what was not acknowledged as durable.\n"
+                    .utf8))
+        usleep(200_000)  // the failure replies are on their way to the clients
+        exit(75)
     }
 
     /// Events queued and not yet taken by the thread (for backpressure decisions).
@@ -278,10 +297,12 @@ final class Syncer: Sendable {
     private let finished = ConditionLock(value: 0)
     private let statistics: DaemonStatistics
     private let logger: Logger
+    private let fatal: @Sendable (String) -> Void
 
-    init(statistics: DaemonStatistics, logger: Logger) {
+    init(statistics: DaemonStatistics, logger: Logger, fatal: @escaping @Sendable (String) -> Void) {
         self.statistics = statistics
         self.logger = logger
+        self.fatal = fatal
     }
 
     func start() {
@@ -352,6 +373,9 @@ final class Syncer: Sendable {
                 }
                 request.completion(outcome)
             }
+        }
+        if let (file, failure) = failures.first {
+            fatal("fsync of \(file) failed: \(failure.message)")
         }
     }
 }

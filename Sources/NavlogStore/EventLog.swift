@@ -1,5 +1,6 @@
 public import NavlogEvents
 import NavlogZstd
+import Synchronization
 import SystemPackage
 
 /// The writer of a data directory: appends validated events as compressed blocks to the active
@@ -298,6 +299,7 @@ public struct SyncPoint: Sendable {
     /// - Throws: ``StoreError`` naming the file when fsync fails.
     public func sync() throws(StoreError) {
         defer { if descriptor >= 0 { _ = Glibc.close(descriptor) } }
+        if descriptor >= 0 && FsyncFailpoint.shouldFail() { throw StoreError.errno(EIO, "fsync", path) }
         if descriptor >= 0 && fsync(descriptor) != 0 { throw StoreError.errno(errno, "fsync", path) }
         if let directory { try syncDirectory(directory) }
     }
@@ -329,3 +331,16 @@ public func currentMicroseconds() -> Int64 {
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// A failpoint for tests of what happens when the disk fails: with
+/// `NAVLOG_FAILPOINT_FSYNC_AFTER=N` in the environment, every data fsync after the first N fails
+/// with EIO. Unset (always, outside tests), it costs one load per fsync.
+enum FsyncFailpoint {
+    static let allowed: Int? = getenv("NAVLOG_FAILPOINT_FSYNC_AFTER").flatMap { Int(String(cString: $0)) }
+    static let count = Atomic<Int>(0)
+
+    static func shouldFail() -> Bool {
+        guard let allowed else { return false }
+        return count.add(1, ordering: .relaxed).newValue > allowed
+    }
+}

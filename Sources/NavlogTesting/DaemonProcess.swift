@@ -58,6 +58,13 @@ public final class DaemonProcess: @unchecked Sendable {
         return wait(timeout: timeout)
     }
 
+    /// Waits (up to `timeout` s) for navlogd to exit by itself; its status, or nil if it is still running.
+    public func waitForExit(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
     /// Sends SIGKILL (a crash) and waits for the process to be gone.
     public func crash() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

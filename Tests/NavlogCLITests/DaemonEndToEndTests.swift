@@ -244,6 +244,36 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("a failed fsync fails the durable acks waiting for it and stops navlogd (75); after a restart, resends are stored exactly once")
+    func fsyncFailure() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let events = (1...20).map { #"{"type":"mark","session":"f","seq":\#($0),"name":"n"}"# }
+            // The first data fsync succeeds, every later one fails with EIO.
+            let daemon = try DaemonProcess(directory: dir, environment: ["NAVLOG_FAILPOINT_FSYNC_AFTER": "1"])
+            let client = try SocketClient(path: daemon.socket)
+            try client.send(#"{"hello":1,"ack":"durable"}"# + "\n" + events[0..<10].joined(separator: "\n") + "\n")
+            let first = client.readUntil { $0["ack"] != nil }.last
+            #expect(first?["stored"] as? Int == 10 && first?["durable"] as? Bool == true, "\(String(describing: first))")
+            try client.send(events[10..<20].joined(separator: "\n") + "\n")
+            let failed = client.readUntil { $0["error"] != nil || $0["ack"] != nil }.last
+            #expect(failed?["error"] as? String == "store", "no durable ack for data whose fsync failed: \(String(describing: failed))")
+            #expect((failed?["reason"] as? String)?.contains("fsync") == true)
+            #expect(daemon.waitForExit(timeout: 20) == 75, "navlogd stops: \(daemon.log)")
+            #expect(daemon.log.contains("may not be on disk"))
+            client.close()
+            // Restarted, it recovers from the disk; the client resends everything not acknowledged as durable (here: all).
+            let restarted = try DaemonProcess(directory: dir)
+            let again = try SocketClient(path: restarted.socket)
+            try again.send(#"{"hello":1,"ack":"durable"}"# + "\n" + events.joined(separator: "\n") + "\n")
+            let ack = again.readUntil { $0["ack"] != nil }.last
+            #expect((ack?["stored"] as? Int ?? 0) + (ack?["duplicates"] as? Int ?? 0) == 20, "\(String(describing: ack))")
+            again.close()
+            #expect(restarted.terminate() == 0)
+            let stored = try Self.storedEvents(restarted.dataDirectory).filter { $0["session"] as? String == "f" }.map { $0["seq"] as! Int }
+            #expect(stored == Array(1...20), "each event exactly once, in order")
+        }
+    }
+
     @Test("navlog tail prints the newest events and -f follows new ones as navlogd stores them")
     func tailFollows() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
