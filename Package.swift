@@ -126,7 +126,7 @@ let package = Package(
         // from one replay of the log, and the reports over them.
         .target(
             name: "NavlogAnalytics",
-            dependencies: ["NavlogEvents", "NavlogStore", "NavlogReplay", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogReplayStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: upcomingFeatures
         ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.

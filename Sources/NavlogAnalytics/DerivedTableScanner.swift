@@ -1,4 +1,4 @@
-import NavlogEvents
+public import NavlogEvents
 import NavlogReplay
 public import NavlogStore
 
@@ -103,9 +103,11 @@ public struct DerivedTableScanner {
                 if focus != state.focus, let focus {
                     let controller = state.replayer.controllers[focus]
                     let screen = controller.className ?? controller.id
-                    let how = Self.how(type, body)
-                    if let previous = state.focus, emit {
-                        sink.visit(close(state, previous, at: timestamp, session: session))
+                    let how = Self.how(type, detail: state.replayer.visit.detail)
+                    if let previous = state.focus {
+                        // Closed (and counted for the session row) whether or not it is in the window.
+                        let visit = close(state, previous, at: timestamp, session: session)
+                        if emit { sink.visit(visit) }
                     }
                     if emit {
                         sink.transition(
@@ -182,8 +184,9 @@ public struct DerivedTableScanner {
         return (stack, presentations)
     }
 
-    /// How an event moved the focus, for transitions.
-    static func how(_ type: EventType, _ body: StoredBody) -> String {
+    /// How an event moved the focus, for transitions: from the event that began the visit and,
+    /// for a segue, its detail (``SessionReplayer/FocusVisit/detail``).
+    public static func how(_ type: EventType, detail: String?) -> String {
         switch type {
         case .navPush: return "push"
         case .navPop, .navPopTo, .navPopToRoot: return "pop"
@@ -198,9 +201,9 @@ public struct DerivedTableScanner {
         case .traitsChange: return "adapt"
         case .transitionEnd: return "cancel"
         case .segue:
-            if body.field(.kind)?.equals("unwind") == true { return "unwind" }
-            if let identifier = body.field(.identifier)?.string { return "segue:" + identifier }
-            return "segue:" + (body.field(.kind)?.string ?? "?")
+            guard let detail else { return "segue:?" }
+            if detail == "#unwind" { return "unwind" }
+            return "segue:" + (detail.hasPrefix("#") ? String(detail.dropFirst()) : detail)
         default: return type.name
         }
     }

@@ -8,8 +8,8 @@ public import NavlogEvents
 /// a crash. Files that hold checkpoints add their own checksum.
 extension SessionReplayer {
     /// The version of the encoding; a checkpoint of another version is rebuilt from the events.
-    /// 2: dwell (F4) added.
-    public static let checkpointVersion: UInt8 = 2
+    /// 2: dwell (F4) added. 3: the focus visit and deepest depths (analytics).
+    public static let checkpointVersion: UInt8 = 3
 
     /// Appends the state to `output`.
     public func encodeCheckpoint(into output: inout [UInt8]) {
@@ -50,6 +50,13 @@ extension SessionReplayer {
         dwell.forEach { writer.signed($0) }
         writer.handle(focusedScreen)
         writer.signed(focusSince)
+        writer.signed(visit.since)
+        writer.signed(visit.dwellBaseline)
+        writer.byte(visit.cause.rawValue)
+        writer.optionalString(visit.detail)
+        writer.count(visit.index)
+        writer.count(deepest.stack)
+        writer.count(deepest.presentations)
         writer.count(intents.count)
         for intent in intents {
             writer.unsigned(intent.sequence)
@@ -373,6 +380,11 @@ private struct CheckpointReader {
         guard let focusedScreen = handle(), let focusSince = signed() else { return nil }
         state.focusedScreen = focusedScreen
         state.focusSince = focusSince
+        guard let since = signed(), let baseline = signed(), let cause = byte().flatMap(EventType.init(rawValue:)),
+            let detail = optional({ $0.string() }), let index = number(), let stack = number(), let presentations = number()
+        else { return nil }
+        state.visit = SessionReplayer.FocusVisit(since: since, dwellBaseline: baseline, cause: cause, detail: detail, index: index)
+        state.deepest = SessionReplayer.Depths(stack: stack, presentations: presentations)
         guard let intentCount = count() else { return nil }
         for _ in 0..<intentCount {
             guard let sequence = unsigned(), let rule = string(), let resolution = resolution() else { return nil }

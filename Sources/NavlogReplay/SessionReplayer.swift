@@ -1,4 +1,4 @@
-import NavlogEvents
+public import NavlogEvents
 
 /// The replay engine: a pure state machine that applies one session's events, in order, to
 /// the view-controller hierarchy the way UIKit would (uikit-navigation-rules.md), resolving
@@ -46,6 +46,10 @@ public struct SessionReplayer: Sendable {
     /// F4: how long each controller (by handle) was the focused screen while the app was in
     /// the foreground, in µs, up to the last event.
     public internal(set) var dwell: [Int64] = []
+    /// The current visit of the focused screen.
+    public internal(set) var visit = FocusVisit()
+    /// The deepest stack and presentation chain seen on the focus path.
+    public internal(set) var deepest = Depths()
     /// The screen focused after the last event (-1 for none), and since when (µs).
     var focusedScreen: Int32 = -1
     var focusSince: Int64 = .min
@@ -80,8 +84,51 @@ public struct SessionReplayer: Sendable {
         focusSince = max(focusSince, event.timestamp)
         let resolution = dispatch(event)
         if dwell.count < controllers.count { dwell.append(contentsOf: repeatElement(0, count: controllers.count - dwell.count)) }
-        focusedScreen = focusedHandle()
+        let newFocus = focusedHandle()
+        if newFocus != focusedScreen {
+            // A new visit (F1): when and how it began, and its dwell so far, for analytics.
+            visit = FocusVisit(
+                since: event.timestamp, dwellBaseline: newFocus >= 0 ? dwell[Int(newFocus)] : 0, cause: event.type,
+                detail: event.type == .segue ? Self.segueDetail(event.body) : nil,
+                index: newFocus >= 0 ? visit.index + (focusedScreen >= 0 ? 1 : 0) : visit.index)
+            if newFocus >= 0 {
+                var stack = 0
+                var presentations = 0
+                for handle in focusPath {
+                    let node = hierarchy[handle.index]
+                    if node.placement == .presented { presentations += 1 }
+                    if controllers.kind(of: handle.index) == .navigation { stack = max(stack, node.items.count) }
+                }
+                deepest.stack = max(deepest.stack, stack)
+                deepest.presentations = max(deepest.presentations, presentations)
+            }
+        }
+        focusedScreen = newFocus
         return resolution
+    }
+
+    /// How a segue is named in analytics: `#unwind` for an unwind, else its identifier, else `#kind`.
+    static func segueDetail(_ body: StoredBody) -> String? {
+        if body.field(.kind)?.equals("unwind") == true { return "#unwind" }
+        return body.field(.identifier)?.string ?? body.field(.kind)?.string.map { "#" + $0 }
+    }
+
+    /// The current visit of the focused screen (F1): when it began, the screen's dwell then
+    /// (its dwell in this visit is ``dwell`` minus that), what event began it, and its number
+    /// among the session's visits.
+    public struct FocusVisit: Sendable, Equatable {
+        public var since: Int64 = 0
+        public var dwellBaseline: Int64 = 0
+        public var cause: EventType = .sessionStart
+        /// For a segue: its identifier, or `#kind` without one.
+        public var detail: String?
+        public var index = 0
+    }
+
+    /// The deepest navigation stack and presentation chain the focus path has had.
+    public struct Depths: Sendable, Equatable {
+        public var stack = 0
+        public var presentations = 0
     }
 
     /// Applies one event (without the dwell bookkeeping).

@@ -105,8 +105,12 @@ public final class ReplayIndex {
         var lastBlock: [Int] = []
         var touched: [Bool] = []
         var carried: [(id: String, end: ReplayPiece)] = []
+        var journal = FocusJournal.Writer()
+        var compressedJournal: [UInt8] = []
 
         if let existing {
+            guard let kept = existing.compressedJournal() else { return try build(segment: number, extending: nil) }
+            compressedJournal = kept
             // Keep what the file has: its block pieces as they are; its end pieces start the
             // sessions that continue (or are copied when they do not).
             for session in existing.sessions() {
@@ -147,8 +151,10 @@ public final class ReplayIndex {
                             block: UInt32(block), startIndex: UInt64(states[slot].eventCount), firstSequence: sequence, firstTimestamp: timestamp)
                         try writer.add(session: session, piece: piece, state: states[slot].eventCount > 0 ? states[slot] : nil)
                     }
-                    states[slot].apply(
-                        ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: StoredBody(tokens: tokens, strings: strings)))
+                    let body = StoredBody(tokens: tokens, strings: strings)
+                    let before = FocusJournal.Before(states[slot])
+                    states[slot].apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
+                    journal.record(type, session: session, before: before, after: states[slot], sequence: sequence, timestamp: timestamp, body: body)
                 }
                 replayed += 1
             }
@@ -160,7 +166,11 @@ public final class ReplayIndex {
                 firstTimestamp: state.position?.timestamp ?? 0)
             try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: end, state: state) }
         }
-        let bytes = try writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]))
+        if !journal.bytes.isEmpty {
+            let compressor = try ZstdCompressor(level: 3, contentChecksum: false)
+            _ = try journal.bytes.withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
+        }
+        let bytes = try writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]), journal: compressedJournal)
         if let directory, !ReplayFiles.writeAtomically(bytes, directory: directory, name: Self.fileName(ofSegment: segment.name)) {
             throw ReplayIndexError(code: .unwritable, message: "Could not write the replay index file in \(directory). Check its permissions and free space.")
         }
@@ -238,6 +248,21 @@ public final class ReplayIndex {
         let name = log.segments[number].name
         readers[name] = nil
         if let path = path(name) { ReplayFiles.remove(path) }
+    }
+
+    /// Calls `visit` with the focus journal of every segment, in log order (see ``FocusJournal``).
+    /// - Returns: false when a segment has no usable journal (the index could not be built there,
+    ///   or it is damaged): the caller then replays the log instead.
+    public func forEachJournalRecord(_ visit: (FocusJournal.Record) throws -> Void) rethrows -> Bool {
+        for number in log.segments.indices {
+            guard let reader = reader(number), let journal = reader.journal() else { return false }
+            let complete = try journal.withUnsafeBytes { raw in try FocusJournal.decode(raw, visit) }
+            guard complete else {
+                discard(number)
+                return false
+            }
+        }
+        return true
     }
 
     /// Every session's final state (the end of the last segment holding it), in no particular order.

@@ -31,10 +31,12 @@ struct ReplayPiece: Sendable, Equatable {
 ///   count (u32), the last covered block's offset (u64), size (u32), first LSN (u64) and event
 ///   count (u32) — the identity that ties the file to the segment's bytes —, directory offset
 ///   (u64), directory entries (u32), directory CRC-32C (u32), frame table offset (u64), frame
-///   count (u32), header CRC-32C (u32);
+///   count (u32), journal offset (u64), journal length (u32), journal CRC-32C (u32), header
+///   CRC-32C (u32);
 /// - zstd frames, each holding many serialized states (~64 KiB before compression: states of
 ///   one app share most of their strings, so together they compress several times better);
 /// - the frame table: offset (u64), length (u32), CRC-32C (u32) of each frame;
+/// - the focus journal: zstd frames of ``FocusJournal`` records;
 /// - per session: id length (varint), id, piece count (varint), pieces;
 /// - directory, sorted by session hash: hash (u64), offset (u64), length (u32), CRC-32C (u32)
 ///   of that session's pieces.
@@ -42,8 +44,9 @@ struct ReplayPiece: Sendable, Equatable {
 /// Everything read is checked (CRCs, bounds, versions); a file that fails is rebuilt.
 enum ReplayIndexFile {
     static let magic: [UInt8] = Array("NLRX".utf8)
-    static let formatVersion: UInt16 = 1
-    static let headerSize = 80
+    /// 2: the focus journal (``FocusJournal``) added.
+    static let formatVersion: UInt16 = 2
+    static let headerSize = 96
     static let frameRecordSize = 16
     /// States are gathered into frames of about this many bytes before compression.
     static let frameTarget = 64 << 10
@@ -117,11 +120,13 @@ enum ReplayIndexFile {
             pending.removeAll(keepingCapacity: true)
         }
 
-        /// The file's bytes.
-        consuming func finish(coverage: Coverage) throws(ZstdError) -> [UInt8] {
+        /// The file's bytes; `journal` is the focus journal, already compressed.
+        consuming func finish(coverage: Coverage, journal: [UInt8]) throws(ZstdError) -> [UInt8] {
             try flushFrame()
             var output = [UInt8](repeating: 0, count: ReplayIndexFile.headerSize)
             output.append(contentsOf: frames)
+            let journalOffset = output.count
+            output.append(contentsOf: journal)
             let frameTableOffset = output.count
             for frame in frameTable {
                 appendLittleEndian(frame.offset, to: &output)
@@ -169,6 +174,9 @@ enum ReplayIndexFile {
             appendLittleEndian(directoryChecksum, to: &header)
             appendLittleEndian(UInt64(frameTableOffset), to: &header)
             appendLittleEndian(UInt32(frameTable.count), to: &header)
+            appendLittleEndian(UInt64(journalOffset), to: &header)
+            appendLittleEndian(UInt32(journal.count), to: &header)
+            appendLittleEndian(CRC32C.checksum(journal), to: &header)
             appendLittleEndian(CRC32C.checksum(header), to: &header)
             output.replaceSubrange(0..<header.count, with: header)
             return output
@@ -181,6 +189,7 @@ enum ReplayIndexFile {
         let coverage: Coverage
         private let directory: [UInt8]
         private let frameTable: [UInt8]
+        private let journalLocation: (offset: UInt64, length: UInt32, checksum: UInt32)
         private let decompressor: ZstdDecompressor
         /// The last frame decompressed (pieces of one lookup are often in the same frame).
         private var cachedFrame: (number: UInt32, bytes: [UInt8])?
@@ -195,6 +204,7 @@ enum ReplayIndexFile {
             let coverage = Coverage(blockCount: reader.u32(), lastOffset: reader.u64(), lastSize: reader.u32(), lastFirstLSN: reader.u64(), lastCount: reader.u32())
             let directoryOffset = reader.u64(), directoryCount = reader.u32(), directoryChecksum = reader.u32()
             let frameTableOffset = reader.u64(), frameCount = reader.u32()
+            let journalOffset = reader.u64(), journalLength = reader.u32(), journalChecksum = reader.u32()
             let headerEnd = reader.offset
             guard reader.u32() == CRC32C.checksum(Array(header[0..<headerEnd])), directoryOffset >= UInt64(ReplayIndexFile.headerSize),
                 directoryOffset < 1 << 40, directoryCount < 1 << 26,
@@ -206,6 +216,7 @@ enum ReplayIndexFile {
                 let decompressor = try? ZstdDecompressor()
             else { return nil }
             self.frameTable = frameTable
+            self.journalLocation = (journalOffset, journalLength, journalChecksum)
             self.file = file
             self.coverage = coverage
             self.directory = directory
@@ -287,6 +298,30 @@ enum ReplayIndexFile {
             return frame.withUnsafeBytes { raw in
                 SessionReplayer(checkpoint: UnsafeRawBufferPointer(rebasing: raw[Int(piece.stateOffset)..<Int(piece.stateOffset + piece.stateLength)]))
             }
+        }
+
+        /// The focus journal as stored (zstd frames), nil when damaged.
+        func compressedJournal() -> [UInt8]? {
+            guard journalLocation.offset < 1 << 40, let bytes = file.read(at: Int(journalLocation.offset), count: Int(journalLocation.length)),
+                bytes.count == Int(journalLocation.length), CRC32C.checksum(bytes) == journalLocation.checksum
+            else { return nil }
+            return bytes
+        }
+
+        /// The focus journal's records as bytes, nil when damaged.
+        func journal() -> [UInt8]? {
+            guard let compressed = compressedJournal() else { return nil }
+            var output: [UInt8] = []
+            var offset = 0
+            while offset < compressed.count {
+                let rest = Array(compressed[offset...])
+                guard let size = try? rest.withUnsafeBytes({ (raw) throws(ZstdError) in try ZstdDecompressor.frameSize(in: raw) }), size > 0,
+                    let frame = try? decompressor.decompress(frame: Array(rest.prefix(size)), limit: 1 << 30)
+                else { return nil }
+                output.append(contentsOf: frame)
+                offset += size
+            }
+            return output
         }
 
         /// Frame `number`, decompressed after its CRC is checked.

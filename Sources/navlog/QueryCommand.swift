@@ -1,6 +1,7 @@
 import ArgumentParser
 import NavlogAnalytics
 import NavlogEvents
+import NavlogReplayStore
 import NavlogStore
 
 #if canImport(Glibc)
@@ -61,6 +62,17 @@ struct QueryOptions: ParsableArguments {
         do {
             reader = try LogReader(directory: data.dataDirectory)
         } catch {
+            printError("navlog query \(command): \(error.message)")
+            throw ExitCode.failure
+        }
+        // The replay index's focus journals answer without replaying the log (the first query
+        // builds the index); without a usable index, replay the log.
+        do {
+            if try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink) {
+                if reportDamage(command: "query \(command)", reader) { throw ExitCode.failure }
+                return
+            }
+        } catch let error as StoreError {
             printError("navlog query \(command): \(error.message)")
             throw ExitCode.failure
         }

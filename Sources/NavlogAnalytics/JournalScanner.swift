@@ -1,0 +1,130 @@
+import NavlogEvents
+import NavlogReplay
+public import NavlogReplayStore
+
+/// The derived rows from the replay index's focus journals (``FocusJournal``) instead of a
+/// replay of the log: the journals were written when the checkpoints were built, so a query
+/// reads a few records per screen change rather than every event. Sessions still open at the
+/// end of the log are finished from their checkpointed end state.
+///
+/// Gives the same rows as ``DerivedTableScanner`` (a test compares the two), except `events`
+/// rows, which the journal does not hold.
+public struct JournalScanner {
+    /// The replay index (refreshed by ``scan(into:)``).
+    public let index: ReplayIndex
+    /// Which sessions and times.
+    public let filter: AnalyticsFilter
+
+    /// A scanner over `index` restricted by `filter`.
+    public init(index: ReplayIndex, filter: AnalyticsFilter = AnalyticsFilter()) {
+        self.index = index
+        self.filter = filter
+    }
+
+    /// Per-session bookkeeping while reading.
+    private struct Session {
+        var tags = SessionTags()
+        var included = true
+        var screens = Set<String>()
+        var ended = false
+    }
+
+    /// Brings the index up to date and feeds `sink` from the journals.
+    /// - Returns: false when the journals cannot be used (no writable index, or damage): then
+    ///   nothing was given to `sink`, and the caller should use ``DerivedTableScanner``.
+    public func scan<Sink: DerivedTableSink>(into sink: inout Sink) throws -> Bool {
+        guard !sink.wantsEvents, index.directory != nil else { return false }
+        try index.refresh()
+        // A first pass checks every journal is readable, so that a fallback never follows rows.
+        guard index.forEachJournalRecord({ _ in }) else { return false }
+        var sessions: [String: Session] = [:]
+        let filter = self.filter
+        @inline(__always) func inWindow(_ timestamp: Int64) -> Bool {
+            (filter.since.map { timestamp >= $0 } ?? true) && (filter.until.map { timestamp <= $0 } ?? true)
+        }
+        func state(_ id: String) -> Session {
+            if let known = sessions[id] { return known }
+            var fresh = Session()
+            fresh.included = filter.session.map { $0 == id } ?? true
+            return fresh
+        }
+        func visitRow(_ id: String, _ session: Session, _ visit: FocusJournal.Visit) -> ScreenVisit {
+            ScreenVisit(
+                session: id, tags: session.tags, screen: visit.screen, storyboardID: visit.storyboardID, controller: visit.controller, start: visit.start,
+                end: visit.end, dwell: visit.dwell, how: DerivedTableScanner.how(visit.cause, detail: visit.detail), index: visit.index)
+        }
+        func finish(_ id: String, _ session: inout Session, _ record: FocusJournal.Record, ended: Bool) {
+            guard case .end(_, let timestamp, let closed, let events, let anomalies, let first, let last, let visits, let stack, let presentations) = record
+            else { return }
+            session.ended = true
+            guard session.included else { return }
+            // As DerivedTableScanner does: a session's last visit counts when it began before
+            // --until; its end and its row always (reports such as paths flush on the row).
+            if let closed {
+                session.screens.insert(closed.screen)
+                let row = visitRow(id, session, closed)
+                if filter.until.map({ row.start <= $0 }) ?? true { sink.visit(row) }
+                sink.exit(ExitRow(session: id, tags: session.tags, timestamp: timestamp, screen: closed.screen, reason: "end"))
+            }
+            sink.session(
+                SessionRow(
+                    session: id, tags: session.tags, first: first, last: last, events: events, visits: visits, screens: session.screens.count,
+                    anomalies: anomalies, maxStackDepth: stack, maxPresentationDepth: presentations, exitScreen: closed?.screen, ended: ended))
+        }
+        _ = try index.forEachJournalRecord { record in
+            switch record {
+            case .start(let id, _, let app, let version, let idiom, let device):
+                var session = state(id)
+                session.tags = SessionTags(app: app, version: version, idiom: idiom, device: device)
+                session.included =
+                    (filter.session.map { $0 == id } ?? true) && (filter.app.map { $0 == app } ?? true) && (filter.version.map { $0 == version } ?? true)
+                    && (filter.idiom.map { $0 == idiom } ?? true)
+                sessions[id] = session
+            case .focus(let id, let timestamp, let sequence, let closed, let screen, _, _, let cause, let detail, _, _):
+                var session = state(id)
+                session.screens.insert(screen)
+                if let closed { session.screens.insert(closed.screen) }
+                if session.included && inWindow(timestamp) {
+                    if let closed { sink.visit(visitRow(id, session, closed)) }
+                    sink.transition(
+                        TransitionRow(
+                            session: id, tags: session.tags, timestamp: timestamp, sequence: sequence, from: closed?.screen, to: screen,
+                            how: DerivedTableScanner.how(cause, detail: detail)))
+                }
+                sessions[id] = session
+            case .background(let id, let timestamp, let screen):
+                let session = state(id)
+                if session.included, inWindow(timestamp), let screen {
+                    sink.exit(ExitRow(session: id, tags: session.tags, timestamp: timestamp, screen: screen, reason: "background"))
+                }
+                sessions[id] = session
+            case .end(let id, _, _, _, _, _, _, _, _, _):
+                var session = state(id)
+                finish(id, &session, record, ended: true)
+                sessions[id] = session
+            case .anomaly(let id, let timestamp, let sequence, let lsn, let code, let name, let rule, let fatal, let controllers, let message):
+                let session = state(id)
+                if session.included && inWindow(timestamp) {
+                    sink.anomaly(
+                        AnomalyRow(
+                            session: id, tags: session.tags, timestamp: timestamp, sequence: sequence, lsn: lsn, code: code, name: name, rule: rule, fatal: fatal,
+                            controllers: controllers, message: message))
+                }
+                sessions[id] = session
+            }
+        }
+        // Sessions with no session.end yet: their last visit and figures from their end state.
+        for id in sessions.keys.sorted() where sessions[id]?.ended == false {
+            guard var session = sessions[id], let end = index.start(session: id, for: .end)?.state,
+                let (_, figures) = FocusJournal.openSession(end)
+            else { continue }
+            if session.tags == SessionTags() {
+                let info = end.info
+                session.tags = SessionTags(
+                    app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
+            }
+            finish(id, &session, figures, ended: false)
+        }
+        return true
+    }
+}

@@ -1,0 +1,246 @@
+public import NavlogEvents
+public import NavlogReplay
+
+/// What happened to the focused screen in one segment, recorded while the segment's replay
+/// checkpoints are built: every change of focus (the visit it closed and the one it opened),
+/// backgrounding, session starts and ends, and the anomalies raised. Analytics reads these
+/// instead of replaying the log again; like checkpoints, they are derived data, rebuilt with
+/// the index file that holds them.
+public enum FocusJournal {
+    /// A screen visit as the journal records it.
+    public struct Visit: Sendable, Hashable {
+        public var screen: String
+        public var storyboardID: String?
+        public var controller: String
+        public var start: Int64
+        public var end: Int64
+        public var dwell: Int64
+        public var cause: EventType
+        public var detail: String?
+        public var index: Int
+    }
+
+    /// One record.
+    public enum Record: Sendable, Hashable {
+        /// `session.start`: who the session is.
+        case start(session: String, timestamp: Int64, app: String, version: String, idiom: String, device: String)
+        /// The focus moved: the visit it closed (none for the first screen) and the screen now focused.
+        case focus(
+            session: String, timestamp: Int64, sequence: UInt64?, closed: Visit?, screen: String, storyboardID: String?, controller: String,
+            cause: EventType, detail: String?, stack: Int, presentations: Int)
+        /// `app.background`, with the screen focused then.
+        case background(session: String, timestamp: Int64, screen: String?)
+        /// `session.end`: the last visit and the session's figures.
+        case end(
+            session: String, timestamp: Int64, closed: Visit?, events: Int, anomalies: Int, first: Int64, last: Int64, visits: Int, stack: Int,
+            presentations: Int)
+        /// An anomaly.
+        case anomaly(
+            session: String, timestamp: Int64, sequence: UInt64?, lsn: UInt64?, code: String, name: String, rule: String?, fatal: Bool,
+            controllers: String, message: String)
+    }
+
+    /// The state of a session before an event, for ``Writer/record(_:session:before:after:event:)``.
+    public struct Before {
+        var focus: ControllerHandle?
+        var visit: SessionReplayer.FocusVisit
+        var anomalies: Int
+
+        /// Takes what the journal compares from `state`.
+        public init(_ state: SessionReplayer) {
+            focus = state.focusedScreenHandle
+            visit = state.visit
+            anomalies = state.anomalies.count
+        }
+    }
+
+    /// The visit of `handle` that `state` holds open, closed at `end`.
+    static func openVisit(_ state: SessionReplayer, _ handle: ControllerHandle, _ visit: SessionReplayer.FocusVisit, end: Int64) -> Visit {
+        let controller = state.controllers[handle]
+        let dwell = (Int(handle.index) < state.dwell.count ? state.dwell[Int(handle.index)] : 0) - visit.dwellBaseline
+        return Visit(
+            screen: controller.className ?? controller.id, storyboardID: controller.storyboardID, controller: controller.id, start: visit.since,
+            end: max(end, visit.since), dwell: max(0, dwell), cause: visit.cause, detail: visit.detail, index: visit.index)
+    }
+
+    /// The visit a session still has open at the end of the log, and its figures (for sessions
+    /// with no `session.end` yet).
+    public static func openSession(_ state: SessionReplayer) -> (closed: Visit?, figures: Record)? {
+        let info = state.info
+        let end = info.lastTimestamp ?? 0
+        let closed = state.focusedScreenHandle.map { openVisit(state, $0, state.visit, end: end) }
+        return (
+            closed,
+            .end(
+                session: "", timestamp: end, closed: closed, events: state.eventCount, anomalies: state.anomalies.count, first: info.firstTimestamp ?? 0,
+                last: end, visits: closed == nil ? 0 : state.visit.index + 1, stack: state.deepest.stack, presentations: state.deepest.presentations)
+        )
+    }
+
+    /// Builds one segment's journal.
+    public struct Writer {
+        private(set) var bytes: [UInt8] = []
+
+        public init() {}
+
+        /// Appends what event `type` of `session` changed between `before` and `after`.
+        public mutating func record(
+            _ type: EventType, session: UnsafeRawBufferPointer, before: Before, after: SessionReplayer, sequence: UInt64?, timestamp: Int64, body: StoredBody
+        ) {
+            if type == .sessionStart {
+                let info = after.info
+                bytes.append(1)
+                string(session)
+                Varint.append(Varint.zigzag(timestamp), to: &bytes)
+                for text in [info.app ?? "", info.version ?? "", info.idiom == .unknown ? "" : "\(info.idiom)", info.device ?? ""] { string(text) }
+            }
+            if after.anomalies.count > before.anomalies {
+                for anomaly in after.anomalies[before.anomalies...] {
+                    bytes.append(5)
+                    string(session)
+                    Varint.append(Varint.zigzag(anomaly.event.timestamp), to: &bytes)
+                    Varint.append(anomaly.event.sequence.map { $0 &+ 1 } ?? 0, to: &bytes)
+                    Varint.append(anomaly.event.lsn.map { $0 &+ 1 } ?? 0, to: &bytes)
+                    bytes.append(anomaly.code.rawValue)
+                    optional(anomaly.rule)
+                    string(anomaly.controllers.map { after.id(of: $0) }.joined(separator: " "))
+                    string(anomaly.message)
+                }
+            }
+            let focus = after.focusedScreenHandle
+            if focus != before.focus, let focus {
+                bytes.append(2)
+                string(session)
+                Varint.append(Varint.zigzag(timestamp), to: &bytes)
+                Varint.append(sequence.map { $0 &+ 1 } ?? 0, to: &bytes)
+                visit(before.focus.map { FocusJournal.openVisit(after, $0, before.visit, end: timestamp) })
+                let controller = after.controllers[focus]
+                string(controller.className ?? controller.id)
+                optional(controller.storyboardID)
+                string(controller.id)
+                bytes.append(after.visit.cause.rawValue)
+                optional(after.visit.detail)
+                Varint.append(UInt64(after.deepest.stack), to: &bytes)
+                Varint.append(UInt64(after.deepest.presentations), to: &bytes)
+            }
+            if type == .appBackground {
+                bytes.append(3)
+                string(session)
+                Varint.append(Varint.zigzag(timestamp), to: &bytes)
+                optional(focus.map { after.controllers[$0].className ?? after.id(of: $0) })
+            }
+            if type == .sessionEnd {
+                let info = after.info
+                bytes.append(4)
+                string(session)
+                Varint.append(Varint.zigzag(timestamp), to: &bytes)
+                visit(focus.map { FocusJournal.openVisit(after, $0, after.visit, end: timestamp) })
+                for value in [after.eventCount, after.anomalies.count] { Varint.append(UInt64(value), to: &bytes) }
+                Varint.append(Varint.zigzag(info.firstTimestamp ?? 0), to: &bytes)
+                Varint.append(Varint.zigzag(info.lastTimestamp ?? 0), to: &bytes)
+                Varint.append(UInt64(focus == nil ? 0 : after.visit.index + 1), to: &bytes)
+                Varint.append(UInt64(after.deepest.stack), to: &bytes)
+                Varint.append(UInt64(after.deepest.presentations), to: &bytes)
+            }
+        }
+
+        private mutating func string(_ raw: UnsafeRawBufferPointer) {
+            Varint.append(UInt64(raw.count), to: &bytes)
+            bytes.append(contentsOf: raw)
+        }
+
+        private mutating func string(_ text: String) {
+            Varint.append(UInt64(text.utf8.count), to: &bytes)
+            bytes.append(contentsOf: text.utf8)
+        }
+
+        private mutating func optional(_ text: String?) {
+            if let text {
+                bytes.append(1)
+                string(text)
+            } else {
+                bytes.append(0)
+            }
+        }
+
+        private mutating func visit(_ visit: Visit?) {
+            guard let visit else {
+                bytes.append(0)
+                return
+            }
+            bytes.append(1)
+            string(visit.screen)
+            optional(visit.storyboardID)
+            string(visit.controller)
+            Varint.append(Varint.zigzag(visit.start), to: &bytes)
+            Varint.append(Varint.zigzag(visit.end), to: &bytes)
+            Varint.append(Varint.zigzag(visit.dwell), to: &bytes)
+            bytes.append(visit.cause.rawValue)
+            optional(visit.detail)
+            Varint.append(UInt64(visit.index), to: &bytes)
+        }
+    }
+
+    /// Decodes records; stops (returning false) at the first malformed one.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, _ visit: (Record) throws -> Void) rethrows -> Bool {
+        var reader = ByteReader(bytes)
+        func string() -> String? {
+            guard let count = reader.readCount(limit: reader.remaining), let raw = reader.readBytes(count) else { return nil }
+            return String(decoding: raw, as: UTF8.self)
+        }
+        func optional() -> String?? {
+            guard let flag = reader.readByte() else { return nil }
+            return flag == 0 ? .some(nil) : string().map { .some($0) }
+        }
+        func signed() -> Int64? { reader.readVarint().map(Varint.unzigzag) }
+        func number() -> Int? { reader.readVarint().flatMap { $0 <= UInt64(Int.max) ? Int($0) : nil } }
+        func type() -> EventType? { reader.readByte().flatMap(EventType.init(rawValue:)) }
+        func visitRecord() -> Visit?? {
+            guard let flag = reader.readByte() else { return nil }
+            if flag == 0 { return .some(nil) }
+            guard let screen = string(), let storyboardID = optional(), let controller = string(), let start = signed(), let end = signed(),
+                let dwell = signed(), let cause = type(), let detail = optional(), let index = number()
+            else { return nil }
+            return .some(
+                Visit(screen: screen, storyboardID: storyboardID, controller: controller, start: start, end: end, dwell: dwell, cause: cause, detail: detail, index: index))
+        }
+        while !reader.isAtEnd {
+            guard let tag = reader.readByte(), let session = string(), let timestamp = signed() else { return false }
+            switch tag {
+            case 1:
+                guard let app = string(), let version = string(), let idiom = string(), let device = string() else { return false }
+                try visit(.start(session: session, timestamp: timestamp, app: app, version: version, idiom: idiom, device: device))
+            case 2:
+                guard let sequence = reader.readVarint(), let closed = visitRecord(), let screen = string(), let storyboardID = optional(),
+                    let controller = string(), let cause = type(), let detail = optional(), let stack = number(), let presentations = number()
+                else { return false }
+                try visit(
+                    .focus(
+                        session: session, timestamp: timestamp, sequence: sequence == 0 ? nil : sequence - 1, closed: closed, screen: screen,
+                        storyboardID: storyboardID, controller: controller, cause: cause, detail: detail, stack: stack, presentations: presentations))
+            case 3:
+                guard let screen = optional() else { return false }
+                try visit(.background(session: session, timestamp: timestamp, screen: screen))
+            case 4:
+                guard let closed = visitRecord(), let events = number(), let anomalies = number(), let first = signed(), let last = signed(),
+                    let visits = number(), let stack = number(), let presentations = number()
+                else { return false }
+                try visit(
+                    .end(
+                        session: session, timestamp: timestamp, closed: closed, events: events, anomalies: anomalies, first: first, last: last, visits: visits,
+                        stack: stack, presentations: presentations))
+            case 5:
+                guard let sequence = reader.readVarint(), let lsn = reader.readVarint(), let code = reader.readByte().flatMap(AnomalyCode.init(rawValue:)),
+                    let rule = optional(), let controllers = string(), let message = string()
+                else { return false }
+                try visit(
+                    .anomaly(
+                        session: session, timestamp: timestamp, sequence: sequence == 0 ? nil : sequence - 1, lsn: lsn == 0 ? nil : lsn - 1, code: code.code,
+                        name: code.name, rule: rule, fatal: code.isFatal, controllers: controllers, message: message))
+            default:
+                return false
+            }
+        }
+        return true
+    }
+}
