@@ -34,6 +34,8 @@ public struct EventRow: Sendable, Hashable {
 /// `screen_visits`: one row per stretch of time a screen was the focused screen (F1).
 public struct ScreenVisit: Sendable, Hashable {
     public var session: String
+    /// The session as a small number, the same in every row of one scan (cheap to count).
+    public var sessionNumber = 0
     public var tags: SessionTags
     /// The screen: its class, and storyboard id when known.
     public var screen: String
@@ -54,6 +56,8 @@ public struct ScreenVisit: Sendable, Hashable {
 /// `transitions`: one row per change of the focused screen.
 public struct TransitionRow: Sendable, Hashable {
     public var session: String
+    /// The session as a small number, the same in every row of one scan (cheap to count).
+    public var sessionNumber = 0
     public var tags: SessionTags
     public var timestamp: Int64
     public var sequence: UInt64?
@@ -69,6 +73,8 @@ public struct TransitionRow: Sendable, Hashable {
 /// `sessions`: one row per session.
 public struct SessionRow: Sendable, Hashable {
     public var session: String
+    /// The session as a small number, the same in every row of one scan (cheap to count).
+    public var sessionNumber = 0
     public var tags: SessionTags
     public var first: Int64
     public var last: Int64
@@ -89,6 +95,8 @@ public struct SessionRow: Sendable, Hashable {
 /// `anomalies`: one row per anomaly the engine reported.
 public struct AnomalyRow: Sendable, Hashable {
     public var session: String
+    /// The session as a small number, the same in every row of one scan (cheap to count).
+    public var sessionNumber = 0
     public var tags: SessionTags
     public var timestamp: Int64
     public var sequence: UInt64?
@@ -105,6 +113,8 @@ public struct AnomalyRow: Sendable, Hashable {
 /// `exits`: the screen focused when the app went to the background or the session ended.
 public struct ExitRow: Sendable, Hashable {
     public var session: String
+    /// The session as a small number, the same in every row of one scan (cheap to count).
+    public var sessionNumber = 0
     public var tags: SessionTags
     public var timestamp: Int64
     public var screen: String

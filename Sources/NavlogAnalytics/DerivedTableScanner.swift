@@ -91,7 +91,8 @@ public struct DerivedTableScanner {
                         for anomaly in anomalies[state.anomaliesSeen...] {
                             sink.anomaly(
                                 AnomalyRow(
-                                    session: session, tags: state.tags, timestamp: anomaly.event.timestamp, sequence: anomaly.event.sequence, lsn: anomaly.event.lsn,
+                                    session: session, sessionNumber: slot, tags: state.tags, timestamp: anomaly.event.timestamp, sequence: anomaly.event.sequence,
+                                    lsn: anomaly.event.lsn,
                                     code: anomaly.code.code, name: anomaly.code.name, rule: anomaly.rule, fatal: anomaly.isFatal,
                                     controllers: anomaly.controllers.map { state.replayer.id(of: $0) }.joined(separator: " "), message: anomaly.message))
                         }
@@ -106,13 +107,14 @@ public struct DerivedTableScanner {
                     let how = Self.how(type, detail: state.replayer.visit.detail)
                     if let previous = state.focus {
                         // Closed (and counted for the session row) whether or not it is in the window.
-                        let visit = close(state, previous, at: timestamp, session: session)
+                        let visit = close(state, previous, at: timestamp, session: session, number: slot)
                         if emit { sink.visit(visit) }
                     }
                     if emit {
                         sink.transition(
                             TransitionRow(
-                                session: session, tags: state.tags, timestamp: timestamp, sequence: sequence, from: state.focus == nil ? nil : state.focusScreen,
+                                session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, sequence: sequence,
+                                from: state.focus == nil ? nil : state.focusScreen,
                                 to: screen, how: how))
                     }
                     state.focus = focus
@@ -127,10 +129,10 @@ public struct DerivedTableScanner {
                     state.maxPresentation = max(state.maxPresentation, presentations)
                 }
                 if type == .appBackground, emit, state.focus != nil {
-                    sink.exit(ExitRow(session: session, tags: state.tags, timestamp: timestamp, screen: state.focusScreen, reason: "background"))
+                    sink.exit(ExitRow(session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: state.focusScreen, reason: "background"))
                 }
                 if type == .sessionEnd {
-                    finish(state, session: session, emit: state.included, into: &sink)
+                    finish(state, session: session, number: slot, emit: state.included, into: &sink)
                     live[slot] = nil
                 }
             }
@@ -138,17 +140,17 @@ public struct DerivedTableScanner {
         }
         for slot in live.indices {
             guard let state = live[slot] else { continue }
-            finish(state, session: names[slot], emit: state.included, into: &sink)
+            finish(state, session: names[slot], number: slot, emit: state.included, into: &sink)
         }
         eventsRead = read
         progress?(read)
     }
 
     /// Closes the open visit of `state`.
-    private func close(_ state: Live, _ previous: ControllerHandle, at end: Int64, session: String) -> ScreenVisit {
+    private func close(_ state: Live, _ previous: ControllerHandle, at end: Int64, session: String, number: Int) -> ScreenVisit {
         let dwell = (Int(previous.index) < state.replayer.dwell.count ? state.replayer.dwell[Int(previous.index)] : 0) - state.focusDwellAtStart
         let visit = ScreenVisit(
-            session: session, tags: state.tags, screen: state.focusScreen, storyboardID: state.focusStoryboardID,
+            session: session, sessionNumber: number, tags: state.tags, screen: state.focusScreen, storyboardID: state.focusStoryboardID,
             controller: state.replayer.id(of: previous), start: state.focusSince, end: max(end, state.focusSince), dwell: max(0, dwell), how: state.focusHow,
             index: state.visits)
         state.visits += 1
@@ -156,18 +158,18 @@ public struct DerivedTableScanner {
     }
 
     /// The session's last visit, its exit and its row.
-    private func finish<Sink: DerivedTableSink>(_ state: Live, session: String, emit: Bool, into sink: inout Sink) {
+    private func finish<Sink: DerivedTableSink>(_ state: Live, session: String, number: Int, emit: Bool, into sink: inout Sink) {
         guard emit else { return }
         let end = state.lastTimestamp
         if let focus = state.focus {
-            let visit = close(state, focus, at: end, session: session)
+            let visit = close(state, focus, at: end, session: session, number: number)
             if filter.until.map({ visit.start <= $0 }) ?? true { sink.visit(visit) }
-            sink.exit(ExitRow(session: session, tags: state.tags, timestamp: end, screen: state.focusScreen, reason: "end"))
+            sink.exit(ExitRow(session: session, sessionNumber: number, tags: state.tags, timestamp: end, screen: state.focusScreen, reason: "end"))
         }
         let info = state.replayer.info
         sink.session(
             SessionRow(
-                session: session, tags: state.tags, first: info.firstTimestamp ?? 0, last: info.lastTimestamp ?? 0, events: state.replayer.eventCount,
+                session: session, sessionNumber: number, tags: state.tags, first: info.firstTimestamp ?? 0, last: info.lastTimestamp ?? 0, events: state.replayer.eventCount,
                 visits: state.visits, screens: state.screens.count, anomalies: state.replayer.anomalies.count, maxStackDepth: state.maxStack,
                 maxPresentationDepth: state.maxPresentation, exitScreen: state.focus == nil ? nil : state.focusScreen, ended: info.ended))
     }

@@ -35,25 +35,36 @@ public struct JournalScanner {
     public func scan<Sink: DerivedTableSink>(into sink: inout Sink) throws -> Bool {
         guard !sink.wantsEvents, index.directory != nil else { return false }
         try index.refresh()
-        // A first pass checks every journal is readable, so that a fallback never follows rows.
-        guard index.forEachJournalRecord({ _ in }) else { return false }
-        var sessions: [String: Session] = [:]
+        // Sessions by number (in order of first record); the journal's string numbers map to
+        // them through `frameSessions`, so most records need no lookup by id.
+        var sessions: [Session] = []
+        var numbers: [String: Int] = [:]
+        var frameSessions: [Int] = []
         let filter = self.filter
         @inline(__always) func inWindow(_ timestamp: Int64) -> Bool {
             (filter.since.map { timestamp >= $0 } ?? true) && (filter.until.map { timestamp <= $0 } ?? true)
         }
-        func state(_ id: String) -> Session {
-            if let known = sessions[id] { return known }
-            var fresh = Session()
-            fresh.included = filter.session.map { $0 == id } ?? true
-            return fresh
+        func number(_ id: String, _ key: Int) -> Int {
+            if key < frameSessions.count, frameSessions[key] >= 0 { return frameSessions[key] }
+            let found =
+                numbers[id]
+                ?? {
+                    var fresh = Session()
+                    fresh.included = filter.session.map { $0 == id } ?? true
+                    sessions.append(fresh)
+                    numbers[id] = sessions.count - 1
+                    return sessions.count - 1
+                }()
+            if key >= frameSessions.count { frameSessions.append(contentsOf: repeatElement(-1, count: key + 1 - frameSessions.count)) }
+            frameSessions[key] = found
+            return found
         }
-        func visitRow(_ id: String, _ session: Session, _ visit: FocusJournal.Visit) -> ScreenVisit {
+        func visitRow(_ id: String, _ number: Int, _ session: Session, _ visit: FocusJournal.Visit) -> ScreenVisit {
             ScreenVisit(
-                session: id, tags: session.tags, screen: visit.screen, storyboardID: visit.storyboardID, controller: visit.controller, start: visit.start,
+                session: id, sessionNumber: number, tags: session.tags, screen: visit.screen, storyboardID: visit.storyboardID, controller: visit.controller, start: visit.start,
                 end: visit.end, dwell: visit.dwell, how: DerivedTableScanner.how(visit.cause, detail: visit.detail), index: visit.index)
         }
-        func finish(_ id: String, _ session: inout Session, _ record: FocusJournal.Record, ended: Bool) {
+        func finish(_ id: String, _ number: Int, _ session: inout Session, _ record: FocusJournal.Record, ended: Bool) {
             guard case .end(_, let timestamp, let closed, let events, let anomalies, let first, let last, let visits, let stack, let presentations) = record
             else { return }
             session.ended = true
@@ -62,68 +73,63 @@ public struct JournalScanner {
             // --until; its end and its row always (reports such as paths flush on the row).
             if let closed {
                 session.screens.insert(closed.screen)
-                let row = visitRow(id, session, closed)
+                let row = visitRow(id, number, session, closed)
                 if filter.until.map({ row.start <= $0 }) ?? true { sink.visit(row) }
-                sink.exit(ExitRow(session: id, tags: session.tags, timestamp: timestamp, screen: closed.screen, reason: "end"))
+                sink.exit(ExitRow(session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, screen: closed.screen, reason: "end"))
             }
             sink.session(
                 SessionRow(
-                    session: id, tags: session.tags, first: first, last: last, events: events, visits: visits, screens: session.screens.count,
+                    session: id, sessionNumber: number, tags: session.tags, first: first, last: last, events: events, visits: visits, screens: session.screens.count,
                     anomalies: anomalies, maxStackDepth: stack, maxPresentationDepth: presentations, exitScreen: closed?.screen, ended: ended))
         }
-        _ = try index.forEachJournalRecord { record in
+        // Every journal is checked before the first record is given, so a fallback never follows rows.
+        let usable = try index.forEachJournalRecord(frameStarted: { frameSessions.removeAll(keepingCapacity: true) }) { record, key in
             switch record {
             case .start(let id, _, let app, let version, let idiom, let device):
-                var session = state(id)
-                session.tags = SessionTags(app: app, version: version, idiom: idiom, device: device)
-                session.included =
+                let n = number(id, key)
+                sessions[n].tags = SessionTags(app: app, version: version, idiom: idiom, device: device)
+                sessions[n].included =
                     (filter.session.map { $0 == id } ?? true) && (filter.app.map { $0 == app } ?? true) && (filter.version.map { $0 == version } ?? true)
                     && (filter.idiom.map { $0 == idiom } ?? true)
-                sessions[id] = session
             case .focus(let id, let timestamp, let sequence, let closed, let screen, _, _, let cause, let detail, _, _):
-                var session = state(id)
-                session.screens.insert(screen)
-                if let closed { session.screens.insert(closed.screen) }
-                if session.included && inWindow(timestamp) {
-                    if let closed { sink.visit(visitRow(id, session, closed)) }
+                let n = number(id, key)
+                sessions[n].screens.insert(screen)
+                if let closed { sessions[n].screens.insert(closed.screen) }
+                if sessions[n].included && inWindow(timestamp) {
+                    if let closed { sink.visit(visitRow(id, n, sessions[n], closed)) }
                     sink.transition(
                         TransitionRow(
-                            session: id, tags: session.tags, timestamp: timestamp, sequence: sequence, from: closed?.screen, to: screen,
+                            session: id, sessionNumber: n, tags: sessions[n].tags, timestamp: timestamp, sequence: sequence, from: closed?.screen, to: screen,
                             how: DerivedTableScanner.how(cause, detail: detail)))
                 }
-                sessions[id] = session
             case .background(let id, let timestamp, let screen):
-                let session = state(id)
-                if session.included, inWindow(timestamp), let screen {
-                    sink.exit(ExitRow(session: id, tags: session.tags, timestamp: timestamp, screen: screen, reason: "background"))
+                let n = number(id, key)
+                if sessions[n].included, inWindow(timestamp), let screen {
+                    sink.exit(ExitRow(session: id, sessionNumber: n, tags: sessions[n].tags, timestamp: timestamp, screen: screen, reason: "background"))
                 }
-                sessions[id] = session
             case .end(let id, _, _, _, _, _, _, _, _, _):
-                var session = state(id)
-                finish(id, &session, record, ended: true)
-                sessions[id] = session
+                let n = number(id, key)
+                finish(id, n, &sessions[n], record, ended: true)
             case .anomaly(let id, let timestamp, let sequence, let lsn, let code, let name, let rule, let fatal, let controllers, let message):
-                let session = state(id)
-                if session.included && inWindow(timestamp) {
+                let n = number(id, key)
+                if sessions[n].included && inWindow(timestamp) {
                     sink.anomaly(
                         AnomalyRow(
-                            session: id, tags: session.tags, timestamp: timestamp, sequence: sequence, lsn: lsn, code: code, name: name, rule: rule, fatal: fatal,
-                            controllers: controllers, message: message))
+                            session: id, sessionNumber: n, tags: sessions[n].tags, timestamp: timestamp, sequence: sequence, lsn: lsn, code: code, name: name,
+                            rule: rule, fatal: fatal, controllers: controllers, message: message))
                 }
-                sessions[id] = session
             }
         }
+        guard usable else { return false }
         // Sessions with no session.end yet: their last visit and figures from their end state.
-        for id in sessions.keys.sorted() where sessions[id]?.ended == false {
-            guard var session = sessions[id], let end = index.start(session: id, for: .end)?.state,
-                let (_, figures) = FocusJournal.openSession(end)
-            else { continue }
-            if session.tags == SessionTags() {
+        for (id, n) in numbers.sorted(by: { $0.key < $1.key }) where !sessions[n].ended {
+            guard let end = index.start(session: id, for: .end)?.state, let (_, figures) = FocusJournal.openSession(end) else { continue }
+            if sessions[n].tags == SessionTags() {
                 let info = end.info
-                session.tags = SessionTags(
+                sessions[n].tags = SessionTags(
                     app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
             }
-            finish(id, &session, figures, ended: false)
+            finish(id, n, &sessions[n], figures, ended: false)
         }
         return true
     }

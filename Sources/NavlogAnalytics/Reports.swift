@@ -2,8 +2,12 @@
 
 /// The value at quantile `q` (0…1) of `values`, nearest rank; 0 for none.
 public func percentile(_ values: [Int64], _ q: Double) -> Int64 {
-    guard !values.isEmpty else { return 0 }
-    let sorted = values.sorted()
+    percentile(sorted: values.sorted(), q)
+}
+
+/// The value at quantile `q` of values already sorted.
+public func percentile(sorted: [Int64], _ q: Double) -> Int64 {
+    guard !sorted.isEmpty else { return 0 }
     let rank = Int((q * Double(sorted.count)).rounded(.up)) - 1
     return sorted[min(max(rank, 0), sorted.count - 1)]
 }
@@ -28,22 +32,23 @@ public struct ScreensReport: DerivedTableSink {
     }
 
     private var dwells: [Key: [Int64]] = [:]
-    private var sessions: [Key: Set<String>] = [:]
+    private var sessions: [Key: Set<Int>] = [:]
 
     public init() {}
 
     public mutating func visit(_ row: ScreenVisit) {
         let key = Key(screen: row.screen, storyboardID: row.storyboardID)
         dwells[key, default: []].append(row.dwell)
-        sessions[key, default: []].insert(row.session)
+        sessions[key, default: []].insert(row.sessionNumber)
     }
 
     /// The rows, most viewed first.
     public var rows: [Row] {
         dwells.map { key, values in
-            Row(
+            let sorted = values.sorted()
+            return Row(
                 screen: key.screen, storyboardID: key.storyboardID, views: values.count, sessions: sessions[key]?.count ?? 0,
-                dwellTotal: values.reduce(0, +), dwellP50: percentile(values, 0.5), dwellP90: percentile(values, 0.9))
+                dwellTotal: values.reduce(0, +), dwellP50: percentile(sorted: sorted, 0.5), dwellP90: percentile(sorted: sorted, 0.9))
         }.sorted { ($1.views, $0.screen, $0.storyboardID ?? "") < ($0.views, $1.screen, $1.storyboardID ?? "") }
     }
 }
@@ -91,7 +96,7 @@ public struct PathsReport: DerivedTableSink {
     public let length: Int
     public let from: String?
     public let to: String?
-    private var current: [String: [String]] = [:]
+    private var current: [Int: [String]] = [:]
     private var counts: [[String]: Int] = [:]
     private var sessionCounts: [[String]: Int] = [:]
 
@@ -103,11 +108,11 @@ public struct PathsReport: DerivedTableSink {
     }
 
     public mutating func visit(_ row: ScreenVisit) {
-        current[row.session, default: []].append(row.screen)
+        current[row.sessionNumber, default: []].append(row.screen)
     }
 
     public mutating func session(_ row: SessionRow) {
-        guard let screens = current.removeValue(forKey: row.session), screens.count >= length else { return }
+        guard let screens = current.removeValue(forKey: row.sessionNumber), screens.count >= length else { return }
         var seen = Set<[String]>()
         for start in 0...(screens.count - length) {
             let path = Array(screens[start..<(start + length)])
@@ -146,7 +151,7 @@ public struct FunnelReport: DerivedTableSink {
 
     public let steps: [String]
     public let within: Int64?
-    private var visits: [String: [(screen: String, start: Int64)]] = [:]
+    private var visits: [Int: [(screen: String, start: Int64)]] = [:]
     private var reached: [Int] = []
     private var times: [[Int64]] = []
 
@@ -160,11 +165,11 @@ public struct FunnelReport: DerivedTableSink {
 
     public mutating func visit(_ row: ScreenVisit) {
         guard steps.contains(row.screen) else { return }
-        visits[row.session, default: []].append((row.screen, row.start))
+        visits[row.sessionNumber, default: []].append((row.screen, row.start))
     }
 
     public mutating func session(_ row: SessionRow) {
-        guard let sequence = visits.removeValue(forKey: row.session), !steps.isEmpty else { return }
+        guard let sequence = visits.removeValue(forKey: row.sessionNumber), !steps.isEmpty else { return }
         // Try every occurrence of the first step as the start; keep the one that gets furthest.
         var best: [Int64] = []
         for (index, visit) in sequence.enumerated() where visit.screen == steps[0] {
@@ -248,7 +253,7 @@ public struct AnomalyCountsReport: DerivedTableSink {
     }
 
     private var rowsByKey: [Key: Row] = [:]
-    private var sessions: [Key: Set<String>] = [:]
+    private var sessions: [Key: Set<Int>] = [:]
 
     public init() {}
 
@@ -260,7 +265,7 @@ public struct AnomalyCountsReport: DerivedTableSink {
         entry.count += 1
         entry.first = min(entry.first, row.timestamp)
         entry.last = max(entry.last, row.timestamp)
-        if sessions[key, default: []].insert(row.session).inserted { entry.sessions += 1 }
+        if sessions[key, default: []].insert(row.sessionNumber).inserted { entry.sessions += 1 }
         rowsByKey[key] = entry
     }
 

@@ -77,11 +77,31 @@ public enum FocusJournal {
         )
     }
 
-    /// Builds one segment's journal.
+    /// Builds one segment's journal: records refer to strings by their number in a table
+    /// written first, so reading makes each distinct string once (session ids repeat in every
+    /// record of the session).
     public struct Writer {
         private(set) var bytes: [UInt8] = []
+        private var strings = ByteStringTable()
 
         public init() {}
+
+        /// Whether nothing was recorded.
+        public var isEmpty: Bool { bytes.isEmpty }
+
+        /// The journal: the string table, then the records.
+        public func finished() -> [UInt8] {
+            var output: [UInt8] = []
+            Varint.append(UInt64(strings.count), to: &output)
+            for number in 0..<strings.count {
+                strings.withString(UInt32(number)) { raw in
+                    Varint.append(UInt64(raw.count), to: &output)
+                    output.append(contentsOf: raw)
+                }
+            }
+            output.append(contentsOf: bytes)
+            return output
+        }
 
         /// Appends what event `type` of `session` changed between `before` and `after`.
         public mutating func record(
@@ -145,13 +165,12 @@ public enum FocusJournal {
         }
 
         private mutating func string(_ raw: UnsafeRawBufferPointer) {
-            Varint.append(UInt64(raw.count), to: &bytes)
-            bytes.append(contentsOf: raw)
+            Varint.append(UInt64(strings.intern(raw)), to: &bytes)
         }
 
         private mutating func string(_ text: String) {
-            Varint.append(UInt64(text.utf8.count), to: &bytes)
-            bytes.append(contentsOf: text.utf8)
+            var text = text
+            text.withUTF8 { string(UnsafeRawBufferPointer($0)) }
         }
 
         private mutating func optional(_ text: String?) {
@@ -181,12 +200,31 @@ public enum FocusJournal {
         }
     }
 
-    /// Decodes records; stops (returning false) at the first malformed one.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, _ visit: (Record) throws -> Void) rethrows -> Bool {
+    /// Checks a journal's structure without making any string (readers check all journals
+    /// before they use any, so that a damaged one never leaves a report half made).
+    public static func validate(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        (try? decode(bytes, makeStrings: false) { _, _ in }) ?? false
+    }
+
+    /// Decodes records; stops (returning false) at the first malformed one. `visit` also gets
+    /// the number of the record's session in this journal's string table (stable within one
+    /// journal: cheaper to look up than the id).
+    public static func decode(_ bytes: UnsafeRawBufferPointer, _ visit: (Record, Int) throws -> Void) rethrows -> Bool {
+        try decode(bytes, makeStrings: true, visit)
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer, makeStrings: Bool, _ visitor: (Record, Int) throws -> Void) rethrows -> Bool {
         var reader = ByteReader(bytes)
+        guard let tableCount = reader.readCount(limit: bytes.count) else { return false }
+        var table: [String] = []
+        if makeStrings { table.reserveCapacity(tableCount) }
+        for _ in 0..<tableCount {
+            guard let length = reader.readCount(limit: reader.remaining), let raw = reader.readBytes(length) else { return false }
+            if makeStrings { table.append(String(decoding: raw, as: UTF8.self)) }
+        }
         func string() -> String? {
-            guard let count = reader.readCount(limit: reader.remaining), let raw = reader.readBytes(count) else { return nil }
-            return String(decoding: raw, as: UTF8.self)
+            guard let number = reader.readVarint(), number < UInt64(tableCount) else { return nil }
+            return makeStrings ? table[Int(number)] : ""
         }
         func optional() -> String?? {
             guard let flag = reader.readByte() else { return nil }
@@ -205,7 +243,9 @@ public enum FocusJournal {
                 Visit(screen: screen, storyboardID: storyboardID, controller: controller, start: start, end: end, dwell: dwell, cause: cause, detail: detail, index: index))
         }
         while !reader.isAtEnd {
-            guard let tag = reader.readByte(), let session = string(), let timestamp = signed() else { return false }
+            guard let tag = reader.readByte(), let key = reader.readVarint(), key < UInt64(tableCount), let timestamp = signed() else { return false }
+            let session = makeStrings ? table[Int(key)] : ""
+            func visit(_ record: Record) throws { try visitor(record, Int(key)) }
             switch tag {
             case 1:
                 guard let app = string(), let version = string(), let idiom = string(), let device = string() else { return false }

@@ -166,9 +166,10 @@ public final class ReplayIndex {
                 firstTimestamp: state.position?.timestamp ?? 0)
             try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: end, state: state) }
         }
-        if !journal.bytes.isEmpty {
+        if !journal.isEmpty {
+            // One frame per build: an extended file keeps its old frames and adds one.
             let compressor = try ZstdCompressor(level: 3, contentChecksum: false)
-            _ = try journal.bytes.withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
+            _ = try journal.finished().withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
         }
         let bytes = try writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]), journal: compressedJournal)
         if let directory, !ReplayFiles.writeAtomically(bytes, directory: directory, name: Self.fileName(ofSegment: segment.name)) {
@@ -253,13 +254,35 @@ public final class ReplayIndex {
     /// Calls `visit` with the focus journal of every segment, in log order (see ``FocusJournal``).
     /// - Returns: false when a segment has no usable journal (the index could not be built there,
     ///   or it is damaged): the caller then replays the log instead.
-    public func forEachJournalRecord(_ visit: (FocusJournal.Record) throws -> Void) rethrows -> Bool {
+    public func forEachJournalRecord(_ visit: (FocusJournal.Record) throws -> Void) throws -> Bool {
+        try forEachJournalRecord(frameStarted: {}) { record, _ in try visit(record) }
+    }
+
+    /// The same, telling when each journal (frame) starts, and each record's session number in
+    /// its journal's string table.
+    public func forEachJournalRecord(frameStarted: () -> Void, _ visit: (FocusJournal.Record, Int) throws -> Void) throws -> Bool {
+        // Every journal is read and CRC-checked before the first record is given, so that a
+        // caller falling back on a false never has half its rows.
+        var journals: [(segment: Int, frame: [UInt8])] = []
         for number in log.segments.indices {
-            guard let reader = reader(number), let journal = reader.journal() else { return false }
-            let complete = try journal.withUnsafeBytes { raw in try FocusJournal.decode(raw, visit) }
-            guard complete else {
+            guard let reader = reader(number), let frames = reader.journal() else {
                 discard(number)
                 return false
+            }
+            journals.append(contentsOf: frames.map { (number, $0) })
+        }
+        for (number, frame) in journals {
+            frameStarted()
+            // A journal whose CRC and version are right but that does not decode is a bug, not
+            // damage: say so rather than give a partial answer.
+            guard try frame.withUnsafeBytes({ raw in try FocusJournal.decode(raw, visit) }) else {
+                let name = log.segments[number].name
+                discard(number)
+                throw ReplayIndexError(
+                    code: .unreadableJournal,
+                    message:
+                        "The focus journal of \(name)'s replay index does not decode although its checksum is right (a bug in this navlog); it was deleted and will be rebuilt: run the command again."
+                )
             }
         }
         return true
@@ -306,6 +329,8 @@ public struct ReplayIndexError: Error, Sendable, CustomStringConvertible {
         let name: String
         /// The index directory cannot be written.
         public static let unwritable = Code(name: "unwritable")
+        /// A focus journal passed its checks but does not decode.
+        public static let unreadableJournal = Code(name: "unreadableJournal")
     }
 
     /// The kind of failure.

@@ -44,8 +44,8 @@ struct ReplayPiece: Sendable, Equatable {
 /// Everything read is checked (CRCs, bounds, versions); a file that fails is rebuilt.
 enum ReplayIndexFile {
     static let magic: [UInt8] = Array("NLRX".utf8)
-    /// 2: the focus journal (``FocusJournal``) added.
-    static let formatVersion: UInt16 = 2
+    /// 2: the focus journal (``FocusJournal``) added. 3: journals start with a string table.
+    static let formatVersion: UInt16 = 3
     static let headerSize = 96
     static let frameRecordSize = 16
     /// States are gathered into frames of about this many bytes before compression.
@@ -308,17 +308,17 @@ enum ReplayIndexFile {
             return bytes
         }
 
-        /// The focus journal's records as bytes, nil when damaged.
-        func journal() -> [UInt8]? {
+        /// The focus journal's frames, each a string table and its records; nil when damaged.
+        func journal() -> [[UInt8]]? {
             guard let compressed = compressedJournal() else { return nil }
-            var output: [UInt8] = []
+            var output: [[UInt8]] = []
             var offset = 0
             while offset < compressed.count {
                 let rest = Array(compressed[offset...])
                 guard let size = try? rest.withUnsafeBytes({ (raw) throws(ZstdError) in try ZstdDecompressor.frameSize(in: raw) }), size > 0,
                     let frame = try? decompressor.decompress(frame: Array(rest.prefix(size)), limit: 1 << 30)
                 else { return nil }
-                output.append(contentsOf: frame)
+                output.append(frame)
                 offset += size
             }
             return output

@@ -13,13 +13,41 @@ import Testing
 @Suite("Derived rows from focus journals")
 struct JournalScannerTests {
     /// Collects every row as text, so two scans can be compared as multisets.
+    /// (Session numbers are left out: each scan numbers sessions in its own reading order.)
     struct Recorder: DerivedTableSink {
         var rows: [String] = []
-        mutating func visit(_ row: ScreenVisit) { rows.append("visit \(row)") }
-        mutating func transition(_ row: TransitionRow) { rows.append("transition \(row)") }
-        mutating func session(_ row: SessionRow) { rows.append("session \(row)") }
-        mutating func anomaly(_ row: AnomalyRow) { rows.append("anomaly \(row)") }
-        mutating func exit(_ row: ExitRow) { rows.append("exit \(row)") }
+        var numbers: [String: Set<Int>] = [:]
+        mutating func note(_ session: String, _ number: Int) { numbers[session, default: []].insert(number) }
+        mutating func visit(_ row: ScreenVisit) {
+            var row = row
+            note(row.session, row.sessionNumber)
+            row.sessionNumber = 0
+            rows.append("visit \(row)")
+        }
+        mutating func transition(_ row: TransitionRow) {
+            var row = row
+            note(row.session, row.sessionNumber)
+            row.sessionNumber = 0
+            rows.append("transition \(row)")
+        }
+        mutating func session(_ row: SessionRow) {
+            var row = row
+            note(row.session, row.sessionNumber)
+            row.sessionNumber = 0
+            rows.append("session \(row)")
+        }
+        mutating func anomaly(_ row: AnomalyRow) {
+            var row = row
+            note(row.session, row.sessionNumber)
+            row.sessionNumber = 0
+            rows.append("anomaly \(row)")
+        }
+        mutating func exit(_ row: ExitRow) {
+            var row = row
+            note(row.session, row.sessionNumber)
+            row.sessionNumber = 0
+            rows.append("exit \(row)")
+        }
     }
 
     @Test("journal rows equal replayed rows for every table and filter")
@@ -67,6 +95,11 @@ struct JournalScannerTests {
                     Issue.record("\(filter): first difference:\n  replayed: \(difference.0)\n  journal:  \(difference.1)")
                 }
                 open += replayed.rows.filter { $0.hasPrefix("session") && $0.contains("ended: false") }.count
+                // Within one scan, a session always has the same number, and no two share one.
+                for recorder in [replayed, journaled] {
+                    #expect(recorder.numbers.values.allSatisfy { $0.count == 1 })
+                    #expect(Set(recorder.numbers.values.map { $0.first! }).count == recorder.numbers.count)
+                }
             }
             #expect(open > 0, "some sessions are still open at the end of the log")
         }
