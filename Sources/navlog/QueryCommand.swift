@@ -22,7 +22,7 @@ struct QueryCommand: ParsableCommand {
             """,
         subcommands: [
             QueryScreensCommand.self, QueryTransitionsCommand.self, QueryPathsCommand.self, QueryFunnelCommand.self, QueryExitsCommand.self,
-            QueryAnomaliesCommand.self, QuerySessionsCommand.self,
+            QueryAnomaliesCommand.self, QuerySessionsCommand.self, QuerySQLCommand.self,
         ]
     )
 }

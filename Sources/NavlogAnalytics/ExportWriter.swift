@@ -1,0 +1,492 @@
+import Foundation
+import NavlogEvents
+public import NavlogStore
+import NavlogZstd
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The file format of an export.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    /// JSON Lines (`.jsonl`): one object per row, keys the column names, integers as numbers,
+    /// booleans as true/false, NULL as null.
+    case jsonl
+    /// CSV (`.csv`) with a header line and RFC 4180 quoting; NULL is an empty field, '' is `""`.
+    case csv
+}
+
+/// How export files are compressed.
+public enum ExportCompression: String, Sendable, CaseIterable {
+    /// zstd (`.zst`): each file is a run of complete zstd frames (one per few MB), which zstd,
+    /// DuckDB, ClickHouse and Hadoop's codec read as one stream.
+    case zstd
+    /// gzip: not available in this build (zlib has no Swift module on Linux and the package has
+    /// no C target for it). Asking for it is an ``ExportError``.
+    case gzip
+    /// No compression.
+    case none
+
+    /// The file name suffix after the format's.
+    public var suffix: String {
+        switch self {
+        case .zstd: ".zst"
+        case .gzip: ".gz"
+        case .none: ""
+        }
+    }
+}
+
+/// How rows are split into directories.
+public enum ExportPartitioning: String, Sendable, CaseIterable {
+    /// Hive-style `day=YYYY-MM-DD` directories, by the UTC day of each row's main time
+    /// (``SQLTable/timeColumn``).
+    case day
+    /// One file per table.
+    case none
+}
+
+/// What `navlog export` writes and where.
+public struct ExportOptions: Sendable {
+    /// The directory that receives one subdirectory per table.
+    public var directory: String
+    /// The file format.
+    public var format: ExportFormat
+    /// The compression.
+    public var compression: ExportCompression
+    /// The partitioning.
+    public var partitioning: ExportPartitioning
+    /// The tables to write.
+    public var tables: Set<SQLTable>
+    /// Whether existing table directories under ``directory`` are removed first (otherwise
+    /// their presence is an error).
+    public var overwrite: Bool
+    /// Uncompressed bytes per zstd frame (and per write).
+    public var chunkSize: Int
+    /// The zstd level.
+    public var level: Int32
+    /// Uncompressed bytes buffered across all partitions before everything is flushed.
+    public var memoryBudget: Int
+
+    /// Options; the defaults write every table as day-partitioned zstd JSON Lines.
+    public init(
+        directory: String, format: ExportFormat = .jsonl, compression: ExportCompression = .zstd, partitioning: ExportPartitioning = .day,
+        tables: Set<SQLTable> = Set(SQLTable.allCases), overwrite: Bool = false, chunkSize: Int = 4 << 20, level: Int32 = 3, memoryBudget: Int = 128 << 20
+    ) {
+        self.directory = directory
+        self.format = format
+        self.compression = compression
+        self.partitioning = partitioning
+        self.tables = tables
+        self.overwrite = overwrite
+        self.chunkSize = chunkSize
+        self.level = level
+        self.memoryBudget = memoryBudget
+    }
+}
+
+/// An export failure, said as a sentence.
+public struct ExportError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong and what to do.
+    public var message: String
+    /// An error.
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// What an export wrote.
+public struct ExportReport: Sendable {
+    /// Rows written per table.
+    public var rows: [SQLTable: Int] = [:]
+    /// Partition files written per table.
+    public var files: [SQLTable: Int] = [:]
+    /// Bytes written to disk (after compression).
+    public var bytesWritten = 0
+    /// Bytes before compression.
+    public var uncompressedBytes = 0
+    /// Events the scan read from the log.
+    public var eventsRead = 0
+    /// The files written, relative to the export directory, sorted.
+    public var paths: [String] = []
+
+    /// Rows written in all.
+    public var totalRows: Int { rows.values.reduce(0, +) }
+}
+
+/// Writes the derived tables of a log as Hive-style partitions:
+/// `DIR/TABLE/day=YYYY-MM-DD/part-00000.jsonl.zst` (or `DIR/TABLE/part-00000.jsonl.zst` without
+/// partitioning). Files are written under a `.tmp` suffix and renamed when complete.
+public enum Exporter {
+    /// Replays `reader` once with `filter` and writes the tables of `options`.
+    /// - Throws: ``ExportError`` (bad options, existing output, I/O), ``StoreError`` (the log).
+    public static func export(from reader: LogReader, filter: AnalyticsFilter = AnalyticsFilter(), options: ExportOptions) throws -> ExportReport {
+        var eventsRead = 0
+        var report = try export(options: options) { sink in
+            var scanner = DerivedTableScanner(reader: reader, filter: filter)
+            try scanner.scan(into: &sink)
+            eventsRead = scanner.eventsRead
+        }
+        report.eventsRead = eventsRead
+        return report
+    }
+
+    /// Writes the tables of `options` from the rows `scan` feeds to the sink it is given (`scan`
+    /// runs a ``DerivedTableScanner`` into it, with whatever progress reporting the caller wants).
+    /// - Throws: ``ExportError`` (bad options, existing output, I/O), what `scan` throws.
+    public static func export(options: ExportOptions, scan: (inout ExportSink) throws -> Void) throws -> ExportReport {
+        if options.compression == .gzip {
+            throw ExportError(
+                "gzip is not available: zlib has no Swift module on Linux and navlog has no C target for it. Use --compress zstd (DuckDB, ClickHouse, Spark and the zstd tool read it) or --compress none."
+            )
+        }
+        guard !options.tables.isEmpty else { throw ExportError("no table to export.") }
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: options.directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ExportError("\(options.directory) exists and is not a directory.")
+        }
+        for table in options.tables.sorted() {
+            let path = options.directory + "/" + table.name
+            guard files.fileExists(atPath: path) else { continue }
+            guard options.overwrite else {
+                throw ExportError("\(path) already exists. Remove it, export to another directory, or pass --overwrite to replace the tables written.")
+            }
+            do { try files.removeItem(atPath: path) } catch { throw ExportError("cannot remove \(path): \(error.localizedDescription)") }
+        }
+        do {
+            try files.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
+        } catch {
+            throw ExportError("cannot create \(options.directory): \(error.localizedDescription)")
+        }
+        let writer = try ExportPartitionWriter(options: options)
+        var sink = ExportSink(writer: writer, wantsEvents: options.tables.contains(.events))
+        do {
+            try scan(&sink)
+            if let failure = writer.failure { throw failure }
+            return try writer.finish()
+        } catch {
+            writer.abandon()
+            throw error
+        }
+    }
+
+    /// `YYYY-MM-DD` of the UTC day `day` (days since 1970-01-01).
+    public static func dayString(_ day: Int64) -> String {
+        // Howard Hinnant's civil_from_days.
+        let z = day + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let digits = "\(y)"
+        let year = y >= 0 && digits.count < 4 ? String(repeating: "0", count: 4 - digits.count) + digits : digits
+        return "\(year)-\(two(m))-\(two(d))"
+    }
+
+    /// The UTC day of `microseconds` since the epoch.
+    @inline(__always)
+    public static func day(ofMicroseconds microseconds: Int64) -> Int64 {
+        let perDay: Int64 = 86_400_000_000
+        return microseconds >= 0 ? microseconds / perDay : (microseconds - perDay + 1) / perDay
+    }
+}
+
+/// Receives the derived rows of an export and hands them to its partition files; made by
+/// ``Exporter/export(options:scan:)``.
+public struct ExportSink: DerivedTableSink {
+    let writer: ExportPartitionWriter
+    /// Whether the events table is exported.
+    public let wantsEvents: Bool
+
+    /// Writes an `events` row.
+    public mutating func event(_ row: EventRow) { writer.write(.events, time: row.timestamp) { row.encodeColumns(into: &$0) } }
+    /// Writes a `screen_visits` row.
+    public mutating func visit(_ row: ScreenVisit) { writer.write(.screenVisits, time: row.start) { row.encodeColumns(into: &$0) } }
+    /// Writes a `transitions` row.
+    public mutating func transition(_ row: TransitionRow) { writer.write(.transitions, time: row.timestamp) { row.encodeColumns(into: &$0) } }
+    /// Writes a `sessions` row.
+    public mutating func session(_ row: SessionRow) { writer.write(.sessions, time: row.first) { row.encodeColumns(into: &$0) } }
+    /// Writes an `anomalies` row.
+    public mutating func anomaly(_ row: AnomalyRow) { writer.write(.anomalies, time: row.timestamp) { row.encodeColumns(into: &$0) } }
+    /// Writes an `exits` row.
+    public mutating func exit(_ row: ExitRow) { writer.write(.exits, time: row.timestamp) { row.encodeColumns(into: &$0) } }
+}
+
+/// Appends a row's values to a buffer as a JSON object or a CSV line.
+struct ExportRowEncoder: SQLRowEncoder {
+    var buffer: [UInt8]
+    /// Per column: `{"name":` or `,"name":` for JSON; empty for CSV.
+    let keys: [[UInt8]]
+    let csv: Bool
+    var column = 0
+
+    @inline(__always)
+    private mutating func separator() {
+        if csv {
+            if column > 0 { buffer.append(UInt8(ascii: ",")) }
+        } else {
+            buffer.append(contentsOf: keys[column])
+        }
+        column += 1
+    }
+
+    @inline(__always)
+    mutating func integer(_ value: Int64) {
+        separator()
+        EventJSONWriter.appendInteger(value, to: &buffer)
+    }
+
+    @inline(__always)
+    mutating func optionalInteger(_ value: Int64?) {
+        if let value { integer(value) } else { null() }
+    }
+
+    @inline(__always)
+    mutating func text(_ value: String) {
+        separator()
+        if csv {
+            if value.isEmpty { buffer.append(contentsOf: "\"\"".utf8) } else { appendCSVField(value, to: &buffer) }
+        } else {
+            appendJSONString(value, to: &buffer)
+        }
+    }
+
+    @inline(__always)
+    mutating func optionalText(_ value: String?) {
+        if let value { text(value) } else { null() }
+    }
+
+    @inline(__always)
+    mutating func boolean(_ value: Bool) {
+        separator()
+        buffer.append(contentsOf: value ? "true".utf8 : "false".utf8)
+    }
+
+    @inline(__always)
+    private mutating func null() {
+        separator()
+        if !csv { buffer.append(contentsOf: "null".utf8) }
+    }
+
+    /// Ends the row.
+    @inline(__always)
+    mutating func finish() {
+        if !csv { buffer.append(UInt8(ascii: "}")) }
+        buffer.append(UInt8(ascii: "\n"))
+    }
+}
+
+/// The partitions of every table being written: buffers, files, zstd frames.
+final class ExportPartitionWriter {
+    /// One output file.
+    struct Partition {
+        var table: SQLTable
+        /// Relative to the export directory, without the `.tmp` suffix.
+        var path: String
+        var buffer: [UInt8] = []
+        var rows = 0
+        var bytesWritten = 0
+        var uncompressedBytes = 0
+        /// Whether the file has been created (the first write truncates).
+        var created = false
+    }
+
+    let options: ExportOptions
+    private let compressor: ZstdBox?
+    private var partitions: [Partition] = []
+    /// Per table: day → partition index, and the last day seen (most rows repeat it).
+    private var byDay: [[Int64: Int]] = Array(repeating: [:], count: SQLTable.allCases.count)
+    private var lastDay = [Int64](repeating: .min, count: SQLTable.allCases.count)
+    private var lastIndex = [Int](repeating: -1, count: SQLTable.allCases.count)
+    /// Per table: the JSON keys of its columns, and its CSV header.
+    private let keys: [[[UInt8]]]
+    private let headers: [[UInt8]]
+    /// Per table (by ordinal): whether it is written.
+    private let wanted: [Bool]
+    private var buffered = 0
+    private var compressed: [UInt8] = []
+    private(set) var failure: ExportError?
+    private let suffix: String
+
+    init(options: ExportOptions) throws {
+        self.options = options
+        if options.compression == .zstd {
+            do { compressor = ZstdBox(try ZstdCompressor(level: options.level, contentChecksum: true)) } catch {
+                throw ExportError("zstd: \(error)")
+            }
+        } else {
+            compressor = nil
+        }
+        keys = SQLTable.allCases.map { table in
+            table.columns.enumerated().map { index, column in
+                var key: [UInt8] = [UInt8(ascii: index == 0 ? "{" : ",")]
+                appendJSONString(column.name, to: &key)
+                key.append(UInt8(ascii: ":"))
+                return key
+            }
+        }
+        headers = SQLTable.allCases.map { table in
+            var header: [UInt8] = []
+            for (index, column) in table.columns.enumerated() {
+                if index > 0 { header.append(UInt8(ascii: ",")) }
+                appendCSVField(column.name, to: &header)
+            }
+            header.append(UInt8(ascii: "\n"))
+            return header
+        }
+        suffix = "." + options.format.rawValue + options.compression.suffix
+        wanted = SQLTable.allCases.map { options.tables.contains($0) }
+    }
+
+    /// Appends one row of `table` to the partition of `time`'s day.
+    @inline(__always)
+    func write(_ table: SQLTable, time: Int64, _ encode: (inout ExportRowEncoder) -> Void) {
+        guard failure == nil, wanted[table.ordinal] else { return }
+        let index = partition(table, time: time)
+        var encoder = ExportRowEncoder(buffer: [], keys: keys[table.ordinal], csv: options.format == .csv)
+        swap(&encoder.buffer, &partitions[index].buffer)
+        let before = encoder.buffer.count
+        encode(&encoder)
+        encoder.finish()
+        let added = encoder.buffer.count - before
+        swap(&encoder.buffer, &partitions[index].buffer)
+        partitions[index].rows += 1
+        buffered += added
+        if partitions[index].buffer.count >= options.chunkSize {
+            buffered -= partitions[index].buffer.count
+            flush(index, release: false)
+        }
+        if buffered > options.memoryBudget {
+            for other in partitions.indices where !partitions[other].buffer.isEmpty { flush(other, release: true) }
+            buffered = 0
+        }
+    }
+
+    /// The partition index of `table` for `time`, made on first use.
+    @inline(__always)
+    private func partition(_ table: SQLTable, time: Int64) -> Int {
+        let ordinal = table.ordinal
+        let day = options.partitioning == .day ? Exporter.day(ofMicroseconds: time) : 0
+        if day == lastDay[ordinal] { return lastIndex[ordinal] }
+        let index: Int
+        if let known = byDay[ordinal][day] {
+            index = known
+        } else {
+            index = partitions.count
+            let directory = options.partitioning == .day ? table.name + "/day=" + Exporter.dayString(day) : table.name
+            var partition = Partition(table: table, path: directory + "/part-00000" + suffix)
+            if options.format == .csv { partition.buffer.append(contentsOf: headers[ordinal]) }
+            buffered += partition.buffer.count
+            partitions.append(partition)
+            byDay[ordinal][day] = index
+        }
+        lastDay[ordinal] = day
+        lastIndex[ordinal] = index
+        return index
+    }
+
+    /// Writes a partition's buffer to its file (as one zstd frame when compressing).
+    private func flush(_ index: Int, release: Bool) {
+        guard failure == nil, !partitions[index].buffer.isEmpty else { return }
+        let path = options.directory + "/" + partitions[index].path + ".tmp"
+        if !partitions[index].created {
+            let directory = String(path[..<path.lastIndex(of: "/")!])
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                failure = ExportError("cannot create \(directory): \(error.localizedDescription)")
+                return
+            }
+        }
+        let uncompressed = partitions[index].buffer.count
+        var bytes = 0
+        do {
+            if let compressor {
+                compressed.removeAll(keepingCapacity: true)
+                try partitions[index].buffer.withUnsafeBytes { raw in
+                    _ = try compressor.compressor.compress(raw, appendingTo: &compressed)
+                }
+                try append(compressed, to: path, truncate: !partitions[index].created)
+                bytes = compressed.count
+            } else {
+                try append(partitions[index].buffer, to: path, truncate: !partitions[index].created)
+                bytes = uncompressed
+            }
+        } catch let error as ExportError {
+            failure = error
+            return
+        } catch {
+            failure = ExportError("zstd: \(error)")
+            return
+        }
+        partitions[index].created = true
+        partitions[index].bytesWritten += bytes
+        partitions[index].uncompressedBytes += uncompressed
+        if release { partitions[index].buffer = [] } else { partitions[index].buffer.removeAll(keepingCapacity: true) }
+    }
+
+    /// Removes the files written so far, and the directories left empty (after a failure).
+    func abandon() {
+        for partition in partitions {
+            let path = options.directory + "/" + partition.path
+            unlink(path + ".tmp")
+            unlink(path)
+            var directory = Substring(partition.path)
+            while let slash = directory.lastIndex(of: "/") {
+                directory = directory[..<slash]
+                rmdir(options.directory + "/" + directory)
+            }
+        }
+    }
+
+    /// Flushes every buffer, renames the files into place and reports.
+    func finish() throws(ExportError) -> ExportReport {
+        for index in partitions.indices { flush(index, release: true) }
+        if let failure { throw failure }
+        var report = ExportReport()
+        for partition in partitions where partition.created {
+            let path = options.directory + "/" + partition.path
+            guard rename(path + ".tmp", path) == 0 else { throw ExportError("cannot rename \(path).tmp: \(String(cString: strerror(errno))).") }
+            report.rows[partition.table, default: 0] += partition.rows
+            report.files[partition.table, default: 0] += 1
+            report.bytesWritten += partition.bytesWritten
+            report.uncompressedBytes += partition.uncompressedBytes
+            report.paths.append(partition.path)
+        }
+        for table in options.tables { report.rows[table] = report.rows[table] ?? 0 }
+        report.paths.sort()
+        return report
+    }
+}
+
+/// Appends `bytes` to the file at `path` (created, or emptied when `truncate`).
+private func append(_ bytes: [UInt8], to path: String, truncate: Bool) throws(ExportError) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0o644)
+    guard descriptor >= 0 else { throw ExportError("cannot open \(path): \(String(cString: strerror(errno))).") }
+    defer { close(descriptor) }
+    var written = 0
+    var failed: Int32 = 0
+    bytes.withUnsafeBytes { raw in
+        while written < raw.count {
+            let n = write(descriptor, raw.baseAddress! + written, raw.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failed = errno
+                return
+            }
+            written += n
+        }
+    }
+    if failed != 0 { throw ExportError("cannot write \(path): \(String(cString: strerror(failed))).") }
+}
+
+/// Holds the non-copyable compressor in a class, so the writer can share it.
+final class ZstdBox {
+    let compressor: ZstdCompressor
+    init(_ compressor: consuming ZstdCompressor) { self.compressor = compressor }
+}
