@@ -1,5 +1,6 @@
 import ArgumentParser
 import NavlogAnalytics
+import NavlogReplayStore
 import NavlogStore
 
 #if canImport(Glibc)
@@ -119,6 +120,11 @@ struct ExportCommand: ParsableCommand {
         let report: ExportReport
         do {
             report = try Exporter.export(options: options) { sink in
+                // The replay index's focus journals give every table but events without a replay.
+                if try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink) {
+                    eventsRead = reader.eventCount
+                    return
+                }
                 var scanner = DerivedTableScanner(reader: reader, filter: filter)
                 try scanner.scan(into: &sink) { read in
                     guard showProgress else { return }
