@@ -43,6 +43,12 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // zlib from the system (Debian: zlib1g-dev), for gzip exports.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // CRC-32C with the CPU's instructions (SSE4.2, AArch64 CRC); Swift falls back to software.
         .target(name: "CNavlogCRC"),
         // A small Swift wrapper over libzstd: reusable contexts, errors as Swift errors.
@@ -126,7 +132,7 @@ let package = Package(
         // from one replay of the log, and the reports over them.
         .target(
             name: "NavlogAnalytics",
-            dependencies: ["NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogReplayStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CZlib", "NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogReplayStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: upcomingFeatures
         ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.

@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import NavlogEvents
 public import NavlogStore
@@ -23,8 +24,8 @@ public enum ExportCompression: String, Sendable, CaseIterable {
     /// zstd (`.zst`): each file is a run of complete zstd frames (one per few MB), which zstd,
     /// DuckDB, ClickHouse and Hadoop's codec read as one stream.
     case zstd
-    /// gzip: not available in this build (zlib has no Swift module on Linux and the package has
-    /// no C target for it). Asking for it is an ``ExportError``.
+    /// gzip (`.gz`): each file is a run of complete gzip members (one per few MB), which gzip,
+    /// DuckDB, ClickHouse and Hadoop's codec read as one stream.
     case gzip
     /// No compression.
     case none
@@ -136,11 +137,6 @@ public enum Exporter {
     /// runs a ``DerivedTableScanner`` into it, with whatever progress reporting the caller wants).
     /// - Throws: ``ExportError`` (bad options, existing output, I/O), what `scan` throws.
     public static func export(options: ExportOptions, scan: (inout ExportSink) throws -> Void) throws -> ExportReport {
-        if options.compression == .gzip {
-            throw ExportError(
-                "gzip is not available: zlib has no Swift module on Linux and navlog has no C target for it. Use --compress zstd (DuckDB, ClickHouse, Spark and the zstd tool read it) or --compress none."
-            )
-        }
         guard !options.tables.isEmpty else { throw ExportError("no table to export.") }
         let files = FileManager.default
         var isDirectory: ObjCBool = false
@@ -413,6 +409,11 @@ final class ExportPartitionWriter {
                 }
                 try append(compressed, to: path, truncate: !partitions[index].created)
                 bytes = compressed.count
+            } else if options.compression == .gzip {
+                compressed.removeAll(keepingCapacity: true)
+                try partitions[index].buffer.withUnsafeBytes { raw in try Gzip.compress(raw, level: 6, appendingTo: &compressed) }
+                try append(compressed, to: path, truncate: !partitions[index].created)
+                bytes = compressed.count
             } else {
                 try append(partitions[index].buffer, to: path, truncate: !partitions[index].created)
                 bytes = uncompressed
@@ -421,7 +422,7 @@ final class ExportPartitionWriter {
             failure = error
             return
         } catch {
-            failure = ExportError("zstd: \(error)")
+            failure = ExportError("\(options.compression.rawValue): \(error)")
             return
         }
         partitions[index].created = true
@@ -489,4 +490,32 @@ private func append(_ bytes: [UInt8], to path: String, truncate: Bool) throws(Ex
 final class ZstdBox {
     let compressor: ZstdCompressor
     init(_ compressor: consuming ZstdCompressor) { self.compressor = compressor }
+}
+
+/// gzip through zlib: one complete gzip member per call (members concatenate into one stream).
+enum Gzip {
+    /// Appends the gzip member of `input` to `output`.
+    static func compress(_ input: UnsafeRawBufferPointer, level: Int32, appendingTo output: inout [UInt8]) throws(ExportError) {
+        var stream = z_stream()
+        // windowBits 15 + 16: a gzip header and trailer rather than zlib's.
+        guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw ExportError("gzip: zlib could not start a stream (\(String(cString: zError(Z_STREAM_ERROR)))).")
+        }
+        defer { deflateEnd(&stream) }
+        let bound = Int(deflateBound(&stream, uLong(input.count)))
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: bound))
+        let result: Int32 = output.withUnsafeMutableBytes { raw in
+            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(input.count)
+            stream.next_out = raw.baseAddress!.advanced(by: start).assumingMemoryBound(to: Bytef.self)
+            stream.avail_out = uInt(bound)
+            return deflate(&stream, Z_FINISH)
+        }
+        guard result == Z_STREAM_END else {
+            output.removeLast(bound)
+            throw ExportError("gzip: deflate failed (\(String(cString: zError(result)))).")
+        }
+        output.removeLast(Int(stream.avail_out))
+    }
 }

@@ -326,7 +326,10 @@ struct SQLExportTests {
             #expect(throws: ExportError.self) { try Exporter.export(from: reader, options: ExportOptions(directory: out)) }
             let again = try Exporter.export(from: reader, options: ExportOptions(directory: out, tables: [.sessions], overwrite: true))
             #expect(again.paths == ["sessions/day=2025-11-21/part-00000.jsonl.zst"])
-            #expect(throws: ExportError.self) { try Exporter.export(from: reader, options: ExportOptions(directory: out + "/gz", compression: .gzip)) }
+            // gzip: the file is gzip (magic 1f 8b) and holds the same sessions.
+            let gzipped = try Exporter.export(from: reader, options: ExportOptions(directory: out + "/gz", compression: .gzip, tables: [.sessions]))
+            let gzipFile = try Data(contentsOf: URL(fileURLWithPath: out + "/gz/" + gzipped.paths[0]))
+            #expect(gzipped.paths == ["sessions/day=2025-11-21/part-00000.jsonl.gz"] && gzipFile.prefix(2) == Data([0x1F, 0x8B]))
         }
     }
 
