@@ -32,9 +32,10 @@ public struct JournalScanner {
     /// Brings the index up to date and feeds `sink` from the journals.
     /// - Returns: false when the journals cannot be used (no writable index, or damage): then
     ///   nothing was given to `sink`, and the caller should use ``DerivedTableScanner``.
-    public func scan<Sink: DerivedTableSink>(into sink: inout Sink) throws -> Bool {
+    /// - Parameter progress: told how many events the index build replayed so far, when it has to.
+    public func scan<Sink: DerivedTableSink>(into sink: inout Sink, progress: ((Int) -> Void)? = nil) throws -> Bool {
         guard !sink.wantsEvents, index.directory != nil else { return false }
-        try index.refresh()
+        try index.refresh(progress: progress)
         // Sessions by number (in order of first record); the journal's string numbers map to
         // them through `frameSessions`, so most records need no lookup by id.
         var sessions: [Session] = []

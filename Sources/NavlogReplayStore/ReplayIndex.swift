@@ -72,7 +72,8 @@ public final class ReplayIndex {
 
     /// Brings the index up to date with the log: writes files for new segments and blocks,
     /// rebuilds missing or damaged ones, removes those whose segment is gone.
-    public func refresh() throws {
+    /// - Parameter progress: told the events replayed so far, now and then (for a progress line).
+    public func refresh(progress: ((Int) -> Void)? = nil) throws {
         var report = RefreshReport()
         guard let directory else {
             lastRefresh = report
@@ -88,14 +89,15 @@ public final class ReplayIndex {
             let existing = reader(number)
             let covered = Int(existing?.coverage.blockCount ?? 0)
             if existing != nil, covered == segments[number].blocks.count { continue }
-            report.eventsReplayed += try build(segment: number, extending: existing)
+            let before = report.eventsReplayed
+            report.eventsReplayed += try build(segment: number, extending: existing) { progress?(before + $0) }
             report.filesWritten += 1
         }
         lastRefresh = report
     }
 
     /// Writes segment `number`'s file: from its first block, or after the blocks `existing` covers.
-    private func build(segment number: Int, extending existing: ReplayIndexFile.Reader?) throws -> Int {
+    private func build(segment number: Int, extending existing: ReplayIndexFile.Reader?, progress: ((Int) -> Void)? = nil) throws -> Int {
         let segment = log.segments[number]
         let firstBlock = Int(existing?.coverage.blockCount ?? 0)
         var writer = try ReplayIndexFile.Writer()
@@ -109,7 +111,7 @@ public final class ReplayIndex {
         var compressedJournal: [UInt8] = []
 
         if let existing {
-            guard let kept = existing.compressedJournal() else { return try build(segment: number, extending: nil) }
+            guard let kept = existing.compressedJournal() else { return try build(segment: number, extending: nil, progress: progress) }
             compressedJournal = kept
             // Keep what the file has: its block pieces as they are; its end pieces start the
             // sessions that continue (or are copied when they do not).
@@ -117,13 +119,13 @@ public final class ReplayIndex {
                 guard let pieces = existing.pieces(of: session) else { continue }
                 for piece in pieces where piece.block != ReplayPiece.endOfSegment {
                     let state = existing.state(piece)
-                    guard let state else { return try build(segment: number, extending: nil) }
+                    guard let state else { return try build(segment: number, extending: nil, progress: progress) }
                     try withUTF8(session) { raw in try writer.add(session: raw, piece: piece, state: piece.frame == ReplayPiece.noState ? nil : state) }
                 }
                 if let end = pieces.last, end.block == ReplayPiece.endOfSegment { carried.append((session, end)) }
             }
             for (session, end) in carried {
-                guard let state = existing.state(end) else { return try build(segment: number, extending: nil) }
+                guard let state = existing.state(end) else { return try build(segment: number, extending: nil, progress: progress) }
                 withUTF8(session) { _ = sessionNumbers.intern($0) }
                 states.append(state)
                 lastBlock.append(-1)
@@ -157,6 +159,7 @@ public final class ReplayIndex {
                     journal.record(type, session: session, before: before, after: states[slot], sequence: sequence, timestamp: timestamp, body: body)
                 }
                 replayed += 1
+                if replayed & 0x3FFFF == 0 { progress?(replayed) }
             }
         }
         for slot in states.indices {

@@ -67,8 +67,19 @@ struct QueryOptions: ParsableArguments {
         }
         // The replay index's focus journals answer without replaying the log (the first query
         // builds the index); without a usable index, replay the log.
+        let total = reader.eventCount
+        let showProgress = isatty(STDERR_FILENO) == 1 && total > 1_000_000
+        func progress(_ verb: String) -> (Int) -> Void {
+            { done in
+                guard showProgress else { return }
+                let line = "\rnavlog query \(command): \(verb) \(done * 100 / max(total, 1))% of \(total) events"
+                _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            }
+        }
         do {
-            if try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink) {
+            let answered = try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink, progress: progress("indexing"))
+            if showProgress { _ = "\r\u{1B}[K".withCString { write(STDERR_FILENO, $0, strlen($0)) } }
+            if answered {
                 if reportDamage(command: "query \(command)", reader) { throw ExitCode.failure }
                 return
             }
@@ -77,14 +88,8 @@ struct QueryOptions: ParsableArguments {
             throw ExitCode.failure
         }
         var scanner = DerivedTableScanner(reader: reader, filter: filter)
-        let total = reader.eventCount
-        let showProgress = isatty(STDERR_FILENO) == 1 && total > 1_000_000
         do {
-            try scanner.scan(into: &sink) { read in
-                guard showProgress else { return }
-                let line = "\rnavlog query \(command): \(read * 100 / max(total, 1))% of \(total) events"
-                _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
-            }
+            try scanner.scan(into: &sink, progress: progress("replaying"))
         } catch let error as StoreError {
             printError("navlog query \(command): \(error.message)")
             throw ExitCode.failure
