@@ -51,8 +51,6 @@ struct ExportCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var data: DataDirectoryOptions
-
     @Option(name: .customLong("to"), help: ArgumentHelp("The directory to write the tables in.", valueName: "dir"))
     var directory: String
 
@@ -71,23 +69,7 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Replace the table directories already in the output directory.")
     var overwrite = false
 
-    @Option(help: ArgumentHelp("Only what happened at or after this time.", valueName: "time"))
-    var since: TimeArgument?
-
-    @Option(help: ArgumentHelp("Only what happened at or before this time.", valueName: "time"))
-    var until: TimeArgument?
-
-    @Option(help: "Only sessions of this app.")
-    var app: String?
-
-    @Option(help: "Only sessions of this app version.")
-    var version: String?
-
-    @Option(help: "Only sessions on this idiom (phone, pad, mac, tv, vision).")
-    var idiom: String?
-
-    @Option(help: "Only this session.")
-    var session: String?
+    @OptionGroup var scope: AnalyticsFilterOptions
 
     func validate() throws {
         for table in tables where SQLTable(name: table) == nil {
@@ -98,7 +80,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let reader: LogReader
         do {
-            reader = try LogReader(directory: data.dataDirectory)
+            reader = try LogReader(directory: scope.data.dataDirectory)
         } catch {
             printError("navlog export: \(error.message)")
             throw ExitCode.failure
@@ -106,7 +88,7 @@ struct ExportCommand: ParsableCommand {
         let options = ExportOptions(
             directory: directory, format: format.value, compression: compress.value, partitioning: partition.value,
             tables: tables.isEmpty ? Set(SQLTable.allCases) : Set(tables.compactMap(SQLTable.init(name:))), overwrite: overwrite)
-        let filter = AnalyticsFilter(since: since?.microseconds, until: until?.microseconds, app: app, version: version, idiom: idiom, session: session)
+        let filter = scope.filter
         let total = reader.eventCount
         let showProgress = isatty(STDERR_FILENO) == 1 && total > 1_000_000
         let clock = ContinuousClock()

@@ -27,8 +27,8 @@ struct QueryCommand: ParsableCommand {
     )
 }
 
-/// Options every report takes.
-struct QueryOptions: ParsableArguments {
+/// Which sessions and times analytics covers (reports, SQL, exports).
+struct AnalyticsFilterOptions: ParsableArguments {
     @OptionGroup var data: DataDirectoryOptions
 
     @Option(help: ArgumentHelp("Only what happened at or after this time.", valueName: "time"))
@@ -49,12 +49,20 @@ struct QueryOptions: ParsableArguments {
     @Option(help: "Only this session.")
     var session: String?
 
-    @Option(help: "Output format: table, json or csv.")
-    var format: TableFormat = .table
-
     var filter: AnalyticsFilter {
         AnalyticsFilter(since: since?.microseconds, until: until?.microseconds, app: app, version: version, idiom: idiom, session: session)
     }
+}
+
+/// Options every report takes.
+struct QueryOptions: ParsableArguments {
+    @OptionGroup var scope: AnalyticsFilterOptions
+
+    @Option(help: "Output format: table, json or csv.")
+    var format: TableFormat = .table
+
+    var data: DataDirectoryOptions { scope.data }
+    var filter: AnalyticsFilter { scope.filter }
 
     /// Scans the log into `sink`, with progress on standard error when it is a terminal.
     func run<Sink: DerivedTableSink>(_ command: String, into sink: inout Sink) throws {
