@@ -204,7 +204,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogCLITests",
-            dependencies: ["NavlogTesting", "NavlogWorkload", "NavlogClient", .target(name: "navlogd"), .target(name: "navlog")],
+            dependencies: ["NavlogTesting", "NavlogWorkload", "NavlogClient", "NavlogStore", "NavlogEvents", .target(name: "navlogd"), .target(name: "navlog")],
             swiftSettings: upcomingFeatures
         ),
     ],
