@@ -229,7 +229,28 @@ struct DaemonEndToEndTests {
             }
             client.close()
             #expect(acked > 1, "some events were acknowledged before the crash")
+            // Every other bounce, a torn write as well: the tail of the active segment gets the
+            // start of a block that never finished (a real block header's bytes, then garbage).
+            if bounce % 2 == 1 {
+                let segments = try FileManager.default.contentsOfDirectory(atPath: daemon.dataDirectory).filter { $0.hasSuffix(".zst") }.sorted()
+                let active = try #require(segments.last)
+                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: daemon.dataDirectory + "/" + active))
+                let existing = try handle.readToEnd() ?? Data()
+                let torn = existing.prefix(Int(random.next() % 64)) + Data((0..<Int(random.next() % 4_096)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+                try handle.seekToEnd()
+                try handle.write(contentsOf: torn)
+                try handle.close()
+            }
             daemon = try DaemonProcess(directory: dir)
+            // Durability: every event acknowledged as durable before the crash is there, before any resend.
+            let recovered = try Self.storedEvents(daemon.dataDirectory)
+            let stored = Set(recovered.map { "\($0["session"]!)#\($0["seq"]!)" })
+            let acknowledged = lines.prefix(max(0, acked - 1)).compactMap { line -> String? in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+                return "\(object["session"]!)#\(object["seq"]!)"
+            }
+            let missing = acknowledged.filter { !stored.contains($0) }
+            #expect(missing.isEmpty, "\(missing.count) of \(acknowledged.count) durably acknowledged events are missing after the crash\(bounce % 2 == 1 ? " and torn write" : "")")
             // The client resends everything it sent; duplicates are dropped.
             let all = try Self.write(Array(lines.joined(separator: "\n").utf8) + [0x0A], to: dir.appendingPathComponent("all.jsonl"))
             let resend = try ProcessRunner.navlog(["send", "--socket", daemon.socket, all.path])
