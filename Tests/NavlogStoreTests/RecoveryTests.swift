@@ -68,16 +68,22 @@ struct RecoveryTests {
                 let (lines, damage) = try StoreFixture.catLines(dir.path)
                 if !report.isClean {
                     reported += 1
-                    // What cat still returns is a correct subset, in order.
-                    #expect(lines.allSatisfy { reference.contains($0) })
-                    #expect(!damage.isEmpty || lines == reference || lines.count < reference.count)
+                    // What cat still returns is a subsequence of the original events, in order...
+                    var position = reference.startIndex
+                    let inOrder = lines.allSatisfy { line in
+                        guard let found = reference[position...].firstIndex(of: line) else { return false }
+                        position = found + 1
+                        return true
+                    }
+                    #expect(inOrder, "bit \(bit): cat returned an event that was not stored, or out of order")
+                    // ...and anything it leaves out, it says it left out.
+                    #expect(lines == reference || !damage.isEmpty, "bit \(bit): cat lost events without reporting damage")
                 } else {
                     intact += 1
                     #expect(lines == reference, "bit \(bit): verify says clean, so the data must read back intact")
                 }
             }
-            #expect(reported + intact == flips)
-            #expect(reported > flips / 2, "flips in checksummed bytes are reported")
+            #expect(reported > flips / 2, "flips in checksummed bytes are reported (\(reported) of \(flips); \(intact) harmless)")
             try Data(original).write(to: url)
         }
     }
