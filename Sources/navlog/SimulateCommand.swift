@@ -60,6 +60,12 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Connections to navlogd (sessions are spread over them).", valueName: "n"))
     var connections: Int = 4
 
+    @Option(
+        help: ArgumentHelp(
+            "With --to: simulate this many sessions, then send --sessions copies of them under new ids at full speed (load generation).",
+            valueName: "k"))
+    var templates: Int?
+
     @Option(name: .customLong("injected"), help: ArgumentHelp("Write the misuse injected (session, seq, code) as JSON Lines to this file.", valueName: "file"))
     var injectedFile: String?
 
@@ -72,6 +78,12 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("--sessions, --concurrency, --connections and --actions must be at least 1.")
         }
         if let rate, rate <= 0 { throw ValidationError("--rate must be positive.") }
+        if let templates {
+            if to == nil { throw ValidationError("--templates is for load generation: give --to SOCKET.") }
+            if templates < 1 || templates > sessions { throw ValidationError("--templates must be between 1 and --sessions.") }
+            if rate != nil { throw ValidationError("--templates sends at full speed; leave out --rate.") }
+            if misuseRate > 0 { throw ValidationError("--templates copies valid sessions; leave out --misuse-rate.") }
+        }
     }
 
     func run() async throws {
@@ -98,7 +110,19 @@ struct SimulateCommand: AsyncParsableCommand {
         var simulator = StoryboardSimulator(
             app: app,
             configuration: SimulationConfiguration(
-                sessions: sessions, seed: seed, concurrency: concurrency, idiom: idiom, misuseRate: misuseRate, meanActions: meanActions))
+                sessions: templates ?? sessions, seed: seed, concurrency: concurrency, idiom: idiom, misuseRate: misuseRate, meanActions: meanActions))
+        if let templates, let to {
+            let load = try SimulatedLoad(&simulator)
+            let events = load.events(sessions: sessions)
+            let started = ContinuousClock.now
+            try load.send(sessions: sessions, seed: seed, to: to, connections: connections)
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            printError(
+                "navlog simulate: \(sessions) sessions (copies of \(templates) simulated ones), \(events) events written to \(to) over \(connections) connections in \(String(format: "%.2f", seconds)) s (\(Int(Double(events) / max(seconds, 1e-6))) events/s); navlog stats --socket \(to) shows what navlogd accepted"
+            )
+            return
+        }
         let started = ContinuousClock.now
         if let out {
             try write(&simulator, to: out)

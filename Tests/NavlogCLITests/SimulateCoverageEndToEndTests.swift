@@ -31,6 +31,30 @@ struct SimulateCoverageEndToEndTests {
         }
     }
 
+    @Test("--templates sends copies of simulated sessions under new ids at full speed: all stored, valid, no duplicates")
+    func templatesLoad() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let load = try ProcessRunner.navlog([
+                "simulate", "--storyboard", Self.storyboard, "--sessions", "300", "--templates", "25", "--seed", "4", "--to", daemon.socket, "--connections", "3",
+            ])
+            #expect(load.status == 0, "\(load.errorOutput)")
+            let written = try #require(Int(load.errorOutput.split(separator: " ").first { Int($0) != nil && $0.count > 3 } ?? ""), "\(load.errorOutput)")
+            // Nothing is acknowledged in this mode: wait for navlogd to have stored it all.
+            var accepted = 0
+            for _ in 0..<400 where accepted < written {
+                let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket])
+                accepted = stats.output.split(separator: "\n").first { $0.hasPrefix("accepted") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+                if accepted < written { usleep(50_000) }
+            }
+            #expect(accepted == written)
+            #expect(daemon.terminate() == 0)
+            let sessions = try ProcessRunner.navlog(["sessions", "--data-dir", daemon.dataDirectory, "--format", "json"]).output.split(separator: "\n")
+            #expect(sessions.count == 300)
+            #expect(sessions.allSatisfy { $0.contains(#""anomalies":0"#) }, "copies are as valid as the sessions they copy")
+        }
+    }
+
     @Test("a recorded transition the storyboard does not allow is listed with an example, and unused scenes are marked")
     func unexpectedTransition() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
