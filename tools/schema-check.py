@@ -179,6 +179,12 @@ class Checker:
             raise Rejection("range", "session", "session is %d bytes of UTF-8, more than %d"
                             % (len(session.encode("utf-8")), MAX_SESSION_BYTES))
         errors = list(self.validator.iter_errors(value))
+        if not errors and isinstance(value.get("ts"), str):
+            # Like the integer form: 1970-01-01T00:00:00Z up to year 9999 (the schema's
+            # date-time format cannot say so).
+            micros = _rfc3339_micros(value["ts"])
+            if micros is not None and not (0 <= micros <= 253402300799999999):
+                raise Rejection("range", "ts", "ts %s is outside 1970-01-01T00:00:00Z to year 9999" % value["ts"])
         if errors:
             # Deterministic choice: shallowest path first, then the path's text, then a type
             # error before any other error at the same place.
@@ -189,6 +195,35 @@ class Checker:
             field = _format_path(path)
             raise Rejection(kind, field, "%s %s: %s" % (field, kind, err.message))
         return {"ok": True}
+
+
+_RFC3339 = re.compile(r"^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[+-]\d\d:\d\d)$")
+
+
+def _rfc3339_micros(text):
+    """µs since the epoch of an RFC 3339 date-time (leap second 60 counted as 59 + 1 s), or None."""
+    m = _RFC3339.match(text)
+    if not m:
+        return None
+    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+    fraction = m.group(7)
+    micros = int((fraction[1:] + "000000")[:6]) if fraction else 0
+    days = _days_from_civil(year, month, day)
+    seconds = days * 86400 + hour * 3600 + minute * 60 + second
+    zone = m.group(8)
+    if zone not in ("Z", "z"):
+        sign = 1 if zone[0] == "+" else -1
+        seconds -= sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    return seconds * 1000000 + micros
+
+
+def _days_from_civil(y, m, d):
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
 
 
 def main(argv):

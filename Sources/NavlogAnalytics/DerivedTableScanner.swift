@@ -148,7 +148,9 @@ public struct DerivedTableScanner {
 
     /// Closes the open visit of `state`.
     private func close(_ state: Live, _ previous: ControllerHandle, at end: Int64, session: String, number: Int) -> ScreenVisit {
-        let dwell = (Int(previous.index) < state.replayer.dwell.count ? state.replayer.dwell[Int(previous.index)] : 0) - state.focusDwellAtStart
+        let total = Int(previous.index) < state.replayer.dwell.count ? state.replayer.dwell[Int(previous.index)] : 0
+        let (difference, overflow) = total.subtractingReportingOverflow(state.focusDwellAtStart)
+        let dwell = overflow ? 0 : difference
         let visit = ScreenVisit(
             session: session, sessionNumber: number, tags: state.tags, screen: state.focusScreen, storyboardID: state.focusStoryboardID,
             controller: state.replayer.id(of: previous), start: state.focusSince, end: max(end, state.focusSince), dwell: max(0, dwell), how: state.focusHow,

@@ -273,6 +273,15 @@ public struct EventLineParser: Sendable {
                     code: .timestamp, offset: member.offset, path: "ts",
                     reason: "\"\(String(decoding: text.prefix(64), as: UTF8.self))\" is not an RFC 3339 date-time such as 2025-11-21T10:00:00.123Z")
             }
+            // The same range as the integer form, so that every stored time prints as one that
+            // is accepted again (navlog cat | navlog ingest).
+            guard value >= 0, value <= 253_402_300_799_999_999 else {
+                throw LineFailure(
+                    code: .range, offset: member.offset, path: "ts",
+                    reason:
+                        "\"\(String(decoding: text.prefix(64), as: UTF8.self))\" is before 1970-01-01T00:00:00Z or after year 9999; ts must be within the range of µs since the epoch (0 to 253402300799999999)"
+                )
+            }
             return value
         case .number:
             let (integral, _) = JSONNumber.integralValue(TokenCursor.inlineString(raw, at: at + 1))

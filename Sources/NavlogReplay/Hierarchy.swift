@@ -281,7 +281,59 @@ public struct Hierarchy: Sendable, Equatable {
     mutating func truncateStack(of nav: Int32, keeping count: Int) {
         while nodes[Int(nav)].items.count > count, let top = nodes[Int(nav)].items.last {
             remove(top)
+            // Never loop: if the top's node did not say it was here, drop it from the stack anyway.
+            if nodes[Int(nav)].items.last == top, nodes[Int(nav)].items.count > count { nodes[Int(nav)].items.removeLast() }
         }
+    }
+
+    /// Whether every link agrees with its other end (a child's node names the container that
+    /// lists it, a presentation is known to both sides, a window's root is placed there), no
+    /// controller is in two places (H3), and no parent chain loops. Checkpoint decoding checks
+    /// it: the engine's walks rely on it.
+    func isConsistent(windowCount: Int) -> Bool {
+        let count = nodes.count
+        func valid(_ handle: Int32) -> Bool { handle >= 0 && Int(handle) < count }
+        var places = [UInt8](repeating: 0, count: count)
+        func claim(_ handle: Int32) -> Bool {
+            guard valid(handle), places[Int(handle)] == 0 else { return false }
+            places[Int(handle)] = 1
+            return true
+        }
+        for (index, window) in windows.enumerated() where window.root >= 0 {
+            guard claim(window.root), nodes[Int(window.root)].placement == .windowRoot, nodes[Int(window.root)].window == Int32(index) else { return false }
+        }
+        for (index, node) in nodes.enumerated() {
+            let container = Int32(index)
+            for item in node.items {
+                guard claim(item), nodes[Int(item)].parent == container,
+                    nodes[Int(item)].placement == .stack || nodes[Int(item)].placement == .tab
+                else { return false }
+            }
+            for (column, placement) in [(node.primary, Placement.primary), (node.secondary, .secondary), (node.supplementary, .supplementary)] where column >= 0 {
+                guard claim(column), nodes[Int(column)].parent == container, nodes[Int(column)].placement == placement else { return false }
+            }
+            for child in node.children {
+                guard claim(child), nodes[Int(child)].parent == container, nodes[Int(child)].placement == .child else { return false }
+            }
+            if node.presented >= 0 {
+                guard claim(node.presented), nodes[Int(node.presented)].presenter == container, nodes[Int(node.presented)].placement == .presented
+                else { return false }
+            }
+        }
+        // Every placed node is listed where it says it is (the claims above), and nothing loops.
+        for (index, node) in nodes.enumerated() {
+            if (node.placement == .none) != (places[index] == 0) { return false }
+            var current = Int32(index)
+            var steps = 0
+            while current >= 0 {
+                let next = nodes[Int(current)].parent >= 0 ? nodes[Int(current)].parent : nodes[Int(current)].presenter
+                current = next
+                steps += 1
+                if steps > count { return false }
+            }
+        }
+        _ = windowCount
+        return true
     }
 
     // MARK: Presentations

@@ -405,6 +405,10 @@ private struct CheckpointReader {
             guard let length = count(), let bytes = reader.readBytes(length) else { return nil }
             _ = state.slotNames.intern(bytes)
         }
+        guard state.hierarchy.isConsistent(windowCount: state.hierarchy.windows.count),
+            state.transitions.allSatisfy({ $0.snapshot?.isConsistent(windowCount: $0.snapshot?.windows.count ?? 0) ?? true }),
+            state.focusedScreen < Int32(controllerCount), state.dwell.allSatisfy({ $0 >= 0 })
+        else { return nil }
         guard state.slotNames.count == slotCount, state.hierarchy.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }),
             state.transitions.allSatisfy({ $0.snapshot?.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }) ?? true })
         else { return nil }

@@ -78,8 +78,11 @@ public struct SessionReplayer: Sendable {
     @discardableResult
     public mutating func apply(_ event: ReplayEvent) -> Resolution? {
         // F4: the screen focused until now dwelt there until this event, if in the foreground.
-        if focusedScreen >= 0, foreground, event.timestamp > focusSince {
-            dwell[Int(focusedScreen)] += event.timestamp - focusSince
+        if focusedScreen >= 0, Int(focusedScreen) < dwell.count, foreground, event.timestamp > focusSince {
+            // Saturating: damaged or hostile times may be far apart; dwell never traps.
+            let (delta, overflow) = event.timestamp.subtractingReportingOverflow(focusSince)
+            let (sum, sumOverflow) = dwell[Int(focusedScreen)].addingReportingOverflow(overflow ? .max : delta)
+            dwell[Int(focusedScreen)] = sumOverflow ? .max : sum
         }
         focusSince = max(focusSince, event.timestamp)
         let resolution = dispatch(event)

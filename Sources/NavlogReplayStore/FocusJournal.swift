@@ -57,7 +57,9 @@ public enum FocusJournal {
     /// The visit of `handle` that `state` holds open, closed at `end`.
     static func openVisit(_ state: SessionReplayer, _ handle: ControllerHandle, _ visit: SessionReplayer.FocusVisit, end: Int64) -> Visit {
         let controller = state.controllers[handle]
-        let dwell = (Int(handle.index) < state.dwell.count ? state.dwell[Int(handle.index)] : 0) - visit.dwellBaseline
+        let total = Int(handle.index) < state.dwell.count ? state.dwell[Int(handle.index)] : 0
+        let (difference, overflow) = total.subtractingReportingOverflow(visit.dwellBaseline)
+        let dwell = overflow ? 0 : difference
         return Visit(
             screen: controller.className ?? controller.id, storyboardID: controller.storyboardID, controller: controller.id, start: visit.since,
             end: max(end, visit.since), dwell: max(0, dwell), cause: visit.cause, detail: visit.detail, index: visit.index)

@@ -42,7 +42,15 @@ public struct BlockHeader: Hashable, Sendable {
     public var sessionFilter: [UInt8]
 
     /// LSN of the block's last event.
-    public var lastLSN: UInt64 { firstLSN + UInt64(eventCount) - 1 }
+    public var lastLSN: UInt64 { Self.lastLSN(first: firstLSN, count: eventCount) }
+
+    /// The last LSN of `count` events from `first`, saturating instead of trapping (damaged
+    /// indexes can hold any numbers).
+    public static func lastLSN(first: UInt64, count: Int) -> UInt64 {
+        guard count > 0 else { return first }
+        let (sum, overflow) = first.addingReportingOverflow(UInt64(count) - 1)
+        return overflow ? .max : sum
+    }
 
     /// The skippable-frame magic navlog block headers use.
     public static let skippableMagic: UInt32 = 0x184D_2A5B
@@ -125,7 +133,8 @@ public struct BlockHeader: Hashable, Sendable {
         else { return .failure(.truncated(needed: total)) }
         reader.offset += 2
         let filterSize = Int(filterLow) | Int(filterHigh) << 8
-        guard count > 0, firstLSN > 0, Int(frameSize) <= maximumFrameSize, Int(payloadSize) <= maximumFrameSize,
+        // LSNs up to 2^63: a header claiming more (its last LSN would not even fit) is damaged.
+        guard count > 0, firstLSN > 0, firstLSN <= UInt64(Int64.max) - UInt64(count), Int(frameSize) <= maximumFrameSize, Int(payloadSize) <= maximumFrameSize,
             filterSize == reader.remaining, filterSize >= 8, filterSize & (filterSize - 1) == 0
         else { return .failure(.malformed("the header's sizes are inconsistent")) }
         let filter = Array(UnsafeRawBufferPointer(rebasing: body[reader.offset...]))

@@ -82,6 +82,15 @@ extension EventLog {
                 highest = max(highest, scan.blocks.map(\.header.lastLSN).max() ?? 0)
             }
         }
+        // LSNs are limited to 2^63 (block headers above that are damage); a segment named past
+        // that is not one navlog wrote.
+        guard highest < UInt64(Int64.max) else {
+            throw StoreError(
+                code: .damaged,
+                message:
+                    "The data directory \(files.path) has a segment named for LSN \(highest), past the largest LSN navlog writes (2^63 − 1): it was not written by navlog. Move it out of the directory.",
+                path: files.path)
+        }
         state.nextLSN = highest + 1
         try syncDirectory(files.path)
     }

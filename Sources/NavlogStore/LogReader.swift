@@ -60,10 +60,10 @@ public final class LogReader {
 
     /// The LSN range of the log, or `nil` when it is empty.
     public var lsnRange: ClosedRange<UInt64>? {
-        guard let first = catalogs.first(where: { !$0.entries.isEmpty })?.entries.first?.firstLSN,
-            let last = catalogs.last(where: { !$0.entries.isEmpty })?.entries.last?.lastLSN
-        else { return nil }
-        return first...last
+        // The lowest and highest, not the first and last: a damaged log may hold blocks out of order.
+        let entries = catalogs.lazy.flatMap(\.entries)
+        guard let first = entries.map(\.firstLSN).min(), let last = entries.map(\.lastLSN).max() else { return nil }
+        return first...max(first, last)
     }
 
     static func openIfPresent(_ path: String) throws(StoreError) -> StoreFile? {

@@ -28,7 +28,7 @@ public struct SegmentIndex: Equatable, Sendable {
         public var minReceived: Int64, maxReceived: Int64
 
         /// Last LSN.
-        public var lastLSN: UInt64 { firstLSN + UInt64(count) - 1 }
+        public var lastLSN: UInt64 { BlockHeader.lastLSN(first: firstLSN, count: count) }
 
         init(_ location: BlockLocation) {
             offset = location.offset

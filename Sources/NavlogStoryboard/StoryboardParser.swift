@@ -17,6 +17,7 @@ public enum StoryboardParser {
     /// - Throws: ``StoryboardError`` naming `path`, the line and column XMLParser was at, and
     ///   what was wrong: not XML, malformed or truncated XML, or XML that is not a storyboard.
     public static func parse(data: Data, path: String) throws(StoryboardError) -> Storyboard {
+        try checkEncoding(data, path: path)
         let reader = StoryboardXMLReader(data: data, path: path)
         let parser = XMLParser(data: data)
         // A storyboard never needs external entities; resolving them would read other files.
@@ -28,6 +29,45 @@ public enum StoryboardParser {
         reader.finish()
         if let failure = reader.failure { throw failure }
         return reader.storyboard()
+    }
+}
+
+extension StoryboardParser {
+    /// Interface Builder writes UTF-8 only. Anything else is refused before libxml2 sees it:
+    /// libxml2 switches to a declared or guessed encoding through iconv, and on bytes that are
+    /// not valid in it (a fuzzer found Shift_JIS, UTF-7, EUC-JP, and NUL bytes that make it guess
+    /// UCS-4) it crashes instead of reporting an error.
+    static func checkEncoding(_ data: Data, path: String) throws(StoryboardError) {
+        var bytes = data[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let leading = bytes.prefix { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        bytes = bytes.dropFirst(leading.count)
+        guard let first = bytes.first else { return }  // empty: the reader says so
+        guard first == UInt8(ascii: "<") else {
+            throw StoryboardError(
+                code: .notXML, path: path, line: 1, column: nil,
+                reason: first == 0
+                    ? "not XML: the file starts with NUL bytes (UTF-16 or UTF-32?); storyboards are UTF-8 XML"
+                    : "not XML: the file does not start with an XML element")
+        }
+        guard String(data: data, encoding: .utf8) != nil else {
+            throw StoryboardError(code: .notXML, path: path, line: nil, column: nil, reason: "the file is not valid UTF-8; Interface Builder writes storyboards in UTF-8")
+        }
+        // The XML declaration's encoding, when it names one.
+        let head = String(decoding: bytes.prefix(200), as: UTF8.self)
+        if head.hasPrefix("<?xml"), let end = head.range(of: "?>") {
+            let declaration = head[..<end.lowerBound]
+            if let range = declaration.range(of: "encoding=") {
+                let rest = declaration[range.upperBound...]
+                let quote = rest.first
+                let value = rest.dropFirst().prefix { $0 != quote }
+                if value.lowercased() != "utf-8" && value.lowercased() != "utf8" {
+                    throw StoryboardError(
+                        code: .notXML, path: path, line: 1, column: nil,
+                        reason: "the XML declares encoding \"\(value)\"; storyboards are UTF-8 (navlog reads no other encoding)")
+                }
+            }
+        }
     }
 }
 
