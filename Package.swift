@@ -167,6 +167,28 @@ let package = Package(
             dependencies: ["NavlogEvents", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
+        // libFuzzer targets (tools/fuzz builds them with --sanitize=fuzzer; a plain build links
+        // them as programs that do nothing). One file each: no top-level code, no globals.
+        .executableTarget(
+            name: "NavlogFuzzEventLine",
+            dependencies: ["NavlogEvents", "NavlogStore"],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "NavlogFuzzSegment",
+            dependencies: ["NavlogEvents", "NavlogReplay", "NavlogStore", "NavlogWorkload", "NavlogZstd"],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "NavlogFuzzCheckpoint",
+            dependencies: ["NavlogEvents", "NavlogReplay", "NavlogStore"],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "NavlogFuzzStoryboard",
+            dependencies: ["NavlogStoryboard"],
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "NavlogEventsTests",
             dependencies: ["NavlogEvents", "NavlogTesting", "NavlogWorkload"],

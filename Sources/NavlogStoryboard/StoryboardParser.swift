@@ -53,6 +53,19 @@ extension StoryboardParser {
         guard String(data: data, encoding: .utf8) != nil else {
             throw StoryboardError(code: .notXML, path: path, line: nil, column: nil, reason: "the file is not valid UTF-8; Interface Builder writes storyboards in UTF-8")
         }
+        // Processing instructions besides the declaration: Interface Builder writes none, and
+        // FoundationXML crashes on one without data (`<?name?>`: it calls strlen on NULL).
+        let declarationEnd = bytes.starts(with: Array("<?xml".utf8)) ? (bytes.firstIndex(of: UInt8(ascii: ">")).map { $0 + 1 } ?? bytes.endIndex) : bytes.startIndex
+        var index = declarationEnd
+        while index < bytes.endIndex - 1 {
+            if bytes[index] == UInt8(ascii: "<") && bytes[index + 1] == UInt8(ascii: "?") {
+                let line = data[..<index].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+                throw StoryboardError(
+                    code: .notAStoryboard, path: path, line: line, column: nil,
+                    reason: "a processing instruction (<?…?>) other than the XML declaration; Interface Builder writes none, so this is not a storyboard it made")
+            }
+            index += 1
+        }
         // The XML declaration's encoding, when it names one.
         let head = String(decoding: bytes.prefix(200), as: UTF8.self)
         if head.hasPrefix("<?xml"), let end = head.range(of: "?>") {
