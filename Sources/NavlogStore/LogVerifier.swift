@@ -94,7 +94,9 @@ public enum LogVerifier {
                 }
                 report.blocks += 1
                 report.events += header.eventCount
-                report.lsns = (report.lsns?.lowerBound ?? header.firstLSN)...header.lastLSN
+                // Lowest and highest: a damaged log may hold blocks out of order (reported above).
+                let low = min(report.lsns?.lowerBound ?? header.firstLSN, header.firstLSN)
+                report.lsns = low...max(report.lsns?.upperBound ?? header.lastLSN, header.lastLSN, low)
             }
             previousLast = scan.blocks.last?.header.lastLSN ?? previousLast
             // A sealed segment: the seek table must list exactly the blocks.

@@ -66,10 +66,14 @@ extension StoryboardParser {
             }
             index += 1
         }
-        // The XML declaration's encoding, when it names one.
-        let head = String(decoding: bytes.prefix(200), as: UTF8.self)
-        if head.hasPrefix("<?xml"), let end = head.range(of: "?>") {
-            let declaration = head[..<end.lowerBound]
+        // The XML declaration's encoding, when it names one. (Looked for up to the first '>':
+        // a declaration left open must not slip past this check to libxml2.)
+        let head = String(decoding: bytes.prefix(400), as: UTF8.self)
+        if head.hasPrefix("<?xml") {
+            guard let close = head.firstIndex(of: ">"), head[..<close].hasSuffix("?") else {
+                throw StoryboardError(code: .malformedXML, path: path, line: 1, column: nil, reason: "the XML declaration (<?xml …?>) is not closed")
+            }
+            let declaration = head[..<close]
             if let range = declaration.range(of: "encoding=") {
                 let rest = declaration[range.upperBound...]
                 let quote = rest.first
