@@ -70,7 +70,7 @@ enum SegmentFuzz {
     /// new bugs rather than the same one (`if skips("<fixture name>") && <it hits the bug> { return }`,
     /// the fixture under Tests/Fixtures/fuzz-regressions). NAVLOG_FUZZ_STRICT=1 checks them all
     /// anyway; a comma-separated list of names checks those (to minimize an input for one).
-    /// Open now: segment-verify-lsns-backwards (``hitsVerifyLSNsBackwards(_:)``).
+    /// None is open now: every bug found so far is fixed and has a regression test.
     static let strict: Set<String>? = getenv("NAVLOG_FUZZ_STRICT").map { Set(String(cString: $0).split(separator: ",").map(String.init)) }
 
     /// Whether inputs that hit the open bug `name` are let through.
@@ -79,24 +79,6 @@ enum SegmentFuzz {
         return !strict.contains("1") && !strict.contains(name)
     }
 
-    /// The open bug segment-verify-lsns-backwards: `LogVerifier.verify` builds its LSN range as
-    /// `(lowest so far)...lastLSN` of each decoded block, which traps when a later block ends
-    /// below an earlier block's first LSN (LogVerifier.swift:97). Such inputs: a block header,
-    /// anywhere, that ends below an earlier header's first LSN.
-    static func hitsVerifyLSNsBackwards(_ segment: [UInt8]) -> Bool {
-        var offset = 0
-        var highestFirst: UInt64?
-        while offset + 36 <= segment.count {
-            if loadUInt32(segment, offset) == headerMagic {
-                let first = loadUInt64(segment, offset + 16)
-                let last = first &+ UInt64(loadUInt32(segment, offset + 24)) &- 1
-                if let highestFirst, last < highestFirst { return true }
-                highestFirst = max(highestFirst ?? 0, first)
-            }
-            offset += 1
-        }
-        return false
-    }
     static let firstTimestamp: Int64 = 1_763_712_000_000_000
 
     static func run(_ input: UnsafeRawBufferPointer) {
@@ -123,7 +105,6 @@ enum SegmentFuzz {
             fixIndexChecksum(&idx)
             index = idx
         }
-        if skips("segment-verify-lsns-backwards") && hitsVerifyLSNsBackwards(segment) { return }
         let base: UInt64
         switch (flags >> 2) & 3 {
         case 0: base = 1

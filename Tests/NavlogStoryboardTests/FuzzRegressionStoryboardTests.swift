@@ -14,8 +14,7 @@ import Testing
 ///
 /// The crashes were in libxml2 and FoundationXML (Foundation's XMLParser on Linux), reached
 /// through `StoryboardParser.parse(data:path:)`, which now refuses such bytes before them; the
-/// tests keep it so. One is open: storyboard-encoding-unterminated-declaration (an encoding
-/// declaration without its `?>` still reaches libxml2).
+/// tests keep it so.
 @Suite("Fuzz regressions and mini fuzz: storyboards")
 struct FuzzRegressionStoryboardTests {
     @Test(
