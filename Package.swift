@@ -143,6 +143,7 @@ let package = Package(
         // Test support: temporary directories and running the built executables.
         .target(
             name: "NavlogTesting",
+            dependencies: ["NavlogWorkload", "NavlogReplay"],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(
@@ -181,7 +182,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "NavlogFuzzCheckpoint",
-            dependencies: ["NavlogEvents", "NavlogReplay", "NavlogStore"],
+            dependencies: ["NavlogEvents", "NavlogReplay", "NavlogStore", "NavlogTesting"],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(

@@ -1,5 +1,6 @@
 public import NavlogEvents
 import NavlogReplay
+import NavlogReplayStore
 public import NavlogStore
 
 /// Replays every session of a log once and hands the derived rows (``DerivedRows``) to a sink:
@@ -25,18 +26,9 @@ public struct DerivedTableScanner {
         var replayer = SessionReplayer()
         var tags = SessionTags()
         var included = true
-        var focus: ControllerHandle?
-        var focusScreen = ""
-        var focusStoryboardID: String?
-        var focusSince: Int64 = 0
-        var focusDwellAtStart: Int64 = 0
-        var focusHow = "root"
-        var visits = 0
+        /// Distinct screens focused (the engine tracks the visit itself: ``SessionReplayer/visit``).
         var screens = Set<String>()
-        var maxStack = 0
-        var maxPresentation = 0
         var anomaliesSeen = 0
-        var lastTimestamp: Int64 = 0
     }
 
     /// Reads the log and calls `sink` with every row; `progress` is told how many events were
@@ -65,8 +57,9 @@ public struct DerivedTableScanner {
                 if live[slot] == nil { live[slot] = Live() }
                 let body = StoredBody(tokens: tokens, strings: strings)
                 let state = live[slot]!
+                let previous = state.replayer.focusedScreenHandle
+                let previousVisit = state.replayer.visit
                 state.replayer.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: block.lsn(index), body: body))
-                state.lastTimestamp = max(state.lastTimestamp, timestamp)
                 if type == .sessionStart {
                     let info = state.replayer.info
                     state.tags = SessionTags(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
@@ -99,40 +92,29 @@ public struct DerivedTableScanner {
                     }
                     state.anomaliesSeen = anomalies.count
                 }
-                // A change of the focused screen closes a visit and makes a transition.
+                // A change of the focused screen closes a visit and makes a transition (the same
+                // visit the focus journal records: FocusJournal.openVisit).
                 let focus = state.replayer.focusedScreenHandle
-                if focus != state.focus, let focus {
+                if focus != previous, let focus {
                     let controller = state.replayer.controllers[focus]
                     let screen = controller.className ?? controller.id
-                    let how = Self.how(type, detail: state.replayer.visit.detail)
-                    if let previous = state.focus {
-                        // Closed (and counted for the session row) whether or not it is in the window.
-                        let visit = close(state, previous, at: timestamp, session: session, number: slot)
-                        if emit { sink.visit(visit) }
-                    }
+                    let closed = previous.map { FocusJournal.openVisit(state.replayer, $0, previousVisit, end: timestamp) }
+                    if let closed, emit { sink.visit(row(closed, state, session: session, number: slot)) }
                     if emit {
                         sink.transition(
                             TransitionRow(
-                                session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, sequence: sequence,
-                                from: state.focus == nil ? nil : state.focusScreen,
-                                to: screen, how: how))
+                                session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, sequence: sequence, from: closed?.screen,
+                                to: screen, how: Self.how(type, detail: state.replayer.visit.detail)))
                     }
-                    state.focus = focus
-                    state.focusScreen = screen
-                    state.focusStoryboardID = controller.storyboardID
-                    state.focusSince = timestamp
-                    state.focusDwellAtStart = Int(focus.index) < state.replayer.dwell.count ? state.replayer.dwell[Int(focus.index)] : 0
-                    state.focusHow = how
                     state.screens.insert(screen)
-                    let (stack, presentations) = Self.depths(state.replayer)
-                    state.maxStack = max(state.maxStack, stack)
-                    state.maxPresentation = max(state.maxPresentation, presentations)
                 }
-                if type == .appBackground, emit, state.focus != nil {
-                    sink.exit(ExitRow(session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: state.focusScreen, reason: "background"))
+                if type == .appBackground, emit, let focus {
+                    let controller = state.replayer.controllers[focus]
+                    sink.exit(
+                        ExitRow(session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: controller.className ?? controller.id, reason: "background"))
                 }
                 if type == .sessionEnd {
-                    finish(state, session: session, number: slot, emit: state.included, into: &sink)
+                    finish(state, session: session, number: slot, end: timestamp, emit: state.included, into: &sink)
                     live[slot] = nil
                 }
             }
@@ -140,52 +122,35 @@ public struct DerivedTableScanner {
         }
         for slot in live.indices {
             guard let state = live[slot] else { continue }
-            finish(state, session: names[slot], number: slot, emit: state.included, into: &sink)
+            finish(state, session: names[slot], number: slot, end: state.replayer.info.lastTimestamp ?? 0, emit: state.included, into: &sink)
         }
         eventsRead = read
         progress?(read)
     }
 
-    /// Closes the open visit of `state`.
-    private func close(_ state: Live, _ previous: ControllerHandle, at end: Int64, session: String, number: Int) -> ScreenVisit {
-        let total = Int(previous.index) < state.replayer.dwell.count ? state.replayer.dwell[Int(previous.index)] : 0
-        let (difference, overflow) = total.subtractingReportingOverflow(state.focusDwellAtStart)
-        let dwell = overflow ? 0 : difference
-        let visit = ScreenVisit(
-            session: session, sessionNumber: number, tags: state.tags, screen: state.focusScreen, storyboardID: state.focusStoryboardID,
-            controller: state.replayer.id(of: previous), start: state.focusSince, end: max(end, state.focusSince), dwell: max(0, dwell), how: state.focusHow,
-            index: state.visits)
-        state.visits += 1
-        return visit
+    /// A journal visit as a `screen_visits` row.
+    private func row(_ visit: FocusJournal.Visit, _ state: Live, session: String, number: Int) -> ScreenVisit {
+        ScreenVisit(
+            session: session, sessionNumber: number, tags: state.tags, screen: visit.screen, storyboardID: visit.storyboardID, controller: visit.controller,
+            start: visit.start, end: visit.end, dwell: visit.dwell, how: Self.how(visit.cause, detail: visit.detail), index: visit.index)
     }
 
-    /// The session's last visit, its exit and its row.
-    private func finish<Sink: DerivedTableSink>(_ state: Live, session: String, number: Int, emit: Bool, into sink: inout Sink) {
+    /// The session's last visit (closed at `end`: its `session.end`, or its last event), its exit and its row.
+    private func finish<Sink: DerivedTableSink>(_ state: Live, session: String, number: Int, end: Int64, emit: Bool, into sink: inout Sink) {
         guard emit else { return }
-        let end = state.lastTimestamp
-        if let focus = state.focus {
-            let visit = close(state, focus, at: end, session: session, number: number)
-            if filter.until.map({ visit.start <= $0 }) ?? true { sink.visit(visit) }
-            sink.exit(ExitRow(session: session, sessionNumber: number, tags: state.tags, timestamp: end, screen: state.focusScreen, reason: "end"))
+        let focus = state.replayer.focusedScreenHandle
+        let closed = focus.map { FocusJournal.openVisit(state.replayer, $0, state.replayer.visit, end: end) }
+        if let closed {
+            if filter.until.map({ closed.start <= $0 }) ?? true { sink.visit(row(closed, state, session: session, number: number)) }
+            sink.exit(ExitRow(session: session, sessionNumber: number, tags: state.tags, timestamp: end, screen: closed.screen, reason: "end"))
         }
         let info = state.replayer.info
         sink.session(
             SessionRow(
                 session: session, sessionNumber: number, tags: state.tags, first: info.firstTimestamp ?? 0, last: info.lastTimestamp ?? 0, events: state.replayer.eventCount,
-                visits: state.visits, screens: state.screens.count, anomalies: state.replayer.anomalies.count, maxStackDepth: state.maxStack,
-                maxPresentationDepth: state.maxPresentation, exitScreen: state.focus == nil ? nil : state.focusScreen, ended: info.ended))
-    }
-
-    /// The depth of the navigation stack around the focus and the number of presentations on the focus path.
-    static func depths(_ replayer: SessionReplayer) -> (stack: Int, presentations: Int) {
-        var stack = 0
-        var presentations = 0
-        for handle in replayer.focusPath {
-            let node = replayer.hierarchy[handle.index]
-            if node.placement == .presented { presentations += 1 }
-            if replayer.controllers[handle].kind == .navigation { stack = max(stack, node.items.count) }
-        }
-        return (stack, presentations)
+                visits: closed == nil ? 0 : state.replayer.visit.index + 1, screens: state.screens.count, anomalies: state.replayer.anomalies.count,
+                maxStackDepth: state.replayer.deepest.stack, maxPresentationDepth: state.replayer.deepest.presentations, exitScreen: closed?.screen,
+                ended: info.ended))
     }
 
     /// How an event moved the focus, for transitions: from the event that began the visit and,

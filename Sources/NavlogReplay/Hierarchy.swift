@@ -290,7 +290,7 @@ public struct Hierarchy: Sendable, Equatable {
     /// lists it, a presentation is known to both sides, a window's root is placed there), no
     /// controller is in two places (H3), and no parent chain loops. Checkpoint decoding checks
     /// it: the engine's walks rely on it.
-    func isConsistent(windowCount: Int) -> Bool {
+    func isConsistent() -> Bool {
         let count = nodes.count
         func valid(_ handle: Int32) -> Bool { handle >= 0 && Int(handle) < count }
         var places = [UInt8](repeating: 0, count: count)
@@ -332,7 +332,6 @@ public struct Hierarchy: Sendable, Equatable {
                 if steps > count { return false }
             }
         }
-        _ = windowCount
         return true
     }
 

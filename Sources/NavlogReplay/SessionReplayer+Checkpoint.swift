@@ -1,4 +1,4 @@
-public import NavlogEvents
+import NavlogEvents
 
 /// Serialized replay state (checkpoints): the whole state of a session after some event, so
 /// that replay can resume there instead of from the session's first event.
@@ -405,8 +405,8 @@ private struct CheckpointReader {
             guard let length = count(), let bytes = reader.readBytes(length) else { return nil }
             _ = state.slotNames.intern(bytes)
         }
-        guard state.hierarchy.isConsistent(windowCount: state.hierarchy.windows.count),
-            state.transitions.allSatisfy({ $0.snapshot?.isConsistent(windowCount: $0.snapshot?.windows.count ?? 0) ?? true }),
+        guard state.hierarchy.isConsistent(),
+            state.transitions.allSatisfy({ $0.snapshot?.isConsistent() ?? true }),
             state.focusedScreen < Int32(controllerCount), state.dwell.allSatisfy({ $0 >= 0 })
         else { return nil }
         guard state.slotNames.count == slotCount, state.hierarchy.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }),

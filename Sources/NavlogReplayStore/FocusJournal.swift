@@ -55,7 +55,7 @@ public enum FocusJournal {
     }
 
     /// The visit of `handle` that `state` holds open, closed at `end`.
-    static func openVisit(_ state: SessionReplayer, _ handle: ControllerHandle, _ visit: SessionReplayer.FocusVisit, end: Int64) -> Visit {
+    public static func openVisit(_ state: SessionReplayer, _ handle: ControllerHandle, _ visit: SessionReplayer.FocusVisit, end: Int64) -> Visit {
         let controller = state.controllers[handle]
         let total = Int(handle.index) < state.dwell.count ? state.dwell[Int(handle.index)] : 0
         let (difference, overflow) = total.subtractingReportingOverflow(visit.dwellBaseline)

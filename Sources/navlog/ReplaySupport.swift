@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NavlogEvents
 import NavlogReplay
 import NavlogReplayStore
@@ -101,7 +102,7 @@ struct TableWriter {
             return ([line(columns.map { $0.uppercased() })] + rows.map(line)).joined(separator: "\n") + "\n"
         case .csv:
             func field(_ value: String) -> String {
-                value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + value.replacingAll("\"", with: "\"\"") + "\"" : value
+                value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
             }
             return ([columns] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n") + "\n"
         case .json:
@@ -137,12 +138,6 @@ extension String {
         var text = self
         while text.last == " " { text.removeLast() }
         return text
-    }
-
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var result = ""
-        for character in self { if character == target { result += replacement } else { result.append(character) } }
-        return result
     }
 }
 

@@ -217,11 +217,9 @@ struct SimulateCommand: AsyncParsableCommand {
         }
     }
 
-    /// The session id of a line the simulator wrote (its second field).
+    /// The session id of a line the simulator wrote.
     static func session(of line: [UInt8]) -> String {
-        let text = String(decoding: line.prefix(200), as: UTF8.self)
-        guard let start = text.range(of: #""session":""#)?.upperBound, let end = text[start...].firstIndex(of: "\"") else { return "" }
-        return String(text[start..<end])
+        SimulatedLoad.cut(line).map { String(decoding: line[$0.sessionRange], as: UTF8.self) } ?? ""
     }
 }
 

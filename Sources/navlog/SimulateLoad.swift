@@ -44,12 +44,12 @@ struct SimulatedLoad {
 
     /// Finds the session id and the time in a line the simulator wrote (`"session":"…"` and `"ts":N`).
     static func cut(_ line: [UInt8]) -> TemplateLine? {
-        func find(_ needle: String, from start: Int = 0) -> Int? {
-            let pattern = Array(needle.utf8)
+        func find(_ needle: StaticString, from start: Int = 0) -> Int? {
+            let pattern = UnsafeRawBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
             guard line.count >= pattern.count else { return nil }
             var index = start
             while index <= line.count - pattern.count {
-                if line[index] == pattern[0] && Array(line[index..<(index + pattern.count)]) == pattern { return index + pattern.count }
+                if line[index..<(index + pattern.count)].elementsEqual(pattern) { return index + pattern.count }
                 index += 1
             }
             return nil

@@ -106,7 +106,7 @@ enum ReplayFuzz {
         var block = DecodedBlock()
         var codec = InMemoryBlockCodec()
         try codec.roundTrip(events, into: &block)
-        var mutator = ReplayMutator(seed: 0x6368_6563_6B70_7473)
+        var mutator = ByteMutator(seed: 0x6368_6563_6B70_7473, interesting: [0x00, 0x01, 0x7F, 0x80, 0xFF])
         var decoded = 0
         for round in 0..<rounds {
             let seed = seeds[mutator.index(seeds.count)]
@@ -129,7 +129,7 @@ enum ReplayFuzz {
                 state.appendJSON(session: "s", to: &json)
                 _ = state.tree(session: "s")
                 // checkpoint-inconsistent-hierarchy: the engine's walks rely on the links agreeing.
-                guard isConsistent(state.hierarchy) else { throw Failure("input \(round): a checkpoint whose hierarchy links disagree decoded") }
+                guard HierarchyOracle.isConsistent(state.hierarchy) else { throw Failure("input \(round): a checkpoint whose hierarchy links disagree decoded") }
                 var replayer = state
                 for index in 0..<block.count { apply(block, index, to: &replayer) }
                 replayer.appendJSON(session: "s", to: &json)
@@ -165,52 +165,6 @@ enum ReplayFuzz {
         _ = block.withBody(index) { body in
             replayer.apply(ReplayEvent(type: block.types[index], sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: block.lsn(index), body: body))
         }
-    }
-
-    /// Whether every link of the hierarchy has its counterpart and no chain loops (what the
-    /// engine keeps true; NavlogFuzzCheckpoint checks the same).
-    static func isConsistent(_ hierarchy: Hierarchy) -> Bool {
-        let nodes = hierarchy.nodes
-        func valid(_ handle: Int32) -> Bool { handle >= 0 && Int(handle) < nodes.count }
-        func once(_ list: [Int32], _ handle: Int32) -> Bool { list.filter { $0 == handle }.count == 1 }
-        for (index, node) in nodes.enumerated() {
-            let handle = Int32(index)
-            let parent = valid(node.parent) ? nodes[Int(node.parent)] : nil
-            switch node.placement {
-            case .none: break
-            case .windowRoot:
-                guard node.window >= 0, Int(node.window) < hierarchy.windows.count, hierarchy.windows[Int(node.window)].root == handle else { return false }
-            case .stack, .tab: guard let parent, once(parent.items, handle) else { return false }
-            case .primary: guard parent?.primary == handle else { return false }
-            case .secondary: guard parent?.secondary == handle else { return false }
-            case .supplementary: guard parent?.supplementary == handle else { return false }
-            case .child: guard let parent, once(parent.children, handle) else { return false }
-            case .presented: guard valid(node.presenter), nodes[Int(node.presenter)].presented == handle else { return false }
-            }
-            for item in node.items {
-                guard valid(item), nodes[Int(item)].parent == handle, [.stack, .tab].contains(nodes[Int(item)].placement) else { return false }
-            }
-            for child in node.children {
-                guard valid(child), nodes[Int(child)].parent == handle, nodes[Int(child)].placement == .child else { return false }
-            }
-            for (column, placement) in [(node.primary, Hierarchy.Placement.primary), (node.secondary, .secondary), (node.supplementary, .supplementary)] where column >= 0 {
-                guard valid(column), nodes[Int(column)].parent == handle, nodes[Int(column)].placement == placement else { return false }
-            }
-            if node.presented >= 0 {
-                guard valid(node.presented), nodes[Int(node.presented)].presenter == handle, nodes[Int(node.presented)].placement == .presented else { return false }
-            }
-            var current = handle
-            var steps = 0
-            while current >= 0 {
-                guard valid(current), steps <= nodes.count else { return false }
-                current = nodes[Int(current)].parent >= 0 ? nodes[Int(current)].parent : nodes[Int(current)].presenter
-                steps += 1
-            }
-        }
-        for (index, window) in hierarchy.windows.enumerated() where window.root >= 0 {
-            guard valid(window.root), nodes[Int(window.root)].placement == .windowRoot, nodes[Int(window.root)].window == Int32(index) else { return false }
-        }
-        return true
     }
 
     // MARK: - Running in a child process
@@ -264,53 +218,5 @@ enum ReplayFuzz {
     static func selected(_ round: Int) -> Bool {
         guard let only = ProcessInfo.processInfo.environment["NAVLOG_MINI_FUZZ_ONLY"].flatMap({ Int($0) }) else { return true }
         return round == only
-    }
-}
-
-/// Deterministic mutations: bit flips, truncations, byte insertions, chunk duplication.
-struct ReplayMutator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func index(_ count: Int) -> Int { Int(next() % UInt64(max(count, 1))) }
-
-    /// One to three mutations of `input`, and what they were.
-    mutating func mutate(_ input: [UInt8]) -> (bytes: [UInt8], how: String) {
-        var bytes = input
-        var how: [String] = []
-        for _ in 0...index(3) {
-            switch index(4) {
-            case 0 where !bytes.isEmpty:
-                let bit = index(bytes.count * 8)
-                bytes[bit / 8] ^= 1 << UInt8(bit % 8)
-                how.append("bit \(bit) flipped")
-            case 1 where !bytes.isEmpty:
-                let keep = index(bytes.count)
-                bytes.removeLast(bytes.count - keep)
-                how.append("cut to \(keep)")
-            case 2:
-                let at = index(bytes.count + 1)
-                let inserted = (0...index(4)).map { _ in index(2) == 0 ? [0x00, 0x01, 0x7F, 0x80, 0xFF][index(5)] : UInt8(truncatingIfNeeded: next()) }
-                bytes.insert(contentsOf: inserted, at: at)
-                how.append("\(inserted.count) bytes inserted at \(at)")
-            default:
-                guard !bytes.isEmpty else { continue }
-                let start = index(bytes.count)
-                let length = 1 + index(min(64, bytes.count - start))
-                let at = index(bytes.count + 1)
-                bytes.insert(contentsOf: bytes[start..<(start + length)], at: at)
-                how.append("bytes \(start)..<\(start + length) copied to \(at)")
-            }
-        }
-        return (bytes, how.joined(separator: ", "))
     }
 }

@@ -63,7 +63,7 @@ struct ReplayIndexTests {
     /// Checks `points` random targets both ways; returns how many were checked.
     @discardableResult
     static func compare(_ seeker: SessionSeeker, _ sessions: [(String, Int)], points: Int, seed: UInt64) throws -> Int {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         for _ in 0..<points {
             let (session, count) = sessions[Int(random.next() % UInt64(sessions.count))]
             let index = Int(random.next() % UInt64(count))
@@ -110,7 +110,7 @@ struct ReplayIndexTests {
             let files = try FileManager.default.contentsOfDirectory(atPath: replayDirectory.path).filter { $0.hasSuffix(".nrx") }.sorted()
             #expect(files.count > 2)
             let sessions = try Self.sessions(dir.path)
-            var random = SplitMix(seed: 9)
+            var random = SplitMix64(seed: 9)
             for (round, damage) in ["flip", "truncate", "delete", "foreign", "zero"].enumerated() {
                 let name = files[round % files.count]
                 let path = replayDirectory.appendingPathComponent(name).path
@@ -163,18 +163,5 @@ struct ReplayIndexTests {
             }
             try log.close()
         }
-    }
-}
-
-/// A small deterministic random number generator for test points.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -188,7 +188,7 @@ private enum MiniFuzz {
         alarm(120)
         let seeds = TestEnvironment.lines(of: try Data(contentsOf: TestEnvironment.fixture("corpus/good.jsonl")))
             .filter { $0.count < 4096 && $0.first == UInt8(ascii: "{") }
-        var mutator = Mutator(seed: 0x6576_656E_746C_696E)
+        var mutator = ByteMutator(seed: 0x6576_656E_746C_696E)
         var parser = EventLineParser()
         for round in 0..<rounds {
             let seed = seeds[mutator.index(seeds.count)]
@@ -271,7 +271,7 @@ private enum MiniFuzz {
                 ? URL(fileURLWithPath: "/dev/shm/navlog-mini-fuzz-\(getpid())") : dir.appendingPathComponent("data")
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: data) }
-            var mutator = Mutator(seed: 0x7365_676D_656E_7473)
+            var mutator = ByteMutator(seed: 0x7365_676D_656E_7473)
             for round in 0..<rounds {
                 let seed = seeds[round % seeds.count]
                 let mutated = mutator.mutate(seed.segment)
@@ -374,54 +374,5 @@ private enum MiniFuzz {
         try body()
         let elapsed = clock.now - start
         guard elapsed < budget else { throw FuzzRegressionTests.RegressionFailure("input \(round) took \(elapsed), over the budget of \(budget)") }
-    }
-}
-
-/// Deterministic mutations: bit flips, truncations, byte insertions, chunk duplication.
-private struct Mutator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func index(_ count: Int) -> Int { Int(next() % UInt64(max(count, 1))) }
-
-    /// One to three mutations of `input`, and what they were.
-    mutating func mutate(_ input: [UInt8]) -> (bytes: [UInt8], how: String) {
-        var bytes = input
-        var how: [String] = []
-        for _ in 0...index(3) {
-            switch index(4) {
-            case 0 where !bytes.isEmpty:
-                let bit = index(bytes.count * 8)
-                bytes[bit / 8] ^= 1 << UInt8(bit % 8)
-                how.append("bit \(bit) flipped")
-            case 1 where !bytes.isEmpty:
-                let keep = index(bytes.count)
-                bytes.removeLast(bytes.count - keep)
-                how.append("cut to \(keep)")
-            case 2:
-                let at = index(bytes.count + 1)
-                let interesting: [UInt8] = [0x00, 0xFF, 0x7F, 0x80, 0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x3A, 0x2C, 0x0A]
-                let inserted = (0...index(4)).map { _ in index(2) == 0 ? interesting[index(interesting.count)] : UInt8(truncatingIfNeeded: next()) }
-                bytes.insert(contentsOf: inserted, at: at)
-                how.append("\(inserted.count) bytes inserted at \(at)")
-            default:
-                guard !bytes.isEmpty else { continue }
-                let start = index(bytes.count)
-                let length = 1 + index(min(64, bytes.count - start))
-                let at = index(bytes.count + 1)
-                bytes.insert(contentsOf: bytes[start..<(start + length)], at: at)
-                how.append("bytes \(start)..<\(start + length) copied to \(at)")
-            }
-        }
-        return (bytes, how.joined(separator: ", "))
     }
 }

@@ -66,7 +66,7 @@ enum StoryboardFuzz {
         alarm(120)
         let directory = TestEnvironment.shared.appendingPathComponent("storyboards")
         let files = try seeds.map { Array(try Data(contentsOf: directory.appendingPathComponent($0))) }
-        var mutator = StoryboardMutator(seed: 0x7374_6F72_7962_6F61)
+        var mutator = ByteMutator(seed: 0x7374_6F72_7962_6F61, interesting: Array("<>\"'=&/ segue scene".utf8), truncationKeepsHalf: true, maximumCopy: 256)
         var parsed = 0
         for round in 0..<rounds {
             let seed = files[mutator.index(files.count)]
@@ -133,55 +133,5 @@ enum StoryboardFuzz {
     static func selected(_ round: Int) -> Bool {
         guard let only = ProcessInfo.processInfo.environment["NAVLOG_MINI_FUZZ_ONLY"].flatMap({ Int($0) }) else { return true }
         return round == only
-    }
-}
-
-/// Deterministic mutations: bit flips, truncations, byte insertions, chunk duplication.
-struct StoryboardMutator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func index(_ count: Int) -> Int { Int(next() % UInt64(max(count, 1))) }
-
-    /// One to three mutations of `input`, and what they were.
-    mutating func mutate(_ input: [UInt8]) -> (bytes: [UInt8], how: String) {
-        var bytes = input
-        var how: [String] = []
-        for _ in 0...index(3) {
-            switch index(4) {
-            case 0 where !bytes.isEmpty:
-                let bit = index(bytes.count * 8)
-                bytes[bit / 8] ^= 1 << UInt8(bit % 8)
-                how.append("bit \(bit) flipped")
-            case 1 where !bytes.isEmpty:
-                // Truncations keep most of the file (a cut near the start tests little).
-                let keep = bytes.count / 2 + index(bytes.count / 2 + 1)
-                bytes.removeLast(bytes.count - keep)
-                how.append("cut to \(keep)")
-            case 2:
-                let at = index(bytes.count + 1)
-                let markup = Array("<>\"'=&/ segue scene".utf8)
-                let inserted = (0...index(4)).map { _ in index(2) == 0 ? markup[index(markup.count)] : UInt8(truncatingIfNeeded: next()) }
-                bytes.insert(contentsOf: inserted, at: at)
-                how.append("\(inserted.count) bytes inserted at \(at)")
-            default:
-                guard !bytes.isEmpty else { continue }
-                let start = index(bytes.count)
-                let length = 1 + index(min(256, bytes.count - start))
-                let at = index(bytes.count + 1)
-                bytes.insert(contentsOf: bytes[start..<(start + length)], at: at)
-                how.append("bytes \(start)..<\(start + length) copied to \(at)")
-            }
-        }
-        return (bytes, how.joined(separator: ", "))
     }
 }
