@@ -112,6 +112,9 @@ public final class NavlogClient: Sendable {
         var waiters: [(target: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
         var lastError: String?
         var connectedOnce = false
+        /// navlogd said it could not store a batch (its disk is full): the connection is
+        /// dropped and everything unacknowledged resent after a growing delay.
+        var storeFailed = false
 
         var queuedCount: Int { queue.count - queueStart }
     }
@@ -140,6 +143,20 @@ public final class NavlogClient: Sendable {
     /// Queues one event line given as bytes.
     @discardableResult
     public func send(bytes: [UInt8]) -> UInt64 {
+        enqueue(bytes, deadline: nil)!
+    }
+
+    /// Queues one event line given as bytes, waiting at most `timeout` seconds for room when
+    /// the configuration says ``FullQueuePolicy/wait`` (navlogd is unreachable or cannot store).
+    /// - Returns: the event's number, or `nil` when the queue stayed full that long.
+    public func send(bytes: [UInt8], waitingAtMost timeout: Double) -> UInt64? {
+        enqueue(bytes, deadline: monotonicNow() + timeout)
+    }
+
+    /// Why the last connection or batch failed, if one did (for messages to people).
+    public var lastError: String? { state.withLock { $0.lastError } }
+
+    private func enqueue(_ bytes: [UInt8], deadline: Double?) -> UInt64? {
         while true {
             let id: UInt64? = state.withLock { state in
                 if state.queuedCount >= configuration.maximumQueuedEvents {
@@ -156,6 +173,7 @@ public final class NavlogClient: Sendable {
                 return id
             }
             if let id { return id }
+            if let deadline, monotonicNow() >= deadline { return nil }
             usleep(1000)
         }
     }
@@ -227,9 +245,19 @@ public final class NavlogClient: Sendable {
                 delay = min(delay * 2, configuration.reconnectDelay.upperBound)
                 continue
             }
-            delay = configuration.reconnectDelay.lowerBound
             serve(descriptor)
             posixClose(descriptor)
+            let storeFailed = state.withLock { state in
+                defer { state.storeFailed = false }
+                return state.storeFailed
+            }
+            if storeFailed {
+                // Resending at once would be refused again: back off until navlogd can write.
+                usleep(useconds_t(delay * 1_000_000))
+                delay = min(delay * 2, configuration.reconnectDelay.upperBound)
+            } else {
+                delay = configuration.reconnectDelay.lowerBound
+            }
         }
     }
 
@@ -303,18 +331,11 @@ public final class NavlogClient: Sendable {
             var poller = pollfd(fd: fd, events: Int16(POLLIN) | (output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
             let ready = poll(&poller, 1, 20)
             if ready < 0 && errno != EINTR { return }
-            if poller.revents & Int16(POLLOUT) != 0 {
-                let n = output.withUnsafeBytes { posixSend(fd, $0.baseAddress, $0.count) }
-                if n < 0 && errno != EAGAIN && errno != EINTR {
-                    state.withLock { $0.lastError = "navlogd closed the connection: \(String(cString: strerror(errno)))" }
-                    return
-                }
-                if n > 0 { output.removeFirst(n) }
-            }
+            // Replies first: navlogd may have said why it is about to close (it cannot store).
             if poller.revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
                 let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 if n <= 0 {
-                    state.withLock { $0.lastError = "navlogd closed the connection" }
+                    connectionFailed("navlogd closed the connection")
                     return
                 }
                 input.append(contentsOf: buffer[..<n])
@@ -322,7 +343,32 @@ public final class NavlogClient: Sendable {
                     handleReply(Array(input[..<newline]))
                     input.removeSubrange(...newline)
                 }
+                if state.withLock({ $0.storeFailed }) { return }
             }
+            if poller.revents & Int16(POLLOUT) != 0 {
+                let n = output.withUnsafeBytes { posixSend(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno != EAGAIN && errno != EINTR {
+                    let reason = String(cString: strerror(errno))
+                    // Its last replies may still be readable: they say why.
+                    while case let n = buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }), n > 0 {
+                        input.append(contentsOf: buffer[..<n])
+                    }
+                    while let newline = input.firstIndex(of: 0x0A) {
+                        handleReply(Array(input[..<newline]))
+                        input.removeSubrange(...newline)
+                    }
+                    connectionFailed("navlogd closed the connection: \(reason)")
+                    return
+                }
+                if n > 0 { output.removeFirst(n) }
+            }
+        }
+    }
+
+    /// Records why the connection ended, unless navlogd already said why (a store failure).
+    private func connectionFailed(_ reason: String) {
+        state.withLock { state in
+            if !state.storeFailed { state.lastError = reason }
         }
     }
 
@@ -345,7 +391,10 @@ public final class NavlogClient: Sendable {
             }
             if let rejection { onRejection?(rejection) }
         } else if let error = reply["error"] as? String {
-            state.withLock { $0.lastError = "navlogd: \(reply["reason"] as? String ?? error)" }
+            state.withLock { state in
+                state.lastError = "navlogd: \(reply["reason"] as? String ?? error)"
+                if error == "store" { state.storeFailed = true }
+            }
         }
     }
 }
@@ -366,4 +415,10 @@ private func posixSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) ->
     #else
         return send(fd, bytes, count, 0)  // Darwin: SO_NOSIGPIPE would be set on the socket instead
     #endif
+}
+
+private func monotonicNow() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

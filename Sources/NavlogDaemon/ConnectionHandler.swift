@@ -43,6 +43,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var rateWindowStart = 0.0
     private var rateWindowCount = 0
     private var suppressed = 0
+    private let order = ConnectionOrder()
 
     init(writer: LogWriter, statistics: DaemonStatistics, configuration: DaemonConfiguration, logger: Logger, control: @escaping @Sendable (String) -> ByteBuffer?) {
         self.writer = writer
@@ -99,8 +100,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         state = .closing
         var line = "{\"error\":\"refused\",\"reason\":"
         line += jsonString(reason) + "}\n"
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: line))).whenComplete { _ in
-            context.close(promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: line))).whenComplete { _ in
+            channel.close(promise: nil)
         }
     }
 
@@ -226,7 +228,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         let accepted = writer.submit(
-            WriteRequest(batch: request, ack: ack) { outcome in
+            WriteRequest(batch: request, ack: ack, order: order) { outcome in
                 eventLoop.execute {
                     let (handler, context) = loopBound.value
                     handler.completed(outcome, line: line, context)
@@ -243,8 +245,16 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func completed(_ outcome: WriteOutcome, line: Int, _ context: ChannelHandlerContext) {
         pendingBatches -= 1
         if let failure = outcome.failure {
+            // Nothing after a batch that was not stored is stored (see ``ConnectionOrder``):
+            // say so once, then close, so the client reconnects and resends in order.
+            guard case .open = state else { return }
+            state = .closing
             let reply = "{\"error\":\"store\",\"line\":\(line),\"stored\":\(outcome.stored),\"reason\":" + jsonString(failure.message) + "}\n"
-            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: reply)), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: reply))).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+            return
         } else if ack != .none {
             var reply = "{\"ack\":\(line),\"stored\":\(outcome.stored),\"duplicates\":\(outcome.duplicates)"
             if outcome.stored > 0 { reply += ",\"lsns\":[\(outcome.lsns.lowerBound),\(outcome.lsns.upperBound - 1)]" }

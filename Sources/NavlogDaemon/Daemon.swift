@@ -3,6 +3,10 @@ import NavlogStore
 import ServiceLifecycle
 import UnixSignals
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// navlogd assembled: the log writer and the socket server in one `ServiceGroup` that turns
 /// SIGTERM and SIGINT into a graceful stop (stop accepting, drain, flush, fsync, exit 0).
 public struct Daemon: Sendable {
@@ -19,6 +23,9 @@ public struct Daemon: Sendable {
     /// Opens the log (recovering it) and runs until a signal stops it.
     /// - Throws: ``StoreError`` when the data directory cannot be opened, or a bind error.
     public func run(logger: Logger, environment: [String: String]) async throws {
+        // A file size limit (ulimit -f, LimitFSIZE=) must make writes fail with EFBIG, which the
+        // writer handles like a full disk, instead of killing the daemon with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         let log = try EventLog(directory: configuration.dataDirectory, options: configuration.logOptions)
         let recovery = log.recovery
         if !recovery.isClean {

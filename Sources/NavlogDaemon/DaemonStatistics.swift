@@ -28,6 +28,11 @@ public final class DaemonStatistics: Sendable {
         public var bytesIn = 0
         /// Batches whose storing failed (disk full, I/O error).
         public var storeFailures = 0
+        /// Events not stored because the log could not be written (their senders were told
+        /// and resend them).
+        public var storeRefusedEvents = 0
+        /// Why the log cannot be written right now; `nil` while it can.
+        public var storeError: String?
         /// Sessions whose sequence numbers are tracked.
         public var sessionsTracked = 0
         /// fsync latencies in ms: p50 and p99 of the last 1024.
@@ -47,7 +52,7 @@ public final class DaemonStatistics: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case connections, connectionsTotal, refused, overLimit, accepted, rejected, duplicates, lost, rateLimited
-            case reportsDropped, bytesIn, storeFailures, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
+            case reportsDropped, bytesIn, storeFailures, storeRefusedEvents, storeError, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
             case lagEvents, segments, bytesOnDisk
         }
 

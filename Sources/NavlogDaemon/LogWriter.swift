@@ -23,10 +23,19 @@ struct WriteOutcome: Sendable {
     var failure: StoreError?
 }
 
+/// Whether a connection's batches may still be stored: once one of them could not be, none
+/// after it is, so that the client's resend of the failed one is not stored behind later
+/// events of the same sessions. Set and read only on the writer thread.
+final class ConnectionOrder: Sendable {
+    let broken = Atomic<Bool>(false)
+}
+
 /// A batch from a connection and how it wants to hear back.
 struct WriteRequest: Sendable {
     var batch: EventBatch
     var ack: HelloLine.AckMode
+    /// Shared by every request of one connection.
+    var order: ConnectionOrder
     /// Called on the writer thread once the batch is in the log (`none`, `batch`) or fsynced (`durable`).
     var completion: @Sendable (WriteOutcome) -> Void
 }
@@ -52,6 +61,8 @@ final class LogWriter: Sendable {
         var queue: [WriteRequest] = []
         var state = State.running
         var queuedEvents = 0
+        /// Why the final write before stopping failed, if it did.
+        var closeFailure: StoreError?
     }
 
     private let shared = NIOLockedValueBox(Shared())
@@ -65,11 +76,24 @@ final class LogWriter: Sendable {
     /// The log and the sequence tracker are touched only by the writer thread.
     private let owned: NIOLockedValueBox<Owned>
 
-    private struct Owned: @unchecked Sendable {
+    fileprivate struct Owned: @unchecked Sendable {
         // `EventLog` is a non-Sendable class confined to the writer thread; the box only
         // carries it there.
         var log: EventLog
         var tracker = SequenceTracker()
+        /// Set while the log cannot be written (disk full, file size limit, I/O error): new
+        /// batches are refused whole until a retry of the pending write succeeds.
+        var outage: StoreOutage?
+        /// Sequence numbers skipped before each event of the batch being appended (reused).
+        var skippedBefore: [UInt64] = []
+    }
+
+    /// Since when, and why, the log cannot be written.
+    fileprivate struct StoreOutage {
+        var since: Double
+        var error: StoreError
+        /// Events refused whole because of it (reported when the outage ends).
+        var refusedEvents = 0
     }
 
     /// Opens the log and rebuilds the sequence tracker from it.
@@ -137,12 +161,15 @@ final class LogWriter: Sendable {
 
     /// Stops taking requests, writes and fsyncs everything queued, closes the log, and waits
     /// for the thread to finish.
-    func stop() {
+    /// - Returns: why the final write failed (events received were not stored), or `nil`.
+    @discardableResult
+    func stop() -> StoreError? {
         shared.withLockedValue { if case .running = $0.state { $0.state = .draining } }
         wakeUp.lock()
         wakeUp.unlock(withValue: 1)
         finished.lock(whenValue: 1)
         finished.unlock()
+        return shared.withLockedValue { $0.closeFailure }
     }
 
     private func run() {
@@ -165,11 +192,16 @@ final class LogWriter: Sendable {
             }
             if dirty && monotonicSeconds() - lastFlush >= flushInterval {
                 owned.withLockedValue { owned in
+                    if owned.outage != nil {
+                        // Without new batches this is what notices that space came back.
+                        retryAfterOutage(&owned)
+                        return
+                    }
                     do throws(StoreError) {
                         try owned.log.flush()
                         dirty = false
                     } catch {
-                        logger.error("The periodic flush failed: \(error.message)")
+                        beginOutage(&owned, error)
                     }
                 }
                 lastFlush = monotonicSeconds()
@@ -178,7 +210,14 @@ final class LogWriter: Sendable {
                 // Everything still waiting for an fsync gets it before the log closes.
                 syncer.stop()
                 owned.withLockedValue { owned in
-                    do throws(StoreError) { try owned.log.close() } catch { logger.error("Closing the log failed: \(error.message)") }
+                    let unwritten = owned.log.bufferedEventCount
+                    do throws(StoreError) {
+                        try owned.log.close()
+                    } catch {
+                        var failure = error
+                        failure.message = "\(unwritten) events navlogd had accepted could not be written before it stopped: \(error.message)"
+                        shared.withLockedValue { $0.closeFailure = failure }
+                    }
                 }
                 shared.withLockedValue { $0.state = .stopped }
                 finished.lock()
@@ -195,16 +234,34 @@ final class LogWriter: Sendable {
         var needsSync = false
         var needsWrite = false
         owned.withLockedValue { owned in
+            if owned.outage != nil { retryAfterOutage(&owned) }
+            if let outage = owned.outage {
+                // Refused whole, before dedupe: nothing about these events is remembered, so
+                // their resend after the outage is stored like a first send.
+                let refusal = refusalError(outage)
+                for request in requests {
+                    owned.outage?.refusedEvents += request.batch.count
+                    request.order.broken.store(true, ordering: .relaxed)
+                    outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, lost: 0, failure: refusal))
+                }
+                return
+            }
             var kept = EventBatch()
             for request in requests {
+                if request.order.broken.load(ordering: .relaxed) {
+                    outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, lost: 0, failure: Self.afterFailedBatch))
+                    continue
+                }
                 kept.removeAll()
+                owned.skippedBefore.removeAll(keepingCapacity: true)
                 var keptIsCopy = false
                 var duplicates = 0
-                var lost: UInt64 = 0
                 let batch = request.batch
                 for index in 0..<batch.count {
+                    var skipped: UInt64 = 0
                     if let sequence = batch.headers[index].sequence {
-                        let (verdict, skipped) = batch.withSession(of: index) { owned.tracker.record(session: $0, sequence: sequence) }
+                        let verdict: SequenceTracker.Verdict
+                        (verdict, skipped) = batch.withSession(of: index) { owned.tracker.record(session: $0, sequence: sequence) }
                         if verdict == .duplicate {
                             // From the first duplicate on, copy only what is kept.
                             if !keptIsCopy {
@@ -214,19 +271,20 @@ final class LogWriter: Sendable {
                             duplicates += 1
                             continue
                         }
-                        lost += skipped
                     }
+                    owned.skippedBefore.append(skipped)
                     if keptIsCopy { kept.append(index, of: batch) }
                 }
                 if !keptIsCopy { kept = batch }
-                var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, lost: lost, failure: nil)
+                var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, lost: 0, failure: nil)
                 do throws(AppendError) {
                     outcome.lsns = try owned.log.append(kept)
                     outcome.stored = kept.count
                 } catch {
-                    // Events after the accepted prefix were not stored: forget their sequence numbers
-                    // so a resend is stored, not dropped.
-                    for index in error.accepted..<kept.count {
+                    // Events after the accepted prefix were not stored: forget their sequence
+                    // numbers, newest first so each session steps back exactly to where it was,
+                    // and a resend is stored, not dropped.
+                    for index in (error.accepted..<kept.count).reversed() {
                         if let sequence = kept.headers[index].sequence {
                             kept.withSession(of: index) { owned.tracker.forget(session: $0, sequence: sequence) }
                         }
@@ -234,7 +292,11 @@ final class LogWriter: Sendable {
                     outcome.stored = error.accepted
                     outcome.lsns = (owned.log.nextLSN - UInt64(error.accepted))..<owned.log.nextLSN
                     outcome.failure = error.cause
+                    request.order.broken.store(true, ordering: .relaxed)
+                    beginOutage(&owned, error.cause)
                 }
+                // Only stored events tell of loss: the gaps before refused ones are not known yet.
+                outcome.lost = owned.skippedBefore[..<outcome.stored].reduce(0, +)
                 needsSync = needsSync || request.ack == .durable
                 needsWrite = needsWrite || request.ack == .batch
                 outcomes.append(outcome)
@@ -249,7 +311,7 @@ final class LogWriter: Sendable {
                 }
             } catch {
                 syncFailure = error
-                logger.error("Writing the log failed: \(error.message)")
+                beginOutage(&owned, error)
             }
             let buffered = owned.log.bufferedEventCount
             statistics.update { stats in
@@ -259,15 +321,19 @@ final class LogWriter: Sendable {
             if let syncFailure {
                 for index in outcomes.indices where requests[index].ack != .none && outcomes[index].failure == nil {
                     outcomes[index].failure = syncFailure
+                    requests[index].order.broken.store(true, ordering: .relaxed)
                 }
             }
         }
         statistics.update { stats in
-            for outcome in outcomes {
+            for (request, outcome) in zip(requests, outcomes) {
                 stats.accepted += outcome.stored
                 stats.duplicates += outcome.duplicates
                 stats.lost += Int(outcome.lost)
-                if outcome.failure != nil { stats.storeFailures += 1 }
+                if outcome.failure != nil {
+                    stats.storeFailures += 1
+                    stats.storeRefusedEvents += request.batch.count - outcome.stored - outcome.duplicates
+                }
             }
         }
         // Durable requests wait for the syncer (unless nothing needed syncing); the rest are done.
@@ -280,6 +346,53 @@ final class LogWriter: Sendable {
             }
         }
         if let syncPoint { syncer.submit(syncPoint, durable) }
+    }
+}
+
+extension LogWriter {
+    /// Enters (or stays in) an outage after a failed write: logged once, not per batch, and
+    /// shown in `navlog stats` and systemd's status line.
+    fileprivate func beginOutage(_ owned: inout Owned, _ error: StoreError) {
+        guard owned.outage == nil else {
+            owned.outage?.error = error
+            return
+        }
+        owned.outage = StoreOutage(since: monotonicSeconds(), error: error)
+        logger.error(
+            "navlogd cannot write its log and refuses new events until it can: \(error.message) It retries every \(flushInterval) s; \(owned.log.bufferedEventCount) events already accepted wait in memory."
+        )
+        statistics.update { $0.storeError = error.message }
+    }
+
+    /// Retries the write that failed; on success the outage ends and events are taken again.
+    fileprivate func retryAfterOutage(_ owned: inout Owned) {
+        guard let outage = owned.outage else { return }
+        do throws(StoreError) {
+            try owned.log.writeBufferedEvents()
+        } catch {
+            owned.outage?.error = error
+            return
+        }
+        owned.outage = nil
+        let seconds = monotonicSeconds() - outage.since
+        logger.notice(
+            "navlogd can write its log again after \(Int(seconds.rounded())) s; \(outage.refusedEvents) events were refused meanwhile (their senders resend them)."
+        )
+        statistics.update { $0.storeError = nil }
+    }
+
+    /// The error of a batch that came after one of its connection's batches failed.
+    fileprivate static let afterFailedBatch = StoreError(
+        code: .io,
+        message: "An earlier batch of this connection was not stored, so this one was not either (a resend must keep each session's order). Reconnect and resend everything not acknowledged."
+    )
+
+    /// The error a batch refused during an outage gets.
+    fileprivate func refusalError(_ outage: StoreOutage) -> StoreError {
+        var error = outage.error
+        error.message =
+            "navlogd cannot write its log, so these events were not stored: \(outage.error.message) Resend them later (NavlogClient and `navlog send` do so by themselves, with backoff)."
+        return error
     }
 }
 

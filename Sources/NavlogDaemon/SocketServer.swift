@@ -66,7 +66,7 @@ public final class SocketServer: Service, Sendable {
             }
         let server: any Channel
         if let descriptor = SocketActivation.inheritedSocket(environment: environment) {
-            server = try await bootstrap.withBoundSocket(descriptor: descriptor).get()
+            server = try await bootstrap.withBoundSocket( descriptor).get()
             logger.info("Serving the socket systemd passed (fd \(descriptor)).")
         } else {
             // Create the socket file with the configured mode from the start: with a chmod after
@@ -95,7 +95,11 @@ public final class SocketServer: Service, Sendable {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(5))
                     let snapshot = statistics.snapshot()
-                    notifier.notify("STATUS=\(snapshot.connections) connections, \(snapshot.accepted) events stored")
+                    if let storeError = snapshot.storeError {
+                        notifier.notify("STATUS=Refusing events, the log cannot be written: \(storeError)")
+                    } else {
+                        notifier.notify("STATUS=\(snapshot.connections) connections, \(snapshot.accepted) events stored")
+                    }
                 }
             }
             try? await gracefulShutdown()

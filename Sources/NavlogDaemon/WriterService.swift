@@ -17,13 +17,14 @@ public final class WriterService: Service, Sendable {
         try? await gracefulShutdown()
         // `stop` waits for the writer thread's final flush; keep that wait off the
         // cooperative pool.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let failure = await withCheckedContinuation { (continuation: CheckedContinuation<StoreError?, Never>) in
             let writer = self.writer
             let thread = Thread {
-                writer.stop()
-                continuation.resume()
+                continuation.resume(returning: writer.stop())
             }
             thread.start()
         }
+        // Events were lost (the disk stayed full to the end): exit non-zero and say so.
+        if let failure { throw failure }
     }
 }

@@ -23,7 +23,7 @@ public final class DaemonProcess: @unchecked Sendable {
         socket = directory.appendingPathComponent("navlog.sock").path
         dataDirectory = directory.appendingPathComponent("data").path
         errorFile = directory.appendingPathComponent("navlogd-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.executableURL = TestEnvironment.binaries.appendingPathComponent("navlogd")
         process.arguments = ["--socket", socket, "--data-dir", dataDirectory] + arguments
         var env = ProcessInfo.processInfo.environment
@@ -63,6 +63,17 @@ public final class DaemonProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Limits the size navlogd may grow any file to (RLIMIT_FSIZE, what `ulimit -f` and
+    /// systemd's `LimitFSIZE=` set), or lifts the limit with `nil`: a write beyond it fails with
+    /// EFBIG, as a full disk fails with ENOSPC, without needing a small filesystem.
+    public func setFileSizeLimit(_ bytes: Int?) throws {
+        // util-linux's prlimit(1): glibc's prlimit(2) is not visible to Swift without _GNU_SOURCE.
+        // Only the soft limit changes, which an unprivileged user may raise again.
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/prlimit"), ["--pid", "\(process.processIdentifier)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):"])
+        guard result.status == 0 else { throw TestFailure("prlimit could not set navlogd's file size limit: \(result.errorOutput)") }
     }
 
     /// Sends SIGKILL (a crash) and waits for the process to be gone.

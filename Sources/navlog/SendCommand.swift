@@ -24,7 +24,7 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("When navlogd acknowledges: batch (in the log) or durable (fsynced).", valueName: "mode"))
     var ack: String = "durable"
 
-    @Option(help: ArgumentHelp("Seconds to wait for the last acknowledgement.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for navlogd to take more events (when it is unreachable or cannot store) and for the last acknowledgement.", valueName: "seconds"))
     var timeout: Double = 120
 
     @Argument(help: ArgumentHelp("JSON Lines files (- for standard input).", valueName: "file"))
@@ -58,15 +58,26 @@ struct SendCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             var framer = LineFramer(maximumLineLength: 1 << 30)
+            var stalled = false
             let deliver = { (number: Int, piece: LineFramer.Piece) in
-                guard case .line(let bytes) = piece, bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
-                let id = client.send(bytes: Array(bytes))
+                guard !stalled, case .line(let bytes) = piece, bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+                // The queue stays full only while navlogd takes nothing: --timeout bounds that wait too.
+                guard let id = client.send(bytes: Array(bytes), waitingAtMost: timeout) else {
+                    stalled = true
+                    return
+                }
                 origins.record(id, file: name, line: number)
             }
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            while !stalled, let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 chunk.withUnsafeBytes { framer.feed($0, deliver) }
             }
             framer.finish(deliver)
+            if stalled {
+                let reason = client.lastError.map { " (\($0))" } ?? ""
+                FileHandle.standardError.write(
+                    Data("navlog send: navlogd took no events for \(timeout) s\(reason); \(name) was sent only up to line \(framer.lineNumber). Run the same command again once navlogd is reachable and can store: what it already stored is dropped as duplicates.\n".utf8))
+                throw ExitCode.failure
+            }
         }
         do {
             try await client.flush(timeout: timeout)
