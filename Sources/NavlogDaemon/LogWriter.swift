@@ -384,7 +384,8 @@ extension LogWriter {
     /// The error of a batch that came after one of its connection's batches failed.
     fileprivate static let afterFailedBatch = StoreError(
         code: .io,
-        message: "An earlier batch of this connection was not stored, so this one was not either (a resend must keep each session's order). Reconnect and resend everything not acknowledged."
+        message:
+            "An earlier batch of this connection was not stored, so this one was not either (a resend must keep each session's order). Reconnect and resend everything not acknowledged."
     )
 
     /// The error a batch refused during an outage gets.

@@ -66,7 +66,7 @@ public final class SocketServer: Service, Sendable {
             }
         let server: any Channel
         if let descriptor = SocketActivation.inheritedSocket(environment: environment) {
-            server = try await bootstrap.withBoundSocket( descriptor).get()
+            server = try await bootstrap.withBoundSocket(descriptor).get()
             logger.info("Serving the socket systemd passed (fd \(descriptor)).")
         } else {
             // Create the socket file with the configured mode from the start: with a chmod after

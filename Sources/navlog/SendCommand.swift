@@ -75,7 +75,9 @@ struct SendCommand: AsyncParsableCommand {
             if stalled {
                 let reason = client.lastError.map { " (\($0))" } ?? ""
                 FileHandle.standardError.write(
-                    Data("navlog send: navlogd took no events for \(timeout) s\(reason); \(name) was sent only up to line \(framer.lineNumber). Run the same command again once navlogd is reachable and can store: what it already stored is dropped as duplicates.\n".utf8))
+                    Data(
+                        "navlog send: navlogd took no events for \(timeout) s\(reason); \(name) was sent only up to line \(framer.lineNumber). Run the same command again once navlogd is reachable and can store: what it already stored is dropped as duplicates.\n"
+                            .utf8))
                 throw ExitCode.failure
             }
         }
