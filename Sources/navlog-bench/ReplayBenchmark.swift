@@ -49,14 +49,6 @@ enum ReplayBenchmark {
         var index: Int
     }
 
-    /// One row of the printed table.
-    struct Row {
-        var figure: String
-        var value: String
-        var baseline = ""
-        var ratio = ""
-        var goal = ""
-    }
 
     /// How many points are checked for identical JSON with and without checkpoints.
     static let checkedPoints = 100
@@ -225,14 +217,16 @@ enum ReplayBenchmark {
                 Row(
                     figure: "seek+replay, \(points.count) random points, \(name)", value: String(format: "%.3f ms", value),
                     baseline: String(format: "%.3f ms from the session's first event", base),
-                    ratio: timeRatio(value, base), goal: name == "median" ? goal : ""))
+                    ratio: timeRatio(value, base), goal: name == "median" ? String(format: "≤ %.0f ms", goalMilliseconds) : "",
+                    met: name == "median" ? met : nil))
         }
         rows.append(
             Row(
                 figure: "checkpoint vs first-event JSON", value: "\(checked)/\(checked) byte-identical", baseline: "first \(checked) points",
-                goal: "all identical"))
+                goal: "all identical", met: true))
 
-        printTable(rows)
+        BenchmarkTable.print(rows)
+        BenchmarkTable.record(rows, benchmark: "replay")
         print("goal \(goal)")
         if options.keep { print("kept: \(work) (log in \(dataDirectory), replay index in \(indexDirectory))") }
     }
@@ -443,17 +437,6 @@ enum ReplayBenchmark {
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
 
-    static func printTable(_ rows: [Row]) {
-        let header = Row(figure: "figure", value: "navlog", baseline: "baseline (same run)", ratio: "ratio", goal: "goal")
-        let all = [header] + rows
-        func width(_ column: KeyPath<Row, String>) -> Int { all.map { $0[keyPath: column].count }.max() ?? 0 }
-        let widths: [Int] = [width(\.figure), width(\.value), width(\.baseline), width(\.ratio)]
-        func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-        for row in all {
-            let cells: [String] = [pad(row.figure, widths[0]), pad(row.value, widths[1]), pad(row.baseline, widths[2]), pad(row.ratio, widths[3]), row.goal]
-            print(cells.joined(separator: " | "))
-        }
-    }
 
     /// A progress line on standard error (the table goes to standard output).
     static func progress(_ message: String) { printError("replay bench: \(message)…") }
