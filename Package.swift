@@ -143,7 +143,7 @@ let package = Package(
         // Test support: temporary directories and running the built executables.
         .target(
             name: "NavlogTesting",
-            dependencies: ["NavlogWorkload", "NavlogReplay"],
+            dependencies: ["NavlogClient", "NavlogWorkload", "NavlogReplay"],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(
@@ -165,7 +165,7 @@ let package = Package(
         // The benchmark driver behind tools/bench (run it in release: tools/bench/run).
         .executableTarget(
             name: "navlog-bench",
-            dependencies: ["NavlogEvents", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogWorkload"],
+            dependencies: ["NavlogClient", "NavlogEvents", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         // libFuzzer targets (tools/fuzz builds them with --sanitize=fuzzer; a plain build links

@@ -262,31 +262,12 @@ public final class NavlogClient: Sendable {
     }
 
     private func connectSocket() -> Int32? {
-        #if canImport(Glibc)
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-            let fd = socket(AF_UNIX, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(configuration.socketPath.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            posixClose(fd)
-            state.withLock { $0.lastError = "the socket path is too long" }
+        do {
+            return try UnixDomainSocket.connect(path: configuration.socketPath)
+        } catch {
+            state.withLock { $0.lastError = error.description }
             return nil
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            let reason = String(cString: strerror(errno))
-            posixClose(fd)
-            state.withLock { $0.lastError = "cannot connect to \(configuration.socketPath): \(reason)" }
-            return nil
-        }
-        return fd
     }
 
     /// Runs one connection until it fails or the client closes.

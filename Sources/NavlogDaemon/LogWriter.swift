@@ -67,8 +67,7 @@ final class LogWriter: Sendable {
 
     private let shared = NIOLockedValueBox(Shared())
     /// 1 when there is work (or a stop request) for the thread.
-    private let wakeUp = ConditionLock(value: 0)
-    private let finished = ConditionLock(value: 0)
+    private let handshake = ThreadHandshake()
     private let statistics: DaemonStatistics
     private let syncer: Syncer
     private let flushInterval: Double
@@ -146,8 +145,7 @@ final class LogWriter: Sendable {
             return true
         }
         if accepted {
-            wakeUp.lock()
-            wakeUp.unlock(withValue: 1)
+            handshake.wake()
         }
         return accepted
     }
@@ -165,10 +163,8 @@ final class LogWriter: Sendable {
     @discardableResult
     func stop() -> StoreError? {
         shared.withLockedValue { if case .running = $0.state { $0.state = .draining } }
-        wakeUp.lock()
-        wakeUp.unlock(withValue: 1)
-        finished.lock(whenValue: 1)
-        finished.unlock()
+        handshake.wake()
+        handshake.waitUntilFinished()
         return shared.withLockedValue { $0.closeFailure }
     }
 
@@ -177,9 +173,7 @@ final class LogWriter: Sendable {
         var dirty = false
         while true {
             // Clear the flag before taking the queue: a request queued after this sets it again.
-            if wakeUp.lock(whenValue: 1, timeoutSeconds: max(0.001, flushInterval - (monotonicSeconds() - lastFlush))) {
-                wakeUp.unlock(withValue: 0)
-            }
+            handshake.waitForWork(timeout: max(0.001, flushInterval - (monotonicSeconds() - lastFlush)))
             let (requests, state) = shared.withLockedValue { shared -> ([WriteRequest], State) in
                 let taken = shared.queue
                 shared.queue.removeAll(keepingCapacity: true)
@@ -220,8 +214,7 @@ final class LogWriter: Sendable {
                     }
                 }
                 shared.withLockedValue { $0.state = .stopped }
-                finished.lock()
-                finished.unlock(withValue: 1)
+                handshake.finish()
                 return
             }
         }
@@ -394,103 +387,6 @@ extension LogWriter {
         error.message =
             "navlogd cannot write its log, so these events were not stored: \(outage.error.message) Resend them later (NavlogClient and `navlog send` do so by themselves, with backoff)."
         return error
-    }
-}
-
-/// Makes written events durable on its own thread, so the writer never waits for fsync: every
-/// sync point waiting is handled at once, one fsync per file (the newest point of a file
-/// covers the older ones), then their durable acks go out.
-final class Syncer: Sendable {
-    private struct Shared {
-        var items: [(SyncPoint, [(WriteRequest, WriteOutcome)])] = []
-        var stopping = false
-    }
-
-    private let shared = NIOLockedValueBox(Shared())
-    private let wakeUp = ConditionLock(value: 0)
-    private let finished = ConditionLock(value: 0)
-    private let statistics: DaemonStatistics
-    private let logger: Logger
-    private let fatal: @Sendable (String) -> Void
-
-    init(statistics: DaemonStatistics, logger: Logger, fatal: @escaping @Sendable (String) -> Void) {
-        self.statistics = statistics
-        self.logger = logger
-        self.fatal = fatal
-    }
-
-    func start() {
-        Thread { [self] in self.run() }.start()
-    }
-
-    func submit(_ point: SyncPoint, _ waiting: [(WriteRequest, WriteOutcome)]) {
-        shared.withLockedValue { $0.items.append((point, waiting)) }
-        wakeUp.lock()
-        wakeUp.unlock(withValue: 1)
-    }
-
-    /// Syncs what is queued, then stops the thread and waits for it.
-    func stop() {
-        shared.withLockedValue { $0.stopping = true }
-        wakeUp.lock()
-        wakeUp.unlock(withValue: 1)
-        finished.lock(whenValue: 1)
-        finished.unlock()
-    }
-
-    private func run() {
-        while true {
-            wakeUp.lock(whenValue: 1)
-            wakeUp.unlock(withValue: 0)
-            let (items, stopping) = shared.withLockedValue { shared in
-                let taken = shared.items
-                shared.items.removeAll(keepingCapacity: true)
-                return (taken, shared.stopping)
-            }
-            if !items.isEmpty { sync(items) }
-            if stopping && shared.withLockedValue({ $0.items.isEmpty }) {
-                finished.lock()
-                finished.unlock(withValue: 1)
-                return
-            }
-        }
-    }
-
-    private func sync(_ items: [(SyncPoint, [(WriteRequest, WriteOutcome)])]) {
-        // The newest point of each file is synced; older ones of the same file are covered.
-        var failures: [String: StoreError] = [:]
-        var synced: Set<String> = []
-        let started = monotonicSeconds()
-        for (index, item) in items.enumerated().reversed() {
-            let point = item.0
-            // Only a newer point that syncs the same file's data covers this one.
-            let newerOfSameFile = items[(index + 1)...].contains { $0.0.fileName == point.fileName && $0.0.syncsData }
-            if newerOfSameFile && !point.syncsDirectory {
-                point.discard()
-                continue
-            }
-            do throws(StoreError) {
-                try point.sync()
-                synced.insert(point.fileName)
-            } catch {
-                failures[point.fileName] = error
-                logger.error("fsync failed: \(error.message)")
-            }
-        }
-        let elapsed = monotonicSeconds() - started
-        statistics.update { $0.recordFsync(seconds: elapsed) }
-        for (point, waiting) in items {
-            for (request, var outcome) in waiting {
-                if let failure = failures[point.fileName] {
-                    outcome.failure = failure
-                    statistics.update { $0.storeFailures += 1 }
-                }
-                request.completion(outcome)
-            }
-        }
-        if let (file, failure) = failures.first {
-            fatal("fsync of \(file) failed: \(failure.message)")
-        }
     }
 }
 

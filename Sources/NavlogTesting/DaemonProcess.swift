@@ -1,4 +1,5 @@
 public import Foundation
+import NavlogClient
 
 #if canImport(Glibc)
     import Glibc
@@ -115,17 +116,10 @@ public final class SocketClient: @unchecked Sendable {
 
     /// Connects to `path`.
     public init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if result != 0 {
-            Glibc.close(descriptor)
-            throw TestFailure("cannot connect to \(path): \(String(cString: strerror(errno)))")
+        do {
+            descriptor = try UnixDomainSocket.connect(path: path)
+        } catch {
+            throw TestFailure(error.description)
         }
     }
 

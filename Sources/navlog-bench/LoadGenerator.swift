@@ -1,4 +1,5 @@
 import Foundation
+import NavlogClient
 import NavlogWorkload
 
 #if canImport(Glibc)
@@ -81,14 +82,7 @@ struct LoadGenerator {
         case .navlogd(let path), .unixDatagram(let path):
             let datagram: Bool
             if case .unixDatagram = target { datagram = true } else { datagram = false }
-            let fd = socket(AF_UNIX, Int32(datagram ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard result == 0 else { Glibc.close(fd); return false }
+            guard let fd = try? UnixDomainSocket.connect(path: path, datagram: datagram) else { return false }
             connection.fd = fd
         case .tcp(let port):
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -49,7 +49,6 @@ enum ReplayBenchmark {
         var index: Int
     }
 
-
     /// How many points are checked for identical JSON with and without checkpoints.
     static let checkedPoints = 100
     /// The seed of the points (a fixed one, so that runs are repeatable).
@@ -436,7 +435,6 @@ enum ReplayBenchmark {
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
-
 
     /// A progress line on standard error (the table goes to standard output).
     static func progress(_ message: String) { printError("replay bench: \(message)…") }

@@ -1,4 +1,5 @@
 import Foundation
+import NavlogClient
 
 #if canImport(Glibc)
     import Glibc
@@ -14,25 +15,12 @@ final class UnixSocket: @unchecked Sendable {
 
     /// Connects to `path`.
     init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw CLIError("cannot create a socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(descriptor)
-            throw CLIError("the socket path \(path) is too long for a Unix socket")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw CLIError("cannot connect to navlogd at \(path): \(reason). Is navlogd running? Pass its socket with --socket.")
+        do {
+            descriptor = try UnixDomainSocket.connect(path: path)
+        } catch  where error.code == 0 {
+            throw CLIError(error.description)
+        } catch {
+            throw CLIError("\(error.description). Is navlogd running? Pass its socket with --socket.")
         }
     }
 
