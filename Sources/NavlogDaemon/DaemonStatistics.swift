@@ -48,31 +48,54 @@ public final class DaemonStatistics: Sendable {
         public var segments = 0
         /// Bytes of segments and indexes in the data directory.
         public var bytesOnDisk = 0
-        var fsyncSamples: [Double] = []
+        /// Acknowledgement latency inside navlogd, in ms: from a batch being handed to the
+        /// writer to its ack being ready (after the fsync for `durable`); p50 and p99 of the
+        /// last 1024 acknowledged batches. What a client measures adds its socket's queues.
+        public var ackP50Milliseconds = 0.0
+        /// See ``ackP50Milliseconds``.
+        public var ackP99Milliseconds = 0.0
+        var fsyncSamples = LatencySamples()
+        var ackSamples = LatencySamples()
 
         enum CodingKeys: String, CodingKey {
             case connections, connectionsTotal, refused, overLimit, accepted, rejected, duplicates, lost, rateLimited
             case reportsDropped, bytesIn, storeFailures, storeRefusedEvents, storeError, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
-            case lagEvents, segments, bytesOnDisk
+            case lagEvents, segments, bytesOnDisk, ackP50Milliseconds, ackP99Milliseconds
         }
 
         /// Records one fsync's duration; percentiles are computed when a snapshot is taken, not
         /// here (this runs for every group commit).
         mutating func recordFsync(seconds: Double) {
             fsyncs += 1
-            if fsyncSamples.count < 1024 {
-                fsyncSamples.append(seconds * 1000)
-            } else {
-                fsyncSamples[fsyncs % 1024] = seconds * 1000
-            }
+            fsyncSamples.record(seconds * 1000)
         }
 
-        /// Fills the fsync percentiles from the samples.
+        /// Fills the percentiles from the samples.
         mutating func computePercentiles() {
-            guard !fsyncSamples.isEmpty else { return }
-            let sorted = fsyncSamples.sorted()
-            fsyncP50Milliseconds = sorted[sorted.count / 2]
-            fsyncP99Milliseconds = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
+            (fsyncP50Milliseconds, fsyncP99Milliseconds) = fsyncSamples.percentiles()
+            (ackP50Milliseconds, ackP99Milliseconds) = ackSamples.percentiles()
+        }
+    }
+
+    /// The last 1024 values of a latency, for percentiles.
+    struct LatencySamples: Sendable, Equatable {
+        private var values: [Double] = []
+        private var recorded = 0
+
+        mutating func record(_ milliseconds: Double) {
+            if values.count < 1024 {
+                values.append(milliseconds)
+            } else {
+                values[recorded % 1024] = milliseconds
+            }
+            recorded += 1
+        }
+
+        /// p50 and p99, or zeros before the first value.
+        func percentiles() -> (Double, Double) {
+            guard !values.isEmpty else { return (0, 0) }
+            let sorted = values.sorted()
+            return (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
         }
     }
 

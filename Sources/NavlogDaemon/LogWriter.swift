@@ -36,6 +36,8 @@ struct WriteRequest: Sendable {
     var ack: HelloLine.AckMode
     /// Shared by every request of one connection.
     var order: ConnectionOrder
+    /// When the connection handed it over (monotonic seconds), for the ack latency.
+    var submittedAt = monotonicSeconds()
     /// Called on the writer thread once the batch is in the log (`none`, `batch`) or fsynced (`durable`).
     var completion: @Sendable (WriteOutcome) -> Void
 }
@@ -331,11 +333,19 @@ final class LogWriter: Sendable {
         }
         // Durable requests wait for the syncer (unless nothing needed syncing); the rest are done.
         var durable: [(WriteRequest, WriteOutcome)] = []
+        var acknowledged: [Double] = []
+        let now = monotonicSeconds()
         for (request, outcome) in zip(requests, outcomes) {
             if request.ack == .durable && outcome.failure == nil && syncPoint != nil {
                 durable.append((request, outcome))
             } else {
+                if request.ack != .none && outcome.failure == nil { acknowledged.append((now - request.submittedAt) * 1000) }
                 request.completion(outcome)
+            }
+        }
+        if !acknowledged.isEmpty {
+            statistics.update { stats in
+                for latency in acknowledged { stats.ackSamples.record(latency) }
             }
         }
         if let syncPoint { syncer.submit(syncPoint, durable) }

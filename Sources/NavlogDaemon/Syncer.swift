@@ -79,6 +79,12 @@ final class Syncer: Sendable {
         }
         let elapsed = monotonicSeconds() - started
         statistics.update { $0.recordFsync(seconds: elapsed) }
+        let now = monotonicSeconds()
+        statistics.update { stats in
+            for (point, waiting) in items where failures[point.fileName] == nil {
+                for (request, _) in waiting { stats.ackSamples.record((now - request.submittedAt) * 1000) }
+            }
+        }
         for (point, waiting) in items {
             for (request, var outcome) in waiting {
                 if let failure = failures[point.fileName] {
