@@ -44,18 +44,21 @@ func runLoad(_ arguments: [String]) {
     var before = 0
     if case .navlogd(let path) = target, ack == "none" { before = acceptedEvents(path) ?? 0 }
     let start = monotonic()
+    let cpuBefore = processCPUSeconds()
     var result = generator.run(connections)
     if case .navlogd(let path) = target, ack == "none" {
         // Without acks, done is when navlogd has stored everything.
         let target = before + result.events
-        while (acceptedEvents(path) ?? 0) < target { usleep(2_000) }
+        // Each poll is a connection and a stats reply navlogd must make: not too often.
+        while (acceptedEvents(path) ?? 0) < target { usleep(5_000) }
         result.seconds = monotonic() - start
     }
     generator.close(connections)
+    let loaderCPU = processCPUSeconds() - cpuBefore
     let line = String(
-        format: #"{"events":%d,"seconds":%.3f,"eventsPerSecond":%.0f,"ackP50Milliseconds":%.3f,"ackP99Milliseconds":%.3f}"#,
+        format: #"{"events":%d,"seconds":%.3f,"eventsPerSecond":%.0f,"ackP50Milliseconds":%.3f,"ackP99Milliseconds":%.3f,"loaderCpuSeconds":%.3f}"#,
         result.events, result.seconds, Double(result.events) / result.seconds,
-        percentile(result.latencies, 0.5), percentile(result.latencies, 0.99)
+        percentile(result.latencies, 0.5), percentile(result.latencies, 0.99), loaderCPU
     )
     print(line)
 }
@@ -78,4 +81,12 @@ func acceptedEvents(_ path: String) -> Int? {
     }
     guard let object = try? JSONSerialization.jsonObject(with: Data(reply.prefix { $0 != 0x0A })) as? [String: Any] else { return nil }
     return object["accepted"] as? Int
+}
+
+/// CPU seconds (user + system) this process has used: the load generator's own share of the
+/// machine, which the daemon under test does not get.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
