@@ -136,12 +136,23 @@ struct LoadGenerator {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var remaining = connections.count
         while remaining > 0 {
+            // At a fixed rate, ask to write only once the schedule has reached the next line,
+            // and sleep in poll until then: a writable socket would otherwise wake poll at once
+            // and the generator would spin, taking CPU from the daemon it measures.
+            var wait: Int32 = 100
+            var writeWanted = true
+            if rate > 0 {
+                let due = started + Double(linesSent) / rate
+                let now = monotonic()
+                writeWanted = now >= due
+                if !writeWanted { wait = Int32(min(100, max(1, ((due - now) * 1000).rounded(.up)))) }
+            }
             var pollers = connections.map { connection -> pollfd in
                 var events = Int16(POLLIN)
-                if connection.sentBytes < connection.payload.count { events |= Int16(POLLOUT) }
+                if writeWanted && connection.sentBytes < connection.payload.count { events |= Int16(POLLOUT) }
                 return pollfd(fd: connection.done ? -1 : connection.fd, events: events, revents: 0)
             }
-            _ = poll(&pollers, nfds_t(pollers.count), rate > 0 ? 1 : 100)
+            _ = poll(&pollers, nfds_t(pollers.count), wait)
             for (index, connection) in connections.enumerated() where !connection.done {
                 let revents = pollers[index].revents
                 // At a fixed rate, write only once the schedule has reached this line.
