@@ -56,8 +56,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let current = statistics.snapshot().connections
+        // Count and compare under one lock: no two connections both take the last place, and
+        // no `snapshot()` (it sorts the latency samples) on every accept.
+        var current = 0
         statistics.update {
+            current = $0.connections
             $0.connections += 1
             $0.connectionsTotal += 1
         }
@@ -94,6 +97,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         bufferedWhileIdentifying = []
         for buffer in buffered { consume(buffer, context) }
         if !buffered.isEmpty { submit(context) }
+        // Replies to the buffered lines were only written (see ``consume(_:_:)``).
+        context.flush()
     }
 
     private func refuse(_ context: ChannelHandlerContext, reason: String) {
@@ -124,6 +129,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         if case .open = state { submit(context) }
+        // Replies to this read's lines were only written (see ``consume(_:_:)``).
+        context.flush()
         context.fireChannelReadComplete()
     }
 
@@ -139,6 +146,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: - Lines
 
+    /// Frames and handles the lines in `buffer`.
+    ///
+    /// Replies made here (rejections, control answers) are written but not flushed: the flush
+    /// comes once the read is complete. A flush inside `framer.feed` could re-enter this
+    /// handler: when the socket write fails (the client has closed), NIO drains the socket and
+    /// fires `channelRead` on the spot, and that nested `consume` would access `framer` while
+    /// the outer `feed` still holds it, an exclusivity violation that aborts navlogd (found by
+    /// `navlog-bench chaos-load`: bad lines from a client that disconnects at once).
     private func consume(_ buffer: ByteBuffer, _ context: ChannelHandlerContext) {
         let receivedAt = currentMicroseconds()
         buffer.withUnsafeReadableBytes { bytes in
@@ -166,8 +181,15 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                         report(EventRejection(code: .unknownField, line: number, path: "hello", reason: "a hello must be the first line of a connection"), context)
                     }
                 case .control(let name):
-                    if let reply = control(name) {
-                        context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+                    if !context.channel.isWritable {
+                        // Like rejection reports: a client that does not read gets no more
+                        // replies (an unknown request's rejection included) and costs no more
+                        // work. A stats reply lists the data directory and sorts the latency
+                        // samples; under navlog-bench chaos-load, stats floods from clients that
+                        // never read took a fifth of the event loops' time.
+                        statistics.update { $0.reportsDropped += 1 }
+                    } else if let reply = control(name) {
+                        context.write(wrapOutboundOut(reply), promise: nil)
                     } else {
                         report(EventRejection(code: .enum, line: number, path: "control", reason: "unknown control request \"\(name)\" (known: stats)"), context)
                     }
@@ -206,7 +228,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let path = rejection.path { line += ",\"field\":" + jsonString(path) }
         if let column = rejection.column { line += ",\"column\":\(column)" }
         line += ",\"reason\":" + jsonString(rejection.reason) + "}\n"
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: line)), promise: nil)
+        // Flushed when the read is complete (see ``consume(_:_:)``).
+        context.write(wrapOutboundOut(context.channel.allocator.buffer(string: line)), promise: nil)
     }
 
     // MARK: - Writing
