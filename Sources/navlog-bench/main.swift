@@ -81,6 +81,12 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "load" {
     exit(0)
 }
 
+// `navlog-bench chaos-load --socket PATH [--connections N] [--seconds S] [--good K] [--seed N] …`:
+// misbehaving connections against a navlogd while good clients are timed (ChaosLoad.swift).
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "chaos-load" {
+    exit(runChaosLoad(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 // `navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep]`: ReplayBenchmark.swift.
 if let only = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.dropFirst(only + 1).first == "replay" {
     exit(ReplayBenchmark.main(Array(CommandLine.arguments.dropFirst())))

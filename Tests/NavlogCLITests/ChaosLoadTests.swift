@@ -1,0 +1,99 @@
+import Foundation
+import NavlogTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// issue 7's "Load" item, short enough for CI: `navlog-bench chaos-load` (idle, trickling,
+/// never-reading, bad-input and churning connections) against a real navlogd while good clients
+/// stream durable events; `tools/chaos load` is the long version.
+@Suite("navlogd under chaos load", .serialized)
+struct ChaosLoadTests {
+    /// The good clients' sessions and the seqs sent in each, from `--good-events`.
+    static func goodSessions(_ file: URL) throws -> [String: [Int]] {
+        var sessions: [String: [Int]] = [:]
+        for line in TestEnvironment.lines(of: try Data(contentsOf: file)) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            sessions[try #require(object["session"] as? String)] = try #require(object["seqs"] as? [Int])
+        }
+        return sessions
+    }
+
+    @Test("300 misbehaving connections for 5 s: good clients keep being served, every good event stored once in order, bad input counted")
+    func chaosLoad() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let bench = TestEnvironment.binaries.appendingPathComponent("navlog-bench")
+            try #require(
+                FileManager.default.isExecutableFile(atPath: bench.path), "navlog-bench is not built in \(TestEnvironment.binaries.path) (swift build --build-tests builds it)")
+            let daemon = try DaemonProcess(directory: dir)
+            let goodEvents = dir.appendingPathComponent("good.jsonl")
+            // --max-wait is generous: a debug navlogd on a shared 2-core CI machine is slow, and
+            // the test is about being served at all, not about latency.
+            let run = try ProcessRunner.run(
+                bench,
+                [
+                    "chaos-load", "--socket", daemon.socket, "--connections", "300", "--seconds", "5", "--good", "4", "--good-rate", "300", "--max-wait", "10",
+                    "--seed", "\(UInt64(Date().timeIntervalSince1970 * 1000) & 0xFFFF_FFFF)", "--data-dir", daemon.dataDirectory, "--good-events", goodEvents.path,
+                ],
+                timeout: 60)
+            #expect(run.status == 0, "chaos-load failed: \(run.output)\(run.errorOutput)\nnavlogd: \(daemon.log.suffix(3000))")
+            let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
+            let report = try #require(
+                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "no JSON line from chaos-load: \(run.output)\(run.errorOutput)")
+            #expect(report["goodServed"] as? Bool == true, "good clients not served: \(report["goodProblems"] ?? "?")")
+            #expect(report["connections"] as? Int ?? 0 >= 300, "fewer connections than asked for: \(report["connections"] ?? "?")")
+            #expect(report["errorsSeen"] as? Int ?? 0 > 0, "the bad-input clients saw no rejection reports")
+            let sent = report["goodEventsSent"] as? Int ?? 0
+            #expect(sent > 0 && report["goodEventsAcked"] as? Int == sent, "good events sent \(sent), acked \(report["goodEventsAcked"] ?? "?")")
+
+            // The log, checked here rather than trusting the tool's own check.
+            let sessions = try Self.goodSessions(goodEvents)
+            #expect(sessions.values.reduce(0) { $0 + $1.count } == sent)
+            var stored: [String: [Int]] = [:]
+            for event in try DaemonEndToEndTests.storedEvents(daemon.dataDirectory) {
+                guard let session = event["session"] as? String, sessions[session] != nil, let seq = event["seq"] as? Int else { continue }
+                stored[session, default: []].append(seq)
+            }
+            for (session, seqs) in sessions {
+                // Equal lists: each good event once, in the order sent (seq 1, 2, 3, … of the session).
+                #expect(stored[session] ?? [] == seqs, "session \(session): sent seqs \(seqs.prefix(20))…, stored \((stored[session] ?? []).prefix(20))…")
+            }
+            #expect(try ProcessRunner.navlog(["verify", "--data-dir", daemon.dataDirectory]).status == 0)
+            let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
+            let counters = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any], "navlog stats: \(stats.errorOutput)")
+            let rejected = counters["rejected"] as? [String: Int] ?? [:]
+            #expect(rejected.values.reduce(0, +) > 0, "navlogd counted no rejections: \(counters)")
+            for code in ["json", "utf8", "too-long", "unknown-type"] {
+                #expect(rejected[code] ?? 0 > 0, "no \(code) rejections counted: \(rejected)")
+            }
+            #expect(daemon.terminate() == 0, "SIGTERM after the chaos stops navlogd cleanly: \(daemon.log.suffix(3000))")
+        }
+    }
+
+    /// navlogd used to abort here ("Simultaneous accesses … modification requires exclusive
+    /// access"): a rejection report flushed while the line framer was still running hit a
+    /// closed socket, NIO drained the socket and delivered the rest of the data re-entrantly
+    /// into the same framer.
+    @Test("a client that sends bad lines and disconnects at once does not bring navlogd down")
+    func badLinesThenDisconnect() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            for round in 0..<3 {
+                for count in [10, 100, 1_000, 5_000, 20_000] {
+                    let client = try SocketClient(path: daemon.socket)
+                    // Past identification, so the lines are handled as they are read.
+                    usleep(30_000)
+                    try client.send(#"{"hello":1,"ack":"batch"}"# + "\n" + String(repeating: "x\n", count: count))
+                    client.close()
+                    #expect(daemon.waitForExit(timeout: 0) == nil, "navlogd exited after \(count) bad lines (round \(round)): \(daemon.log.suffix(2000))")
+                }
+            }
+            usleep(300_000)
+            let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
+            #expect(stats.status == 0, "navlogd no longer answers: \(stats.errorOutput)\n\(daemon.log.suffix(2000))")
+            #expect(daemon.terminate() == 0, "\(daemon.log.suffix(2000))")
+        }
+    }
+}
