@@ -98,9 +98,14 @@ struct ExportCommand: ParsableCommand {
         do {
             report = try Exporter.export(options: options) { sink in
                 // The replay index's focus journals give every table but events without a replay.
-                if try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink) {
-                    eventsRead = reader.eventCount
-                    return
+                do {
+                    if try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink) {
+                        eventsRead = reader.eventCount
+                        return
+                    }
+                } catch let error as ReplayIndexError where error.code == .unwritable {
+                    // A full disk or a read-only directory: the rows are the same without the index.
+                    printError("navlog export: \(error.message) Replaying the log instead (slower).")
                 }
                 var scanner = DerivedTableScanner(reader: reader, filter: filter)
                 try scanner.scan(into: &sink) { read in

@@ -94,6 +94,10 @@ struct QueryOptions: ParsableArguments {
         } catch let error as StoreError {
             printError("navlog query \(command): \(error.message)")
             throw ExitCode.failure
+        } catch let error as ReplayIndexError where error.code == .unwritable {
+            // A full disk or a read-only directory: the answer is the same without the index.
+            if showProgress { _ = "\r\u{1B}[K".withCString { write(STDERR_FILENO, $0, strlen($0)) } }
+            printError("navlog query \(command): \(error.message) Answering by replaying the log instead (slower).")
         }
         var scanner = DerivedTableScanner(reader: reader, filter: filter)
         do {

@@ -88,4 +88,26 @@ struct DiskFullTests {
             DaemonEndToEndTests.checkOrder(events)
         }
     }
+
+    @Test("readers on a full disk: navlog query answers by replaying the log when the replay index cannot be written, with the same rows")
+    func queryWithoutRoomForTheIndex() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let file = try DaemonEndToEndTests.write(DaemonEndToEndTests.workload(5_000, seed: 79), to: dir.appendingPathComponent("events.jsonl"))
+            let data = dir.appendingPathComponent("data").path
+            #expect(try ProcessRunner.navlog(["ingest", "--data-dir", data, file.path]).status == 0)
+            // No file may grow beyond 1000 bytes: neither the index in the data directory nor its fallback in the cache.
+            let environment = ["HOME": dir.path, "XDG_CACHE_HOME": dir.appendingPathComponent("cache").path, "PATH": "/usr/bin:/bin"]
+            // Standard output goes through a pipe: the limit is for files, and the answer is not one.
+            let navlog = TestEnvironment.binaries.appendingPathComponent("navlog").path
+            let full = try ProcessRunner.run(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", "prlimit --fsize=1000: '\(navlog)' query screens --data-dir '\(data)' --format csv | cat"],
+                environment: environment)
+            #expect(full.status == 0, "\(full.errorOutput)")
+            #expect(full.errorOutput.contains("Answering by replaying the log instead"), "\(full.errorOutput)")
+            let normal = try ProcessRunner.run(
+                TestEnvironment.binaries.appendingPathComponent("navlog"), ["query", "screens", "--data-dir", data, "--format", "csv"], environment: environment)
+            #expect(normal.status == 0, "\(normal.errorOutput)")
+            #expect(!normal.output.isEmpty && full.output == normal.output, "the same rows with and without the index")
+        }
+    }
 }
