@@ -44,6 +44,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var rateWindowCount = 0
     private var suppressed = 0
     private let order = ConnectionOrder()
+    /// Replies made while handling the current read (see ``queueReply(_:_:)``).
+    private var queuedReplies: ByteBuffer?
+    /// At most this many bytes of replies are queued in one read; more are dropped and counted.
+    private static let maximumQueuedReplyBytes = 16 << 10
 
     init(writer: LogWriter, statistics: DaemonStatistics, configuration: DaemonConfiguration, logger: Logger, control: @escaping @Sendable (String) -> ByteBuffer?) {
         self.writer = writer
@@ -97,8 +101,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         bufferedWhileIdentifying = []
         for buffer in buffered { consume(buffer, context) }
         if !buffered.isEmpty { submit(context) }
-        // Replies to the buffered lines were only written (see ``consume(_:_:)``).
-        context.flush()
+        // Replies to the buffered lines were only queued (see ``consume(_:_:)``).
+        flushReplies(context)
     }
 
     private func refuse(_ context: ChannelHandlerContext, reason: String) {
@@ -129,8 +133,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         if case .open = state { submit(context) }
-        // Replies to this read's lines were only written (see ``consume(_:_:)``).
-        context.flush()
+        // Replies to this read's lines were only queued (see ``consume(_:_:)``).
+        flushReplies(context)
         context.fireChannelReadComplete()
     }
 
@@ -181,15 +185,15 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                         report(EventRejection(code: .unknownField, line: number, path: "hello", reason: "a hello must be the first line of a connection"), context)
                     }
                 case .control(let name):
-                    if !context.channel.isWritable {
+                    if !canReply(context) {
                         // Like rejection reports: a client that does not read gets no more
                         // replies (an unknown request's rejection included) and costs no more
                         // work. A stats reply lists the data directory and sorts the latency
                         // samples; under navlog-bench chaos-load, stats floods from clients that
                         // never read took a fifth of the event loops' time.
                         statistics.update { $0.reportsDropped += 1 }
-                    } else if let reply = control(name) {
-                        context.write(wrapOutboundOut(reply), promise: nil)
+                    } else if var reply = control(name) {
+                        queueReply(&reply, context)
                     } else {
                         report(EventRejection(code: .enum, line: number, path: "control", reason: "unknown control request \"\(name)\" (known: stats)"), context)
                     }
@@ -219,7 +223,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func report(_ rejection: EventRejection, _ context: ChannelHandlerContext) {
         statistics.update { $0.rejected[rejection.code.name, default: 0] += 1 }
-        guard context.channel.isWritable else {
+        guard canReply(context) else {
             // The client is not reading: never let its replies pile up.
             statistics.update { $0.reportsDropped += 1 }
             return
@@ -228,8 +232,36 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let path = rejection.path { line += ",\"field\":" + jsonString(path) }
         if let column = rejection.column { line += ",\"column\":\(column)" }
         line += ",\"reason\":" + jsonString(rejection.reason) + "}\n"
-        // Flushed when the read is complete (see ``consume(_:_:)``).
-        context.write(wrapOutboundOut(context.channel.allocator.buffer(string: line)), promise: nil)
+        var buffer = context.channel.allocator.buffer(string: line)
+        queueReply(&buffer, context)
+    }
+
+    // MARK: - Replies made while reading
+
+    /// Whether a reply made while reading may be queued: not while the client leaves earlier
+    /// replies unread (the channel is over its write buffer's high mark), and not beyond
+    /// ``maximumQueuedReplyBytes`` in one read.
+    private func canReply(_ context: ChannelHandlerContext) -> Bool {
+        context.channel.isWritable && (queuedReplies?.readableBytes ?? 0) < Self.maximumQueuedReplyBytes
+    }
+
+    /// Appends a reply to the ones of this read. They go out as one buffer when the read is
+    /// complete: one allocation for many rejection reports instead of one each, which is what
+    /// a client that never reads costs navlogd in memory.
+    private func queueReply(_ reply: inout ByteBuffer, _ context: ChannelHandlerContext) {
+        if queuedReplies == nil {
+            queuedReplies = context.channel.allocator.buffer(capacity: max(reply.readableBytes, 1024))
+        }
+        queuedReplies!.writeBuffer(&reply)
+    }
+
+    /// Writes the replies of this read, if any, and flushes.
+    private func flushReplies(_ context: ChannelHandlerContext) {
+        if let replies = queuedReplies {
+            queuedReplies = nil
+            context.write(wrapOutboundOut(replies), promise: nil)
+        }
+        context.flush()
     }
 
     // MARK: - Writing

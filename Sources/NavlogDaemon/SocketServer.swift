@@ -54,7 +54,7 @@ public final class SocketServer: Service, Sendable {
         }
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
-            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 << 10, high: 256 << 10))
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 8 << 10, high: 32 << 10))
             .childChannelInitializer { [configuration, writer, logger] channel in
                 children.add(channel)
                 channel.closeFuture.whenComplete { _ in children.remove(channel) }
