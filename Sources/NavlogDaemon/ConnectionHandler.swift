@@ -44,6 +44,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var rateWindowCount = 0
     private var suppressed = 0
     private let order = ConnectionOrder()
+    /// The client shut down its sending side: answer what it sent, then close.
+    private var inputClosed = false
     /// Replies made while handling the current read (see ``queueReply(_:_:)``).
     private var queuedReplies: ByteBuffer?
     /// At most this many bytes of replies are queued in one read; more are dropped and counted.
@@ -103,6 +105,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !buffered.isEmpty { submit(context) }
         // Replies to the buffered lines were only queued (see ``consume(_:_:)``).
         flushReplies(context)
+        closeIfAnswered(context)
     }
 
     private func refuse(_ context: ChannelHandlerContext, reason: String) {
@@ -136,6 +139,33 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         // Replies to this read's lines were only queued (see ``consume(_:_:)``).
         flushReplies(context)
         context.fireChannelReadComplete()
+    }
+
+    /// A client that shuts down its sending side (`shutdown(SHUT_WR)`, `nc -N`) has sent all it
+    /// will: its last batch is handed over (a line without its newline is not an event), and
+    /// the connection closes once every ack and report has gone out.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            inputClosed = true
+            if case .open = state {
+                submit(context)
+                flushReplies(context)
+                closeIfAnswered(context)
+            }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// After the client's input ended: closes once no batch of it waits for the writer, after
+    /// the replies already written (an empty write completes after every earlier one).
+    private func closeIfAnswered(_ context: ChannelHandlerContext) {
+        guard inputClosed, pendingBatches == 0, case .open = state else { return }
+        state = .closing
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -318,10 +348,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: reply)), promise: nil)
         }
         updateReading(context)
+        closeIfAnswered(context)
     }
 
     /// Reads only while this connection has room in the writer and its client reads our replies.
     private func updateReading(_ context: ChannelHandlerContext) {
+        guard !inputClosed else { return }
         let shouldPause = pendingBatches >= configuration.maximumPendingBatchesPerConnection || !context.channel.isWritable
         if shouldPause != readPaused {
             readPaused = shouldPause

@@ -55,6 +55,8 @@ public final class SocketServer: Service, Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 8 << 10, high: 32 << 10))
+            // A client may shut down its sending side and still read its acks.
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [configuration, writer, logger] channel in
                 children.add(channel)
                 channel.closeFuture.whenComplete { _ in children.remove(channel) }

@@ -168,6 +168,11 @@ public final class SocketClient: @unchecked Sendable {
         return replies
     }
 
+    /// Shuts down the sending side (the daemon reads end of stream; replies still arrive).
+    public func shutdownSending() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     private var descriptorOpen = true
 
     /// Closes the connection (once; later calls do nothing).

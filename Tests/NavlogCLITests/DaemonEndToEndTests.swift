@@ -128,6 +128,25 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("a client that shuts down its sending side still gets the ack of everything it sent, then navlogd closes")
+    func halfClose() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            let client = try SocketClient(path: daemon.socket)
+            let events = (1...2000).map { #"{"type":"mark","session":"h","seq":\#($0),"name":"n"}"# }
+            try client.send(#"{"hello":1,"ack":"durable"}"# + "\n" + events.joined(separator: "\n") + "\n" + "{not json\n" + #"{"type":"mark","session":"h""#)
+            client.shutdownSending()
+            var replies: [String] = []
+            while let line = client.readLine(timeout: 20) { replies.append(line) }
+            #expect(replies.contains { $0.contains(#""ack":2002"#) }, "every line up to the last complete one is acknowledged: \(replies.suffix(3))")
+            #expect(replies.contains { $0.contains(#""error":"rejected","line":2002"#) })
+            #expect(client.readLine(timeout: 1) == nil, "then navlogd closes the connection")
+            client.close()
+            #expect(daemon.terminate() == 0)
+            #expect(try Self.storedEvents(daemon.dataDirectory).count == 2000, "the unterminated last line is not an event")
+        }
+    }
+
     @Test("a peer whose uid and gid are not allowed gets one clear error line and is closed")
     func refusedPeer() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
