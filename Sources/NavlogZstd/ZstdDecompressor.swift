@@ -45,8 +45,19 @@ public struct ZstdDecompressor: ~Copyable {
         expectedSize: Int,
         into output: inout [UInt8]
     ) throws(ZstdError) {
-        output.removeAll(keepingCapacity: true)
-        output.append(contentsOf: repeatElement(0, count: expectedSize))
+        // A damaged header can claim any size: a frame that declares another one is refused
+        // before anything is allocated for it.
+        if let declared = Self.declaredContentSize(of: frame), declared != expectedSize {
+            output.removeAll(keepingCapacity: true)
+            throw ZstdError(code: .sizeMismatch, message: "A zstd frame declares \(declared) bytes of content where \(expectedSize) were expected.")
+        }
+        // Resize without clearing what is kept: zstd overwrites all `expectedSize` bytes when it
+        // succeeds (checked below), and the buffer is emptied when it does not.
+        if output.count > expectedSize {
+            output.removeLast(output.count - expectedSize)
+        } else {
+            output.append(contentsOf: repeatElement(0, count: expectedSize - output.count))
+        }
         let result = output.withUnsafeMutableBytes { out in
             ZSTD_decompressDCtx(context, out.baseAddress, expectedSize, frame.baseAddress, frame.count)
         }

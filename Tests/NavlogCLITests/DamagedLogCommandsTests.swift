@@ -83,7 +83,7 @@ struct DamagedLogCommandsTests {
             }
             let verify = try ProcessRunner.navlog(["verify", "--data-dir", data])
             #expect(
-                verify.status == 1 && verify.output.contains(segments[1]) || verify.errorOutput.contains(segments[1]),
+                verify.status == 1 && (verify.output.contains(segments[1]) || verify.errorOutput.contains(segments[1])),
                 "verify names the damaged segment: \(verify.output) \(verify.errorOutput)")
         }
     }

@@ -31,4 +31,30 @@ struct ZstdWrapperTests {
         }
         #expect(throws: ZstdError.self) { _ = try decompressor.decompress(frame: [1, 2, 3, 4]) }
     }
+
+    @Test("a size claimed by a damaged header that the frame does not declare is refused before anything is allocated for it")
+    func claimedSizeMismatch() throws {
+        let compressor = try ZstdCompressor(level: 3)
+        let decompressor = try ZstdDecompressor()
+        let frame = try compressor.compress((0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+        defer { raw.deallocate() }
+        raw.copyBytes(from: frame)
+        var output: [UInt8] = []
+        do {
+            try decompressor.decompress(frame: UnsafeRawBufferPointer(rebasing: raw[..<frame.count]), expectedSize: 200 << 20, into: &output)
+            Issue.record("a frame decompressed to a size it does not declare")
+        } catch {
+            #expect(error.code == .sizeMismatch, "\(error.message)")
+        }
+        #expect(output.capacity < 1 << 20, "no 200 MiB buffer was made for a claim the frame contradicts")
+        // The reused buffer holds exactly the frame's content afterwards, longer or shorter than before.
+        for size in [5_000, 100, 20_000] {
+            let input = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+            let frame = try compressor.compress(input)
+            raw.copyBytes(from: frame)
+            try decompressor.decompress(frame: UnsafeRawBufferPointer(rebasing: raw[..<frame.count]), expectedSize: size, into: &output)
+            #expect(output == input)
+        }
+    }
 }
