@@ -182,8 +182,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Frames and handles the lines in `buffer`.
     ///
-    /// Replies made here (rejections, control answers) are written but not flushed: the flush
-    /// comes once the read is complete. A flush inside `framer.feed` could re-enter this
+    /// Replies made here (rejections, control answers) are only queued (``queueReply(_:_:)``):
+    /// they are written and flushed once the read is complete. A flush inside `framer.feed` could re-enter this
     /// handler: when the socket write fails (the client has closed), NIO drains the socket and
     /// fires `channelRead` on the spot, and that nested `consume` would access `framer` while
     /// the outer `feed` still holds it, an exclusivity violation that aborts navlogd (found by
@@ -262,8 +262,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let path = rejection.path { line += ",\"field\":" + jsonString(path) }
         if let column = rejection.column { line += ",\"column\":\(column)" }
         line += ",\"reason\":" + jsonString(rejection.reason) + "}\n"
-        var buffer = context.channel.allocator.buffer(string: line)
-        queueReply(&buffer, context)
+        queueReply(line, context)
     }
 
     // MARK: - Replies made while reading
@@ -283,6 +282,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             queuedReplies = context.channel.allocator.buffer(capacity: max(reply.readableBytes, 1024))
         }
         queuedReplies!.writeBuffer(&reply)
+    }
+
+    /// ``queueReply(_:_:)`` for a reply made as text.
+    private func queueReply(_ reply: String, _ context: ChannelHandlerContext) {
+        if queuedReplies == nil {
+            queuedReplies = context.channel.allocator.buffer(capacity: max(reply.utf8.count, 1024))
+        }
+        queuedReplies!.writeString(reply)
     }
 
     /// Writes the replies of this read, if any, and flushes.
