@@ -33,6 +33,8 @@ public final class DaemonStatistics: Sendable {
         public var storeRefusedEvents = 0
         /// Why the log cannot be written right now; `nil` while it can.
         public var storeError: String?
+        /// Since when (RFC 3339, UTC) the log cannot be written; `nil` while it can.
+        public var storeErrorSince: String?
         /// Sessions whose sequence numbers are tracked.
         public var sessionsTracked = 0
         /// fsync latencies in ms: p50 and p99 of the last 1024.
@@ -59,7 +61,7 @@ public final class DaemonStatistics: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case connections, connectionsTotal, refused, overLimit, accepted, rejected, duplicates, lost, rateLimited
-            case reportsDropped, bytesIn, storeFailures, storeRefusedEvents, storeError, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
+            case reportsDropped, bytesIn, storeFailures, storeRefusedEvents, storeError, storeErrorSince, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
             case lagEvents, segments, bytesOnDisk, ackP50Milliseconds, ackP99Milliseconds
         }
 

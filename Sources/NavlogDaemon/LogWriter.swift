@@ -364,7 +364,11 @@ extension LogWriter {
         logger.error(
             "navlogd cannot write its log and refuses new events until it can: \(error.message) It retries every \(flushInterval) s; \(owned.log.bufferedEventCount) events already accepted wait in memory."
         )
-        statistics.update { $0.storeError = error.message }
+        let since = RFC3339.format(microseconds: currentMicroseconds())
+        statistics.update {
+            $0.storeError = error.message
+            $0.storeErrorSince = since
+        }
     }
 
     /// Retries the write that failed; on success the outage ends and events are taken again.
@@ -381,7 +385,10 @@ extension LogWriter {
         logger.notice(
             "navlogd can write its log again after \(Int(seconds.rounded())) s; \(outage.refusedEvents) events were refused meanwhile (their senders resend them)."
         )
-        statistics.update { $0.storeError = nil }
+        statistics.update {
+            $0.storeError = nil
+            $0.storeErrorSince = nil
+        }
     }
 
     /// The error of a batch that came after one of its connection's batches failed.

@@ -98,7 +98,7 @@ public final class SocketServer: Service, Sendable {
                     try? await Task.sleep(for: .seconds(5))
                     let snapshot = statistics.snapshot()
                     if let storeError = snapshot.storeError {
-                        notifier.notify("STATUS=Refusing events, the log cannot be written: \(storeError)")
+                        notifier.notify("STATUS=Refusing events since \(snapshot.storeErrorSince ?? "now"), the log cannot be written: \(storeError)")
                     } else {
                         notifier.notify("STATUS=\(snapshot.connections) connections, \(snapshot.accepted) events stored")
                     }

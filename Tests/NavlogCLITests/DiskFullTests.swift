@@ -34,6 +34,7 @@ struct DiskFullTests {
 
             let during = try Self.waitForStats(daemon) { $0["storeError"] != nil }
             #expect((during["storeError"] as? String)?.contains("File too large") == true, "\(during)")
+            #expect((during["storeErrorSince"] as? String)?.hasSuffix("Z") == true, "since when, in UTC: \(during)")
             // A new client is told why, and the connection is closed so that it resends in order.
             let client = try SocketClient(path: daemon.socket)
             try client.send(#"{"hello":1,"ack":"durable"}"# + "\n" + #"{"type":"mark","session":"late","seq":1,"name":"n"}"# + "\n")
@@ -53,7 +54,7 @@ struct DiskFullTests {
             try daemon.setFileSizeLimit(nil)
             let sent = sender.finish(timeout: 150)
             #expect(sent.status == 0, "navlog send finishes once navlogd can write: \(sent.errorOutput)")
-            let after = try Self.waitForStats(daemon) { $0["storeError"] == nil }
+            let after = try Self.waitForStats(daemon) { $0["storeError"] == nil && $0["storeErrorSince"] == nil }
             #expect((after["storeRefusedEvents"] as? Int ?? 0) > 0, "\(after)")
             #expect(after["lost"] as? Int == 0, "refused events are not counted as lost: \(after)")
             #expect(daemon.log.contains("can write its log again"), "\(daemon.log)")
