@@ -165,7 +165,7 @@ let package = Package(
         // The benchmark driver behind tools/bench (run it in release: tools/bench/run).
         .executableTarget(
             name: "navlog-bench",
-            dependencies: ["NavlogClient", "NavlogEvents", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogWorkload"],
+            dependencies: ["NavlogClient", "NavlogEvents", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         // libFuzzer targets (tools/fuzz builds them with --sanitize=fuzzer; a plain build links

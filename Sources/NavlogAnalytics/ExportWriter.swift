@@ -170,17 +170,8 @@ public enum Exporter {
 
     /// `YYYY-MM-DD` of the UTC day `day` (days since 1970-01-01).
     public static func dayString(_ day: Int64) -> String {
-        // Howard Hinnant's civil_from_days.
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let (y, m, d) = RFC3339.civilFromDays(Int(day))
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let digits = "\(y)"
         let year = y >= 0 && digits.count < 4 ? String(repeating: "0", count: 4 - digits.count) + digits : digits
         return "\(year)-\(two(m))-\(two(d))"
@@ -250,7 +241,7 @@ struct ExportRowEncoder: SQLRowEncoder {
         if csv {
             if value.isEmpty { buffer.append(contentsOf: "\"\"".utf8) } else { appendCSVField(value, to: &buffer) }
         } else {
-            appendJSONString(value, to: &buffer)
+            EventJSONWriter.appendString(value, to: &buffer)
         }
     }
 
@@ -323,7 +314,7 @@ final class ExportPartitionWriter {
         keys = SQLTable.allCases.map { table in
             table.columns.enumerated().map { index, column in
                 var key: [UInt8] = [UInt8(ascii: index == 0 ? "{" : ",")]
-                appendJSONString(column.name, to: &key)
+                EventJSONWriter.appendString(column.name, to: &key)
                 key.append(UInt8(ascii: ":"))
                 return key
             }

@@ -26,7 +26,7 @@ public struct SQLResultWriter {
         self.columns = columns
         keys = columns.map { name in
             var key: [UInt8] = []
-            appendJSONString(name, to: &key)
+            EventJSONWriter.appendString(name, to: &key)
             key.append(UInt8(ascii: ":"))
             return key
         }
@@ -54,8 +54,8 @@ public struct SQLResultWriter {
                 case .null: output.append(contentsOf: "null".utf8)
                 case .integer(let number): EventJSONWriter.appendInteger(number, to: &output)
                 case .real(let number): output.append(contentsOf: (number.isFinite ? "\(number)" : "null").utf8)
-                case .text(let text): appendJSONString(text, to: &output)
-                case .blob(let bytes): appendJSONString(base64(bytes), to: &output)
+                case .text(let text): EventJSONWriter.appendString(text, to: &output)
+                case .blob(let bytes): EventJSONWriter.appendString(base64(bytes), to: &output)
                 }
             }
             output.append(contentsOf: "}\n".utf8)
@@ -112,15 +112,6 @@ public struct SQLResultWriter {
         for row in cells { text += line(row) }
         return text
     }
-}
-
-/// Appends `text` as a JSON string.
-func appendJSONString(_ text: String, to output: inout [UInt8]) {
-    if let done = text.utf8.withContiguousStorageIfAvailable({ EventJSONWriter.appendString(UnsafeRawBufferPointer($0), to: &output) }) {
-        return done
-    }
-    var copy = text
-    copy.withUTF8 { EventJSONWriter.appendString(UnsafeRawBufferPointer($0), to: &output) }
 }
 
 /// Appends `text` as a CSV field: quoted (with `"` doubled) when it holds a comma, a quote, CR or LF.

@@ -150,13 +150,13 @@ public final class NavlogClient: Sendable {
     /// the configuration says ``FullQueuePolicy/wait`` (navlogd is unreachable or cannot store).
     /// - Returns: the event's number, or `nil` when the queue stayed full that long.
     public func send(bytes: [UInt8], waitingAtMost timeout: Double) -> UInt64? {
-        enqueue(bytes, deadline: monotonicNow() + timeout)
+        enqueue(bytes, deadline: .now + .seconds(timeout))
     }
 
     /// Why the last connection or batch failed, if one did (for messages to people).
     public var lastError: String? { state.withLock { $0.lastError } }
 
-    private func enqueue(_ bytes: [UInt8], deadline: Double?) -> UInt64? {
+    private func enqueue(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) -> UInt64? {
         while true {
             let id: UInt64? = state.withLock { state in
                 if state.queuedCount >= configuration.maximumQueuedEvents {
@@ -173,7 +173,7 @@ public final class NavlogClient: Sendable {
                 return id
             }
             if let id { return id }
-            if let deadline, monotonicNow() >= deadline { return nil }
+            if let deadline, ContinuousClock.now >= deadline { return nil }
             usleep(1000)
         }
     }
@@ -396,10 +396,4 @@ private func posixSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) ->
     #else
         return send(fd, bytes, count, 0)  // Darwin: SO_NOSIGPIPE would be set on the socket instead
     #endif
-}
-
-private func monotonicNow() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

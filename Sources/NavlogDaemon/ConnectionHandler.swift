@@ -373,6 +373,6 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 /// Quotes `text` as a JSON string.
 func jsonString(_ text: String) -> String {
     var output: [UInt8] = []
-    Array(text.utf8).withUnsafeBytes { EventJSONWriter.appendString($0, to: &output) }
+    EventJSONWriter.appendString(text, to: &output)
     return String(decoding: output, as: UTF8.self)
 }

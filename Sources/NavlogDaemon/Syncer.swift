@@ -59,7 +59,6 @@ final class Syncer: Sendable {
     private func sync(_ items: [(SyncPoint, [(WriteRequest, WriteOutcome)])]) {
         // The newest point of each file is synced; older ones of the same file are covered.
         var failures: [String: StoreError] = [:]
-        var synced: Set<String> = []
         let started = monotonicSeconds()
         for (index, item) in items.enumerated().reversed() {
             let point = item.0
@@ -71,7 +70,6 @@ final class Syncer: Sendable {
             }
             do throws(StoreError) {
                 try point.sync()
-                synced.insert(point.fileName)
             } catch {
                 failures[point.fileName] = error
                 logger.error("fsync failed: \(error.message)")

@@ -136,6 +136,15 @@ public enum EventJSONWriter {
 
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// Appends `text` as a quoted JSON string (its UTF-8 read in place when contiguous).
+    public static func appendString(_ text: String, to output: inout [UInt8]) {
+        if let done: Void = text.utf8.withContiguousStorageIfAvailable({ appendString(UnsafeRawBufferPointer($0), to: &output) }) {
+            return done
+        }
+        var copy = text
+        copy.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &output) }
+    }
+
     /// Appends `bytes` as a quoted JSON string, escaping what JSON requires.
     public static func appendString(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))

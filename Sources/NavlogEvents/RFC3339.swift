@@ -102,7 +102,9 @@ public enum RFC3339 {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+    /// The proleptic Gregorian (year, month, day) of a day number since 1970-01-01 (Howard
+    /// Hinnant's algorithm).
+    public static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

@@ -27,19 +27,6 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 }
 
 enum EventLineFuzz {
-    /// While a reported bug is still open, its inputs can be let through so that a run finds
-    /// new bugs rather than the same one (`if skips("<fixture name>") && <it hits the bug> { return }`,
-    /// the fixture under Tests/Fixtures/fuzz-regressions). NAVLOG_FUZZ_STRICT=1 checks them all
-    /// anyway; a comma-separated list of names checks those (to minimize an input for one).
-    /// None is open now: every bug found so far is fixed and has a regression test.
-    static let strict: Set<String>? = getenv("NAVLOG_FUZZ_STRICT").map { Set(String(cString: $0).split(separator: ",").map(String.init)) }
-
-    /// Whether inputs that hit the open bug `name` are let through.
-    static func skips(_ name: String) -> Bool {
-        guard let strict else { return true }
-        return !strict.contains("1") && !strict.contains(name)
-    }
-
     static let peer = PeerCredentials(uid: 501, gid: 20, pid: 4242)
     static let receivedAt: Int64 = 1_763_712_000_000_000
 

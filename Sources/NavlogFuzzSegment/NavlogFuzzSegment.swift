@@ -66,19 +66,6 @@ enum SegmentFuzz {
     }()
     static let headerMagic: UInt32 = 0x184D_2A5B
 
-    /// While a reported bug is still open, its inputs can be let through so that a run finds
-    /// new bugs rather than the same one (`if skips("<fixture name>") && <it hits the bug> { return }`,
-    /// the fixture under Tests/Fixtures/fuzz-regressions). NAVLOG_FUZZ_STRICT=1 checks them all
-    /// anyway; a comma-separated list of names checks those (to minimize an input for one).
-    /// None is open now: every bug found so far is fixed and has a regression test.
-    static let strict: Set<String>? = getenv("NAVLOG_FUZZ_STRICT").map { Set(String(cString: $0).split(separator: ",").map(String.init)) }
-
-    /// Whether inputs that hit the open bug `name` are let through.
-    static func skips(_ name: String) -> Bool {
-        guard let strict else { return true }
-        return !strict.contains("1") && !strict.contains(name)
-    }
-
     static let firstTimestamp: Int64 = 1_763_712_000_000_000
 
     static func run(_ input: UnsafeRawBufferPointer) {

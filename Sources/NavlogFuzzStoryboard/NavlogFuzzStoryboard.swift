@@ -19,19 +19,6 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 }
 
 enum StoryboardFuzz {
-    /// While a reported bug is still open, its inputs can be let through so that a run finds
-    /// new bugs rather than the same one (`if skips("<fixture name>") && <it hits the bug> { return }`,
-    /// the fixture under Tests/Fixtures/fuzz-regressions). NAVLOG_FUZZ_STRICT=1 checks them all
-    /// anyway; a comma-separated list of names checks those (to minimize an input for one).
-    /// None is open now: every bug found so far is fixed and has a regression test.
-    static let strict: Set<String>? = ProcessInfo.processInfo.environment["NAVLOG_FUZZ_STRICT"].map { Set($0.split(separator: ",").map(String.init)) }
-
-    /// Whether inputs that hit the open bug `name` are let through.
-    static func skips(_ name: String) -> Bool {
-        guard let strict else { return true }
-        return !strict.contains("1") && !strict.contains(name)
-    }
-
     static func run(_ input: UnsafeRawBufferPointer) {
         let data = input.isEmpty ? Data() : Data(input)
         let storyboard: Storyboard

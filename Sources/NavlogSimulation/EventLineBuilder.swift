@@ -25,7 +25,7 @@ struct EventLineBuilder {
 
     mutating func string(_ name: StaticString, _ value: String) {
         key(name)
-        Self.appendString(value, to: &bytes)
+        EventJSONWriter.appendString(value, to: &bytes)
     }
 
     mutating func integer(_ name: StaticString, _ value: Int64) {
@@ -50,8 +50,4 @@ struct EventLineBuilder {
         return bytes
     }
 
-    static func appendString(_ value: String, to output: inout [UInt8]) {
-        var value = value
-        value.withUTF8 { EventJSONWriter.appendString(UnsafeRawBufferPointer($0), to: &output) }
-    }
 }

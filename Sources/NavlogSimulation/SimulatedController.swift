@@ -1,3 +1,4 @@
+import NavlogEvents
 import NavlogStoryboard
 
 /// A view controller the simulated app instantiated from a storyboard scene.
@@ -21,32 +22,32 @@ struct SimulatedController {
     mutating func reference() -> [UInt8] {
         var output: [UInt8] = []
         if mentioned {
-            EventLineBuilder.appendString(id, to: &output)
+            EventJSONWriter.appendString(id, to: &output)
             return output
         }
         mentioned = true
         output.append(contentsOf: "{\"id\":".utf8)
-        EventLineBuilder.appendString(id, to: &output)
+        EventJSONWriter.appendString(id, to: &output)
         output.append(contentsOf: ",\"class\":".utf8)
-        EventLineBuilder.appendString(className, to: &output)
+        EventJSONWriter.appendString(className, to: &output)
         if let storyboardID {
             output.append(contentsOf: ",\"sbid\":".utf8)
-            EventLineBuilder.appendString(storyboardID, to: &output)
+            EventJSONWriter.appendString(storyboardID, to: &output)
         }
         if let title {
             output.append(contentsOf: ",\"title\":".utf8)
-            EventLineBuilder.appendString(title, to: &output)
+            EventJSONWriter.appendString(title, to: &output)
         }
         if let kind {
             output.append(contentsOf: ",\"kind\":".utf8)
-            EventLineBuilder.appendString(kind, to: &output)
+            EventJSONWriter.appendString(kind, to: &output)
         }
         if definesContext { output.append(contentsOf: ",\"definesContext\":true".utf8) }
         if !unwindActions.isEmpty {
             output.append(contentsOf: ",\"unwindActions\":[".utf8)
             for (index, action) in unwindActions.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                EventLineBuilder.appendString(action, to: &output)
+                EventJSONWriter.appendString(action, to: &output)
             }
             output.append(UInt8(ascii: "]"))
         }

@@ -1,3 +1,4 @@
+import NavlogEvents
 import NavlogReplay
 import NavlogStoryboard
 import NavlogWorkload
@@ -242,10 +243,10 @@ extension SimulatedSession {
             var anchor: [UInt8] = Array("{".utf8)
             if let item = segue.anchorBarButtonItemID {
                 anchor += Array("\"barButtonItem\":".utf8)
-                EventLineBuilder.appendString(item, to: &anchor)
+                EventJSONWriter.appendString(item, to: &anchor)
             } else {
                 anchor += Array("\"sourceView\":".utf8)
-                EventLineBuilder.appendString(segue.anchorViewID ?? "simulatedSourceView", to: &anchor)
+                EventJSONWriter.appendString(segue.anchorViewID ?? "simulatedSourceView", to: &anchor)
             }
             anchor.append(UInt8(ascii: "}"))
             event.json("anchor", anchor)

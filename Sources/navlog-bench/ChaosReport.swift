@@ -1,5 +1,6 @@
 import Foundation
 import NavlogClient
+import NavlogTesting
 import NavlogWorkload
 
 #if canImport(Glibc)
@@ -98,37 +99,15 @@ struct LogCheck: Codable {
         return check
     }
 
-    /// Runs a program to completion; its status, standard output and standard error.
+    /// Runs a program to completion (at most 10 minutes): its status, standard output and error.
     private static func runProgram(_ path: String, _ arguments: [String]) -> (status: Int32, output: Data, error: Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        do { try process.run() } catch { return (-1, Data(), Data("cannot run \(path): \(error)".utf8)) }
-        // Standard error on its own thread: a full pipe must not block the program while we
-        // read standard output to its end.
-        let errorBox = DataBox()
-        let errorDone = DispatchSemaphore(value: 0)
-        let errorHandle = error.fileHandleForReading
-        Thread.detachNewThread {
-            errorBox.data = errorHandle.readDataToEndOfFile()
-            errorDone.signal()
+        do {
+            let result = try ProcessRunner.run(URL(fileURLWithPath: path), arguments, timeout: 600)
+            return (result.status, result.standardOutput, result.standardError)
+        } catch {
+            return (-1, Data(), Data("cannot run \(path): \(error)".utf8))
         }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        errorDone.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, outputData, errorBox.data)
     }
-}
-
-/// Bytes read on another thread.
-///
-/// `@unchecked Sendable`: written once by the reading thread before it signals, read after the wait.
-private final class DataBox: @unchecked Sendable {
-    var data = Data()
 }
 
 // MARK: - The report
@@ -196,10 +175,7 @@ struct ChaosReport: Codable {
         badLines = Dictionary(uniqueKeysWithValues: chaos.badLines.map { ($0.key.rawValue, $0.value) })
         errorsSeen = chaos.counts.values.reduce(0) { $0 + $1.rejections }
         refusalsSeen = chaos.counts.values.reduce(0) { $0 + $1.refusals }
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        toolCPUSeconds = (cpu * 100).rounded() / 100
+        toolCPUSeconds = (processCPUSeconds() * 100).rounded() / 100
         goodClients = good.clients.count
         goodEventsSent = good.clients.reduce(0) { $0 + $1.eventsQueued }
         goodEventsAcked = good.clients.reduce(0) { $0 + $1.eventsAcked }

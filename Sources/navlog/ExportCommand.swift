@@ -98,14 +98,9 @@ struct ExportCommand: ParsableCommand {
         do {
             report = try Exporter.export(options: options) { sink in
                 // The replay index's focus journals give every table but events without a replay.
-                do {
-                    if try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink) {
-                        eventsRead = reader.eventCount
-                        return
-                    }
-                } catch let error as ReplayIndexError where error.code == .unwritable {
-                    // A full disk or a read-only directory: the rows are the same without the index.
-                    printError("navlog export: \(error.message) Replaying the log instead (slower).")
+                if try scanFocusJournals(reader, filter: filter, into: &sink, command: "export") {
+                    eventsRead = reader.eventCount
+                    return
                 }
                 var scanner = DerivedTableScanner(reader: reader, filter: filter)
                 try scanner.scan(into: &sink) { read in

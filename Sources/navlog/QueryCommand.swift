@@ -84,9 +84,13 @@ struct QueryOptions: ParsableArguments {
                 _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
             }
         }
-        do {
-            let answered = try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink, progress: progress("indexing"))
+        func clearProgress() {
             if showProgress { _ = "\r\u{1B}[K".withCString { write(STDERR_FILENO, $0, strlen($0)) } }
+        }
+        do {
+            let answered = try scanFocusJournals(
+                reader, filter: filter, into: &sink, command: "query \(command)", progress: progress("indexing"), beforeNote: clearProgress)
+            clearProgress()
             if answered {
                 if reportDamage(command: "query \(command)", reader) { throw ExitCode.failure }
                 return
@@ -94,10 +98,6 @@ struct QueryOptions: ParsableArguments {
         } catch let error as StoreError {
             printError("navlog query \(command): \(error.message)")
             throw ExitCode.failure
-        } catch let error as ReplayIndexError where error.code == .unwritable {
-            // A full disk or a read-only directory: the answer is the same without the index.
-            if showProgress { _ = "\r\u{1B}[K".withCString { write(STDERR_FILENO, $0, strlen($0)) } }
-            printError("navlog query \(command): \(error.message) Answering by replaying the log instead (slower).")
         }
         var scanner = DerivedTableScanner(reader: reader, filter: filter)
         do {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NavlogAnalytics
 import NavlogEvents
 import NavlogReplay
 import NavlogReplayStore
@@ -111,14 +112,14 @@ struct TableWriter {
                 output.append(UInt8(ascii: "{"))
                 for (index, value) in row.enumerated() {
                     if index > 0 { output.append(UInt8(ascii: ",")) }
-                    appendJSONString(columns[index], to: &output)
+                    EventJSONWriter.appendString(columns[index], to: &output)
                     output.append(UInt8(ascii: ":"))
                     if numeric.contains(columns[index]), !value.isEmpty {
                         output.append(contentsOf: value.utf8)
                     } else if value.isEmpty {
                         output.append(contentsOf: "null".utf8)
                     } else {
-                        appendJSONString(value, to: &output)
+                        EventJSONWriter.appendString(value, to: &output)
                     }
                 }
                 output.append(contentsOf: "}\n".utf8)
@@ -126,11 +127,6 @@ struct TableWriter {
             return String(decoding: output, as: UTF8.self)
         }
     }
-}
-
-func appendJSONString(_ text: String, to output: inout [UInt8]) {
-    var text = text
-    text.withUTF8 { EventJSONWriter.appendString(UnsafeRawBufferPointer($0), to: &output) }
 }
 
 extension String {
@@ -146,4 +142,23 @@ func printOutput(_ text: String) {
     var output = OutputBuffer()
     output.bytes.append(contentsOf: text.utf8)
     output.flush()
+}
+
+/// Feeds `sink` the rows of the replay index's focus journals (building or extending the index
+/// first), so that a report needs no replay of the log.
+/// - Returns: whether the journals answered. Not when `sink` wants the events themselves or
+///   there is no index directory, nor when the index cannot be written (a full disk, a read-only
+///   directory): then a note says so, after `beforeNote` (which clears a progress line), and the
+///   caller replays the log instead, with the same rows.
+func scanFocusJournals<Sink: DerivedTableSink>(
+    _ reader: LogReader, filter: AnalyticsFilter, into sink: inout Sink, command: String,
+    progress: ((Int) -> Void)? = nil, beforeNote: () -> Void = {}
+) throws -> Bool {
+    do {
+        return try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink, progress: progress)
+    } catch let error as ReplayIndexError where error.code == .unwritable {
+        beforeNote()
+        printError("navlog \(command): \(error.message) Answering by replaying the log instead (slower).")
+        return false
+    }
 }

@@ -113,7 +113,7 @@ struct AnomaliesCommand: ParsableCommand {
                 object.removeLast()  // the closing brace: add the app
                 output.append(contentsOf: object)
                 output.append(contentsOf: ",\"app\":".utf8)
-                if let app = item.app { appendJSONString(app, to: &output) } else { output.append(contentsOf: "null".utf8) }
+                if let app = item.app { EventJSONWriter.appendString(app, to: &output) } else { output.append(contentsOf: "null".utf8) }
                 output.append(contentsOf: "}\n".utf8)
             }
             printOutput(String(decoding: output, as: UTF8.self))

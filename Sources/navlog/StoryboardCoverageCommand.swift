@@ -130,33 +130,33 @@ struct StoryboardCoverageCommand: ParsableCommand {
             var output: [UInt8] = []
             for use in coverage.scenes where use.scene.kind != .placeholder {
                 output += Array(#"{"record":"scene","storyboard":"#.utf8)
-                appendJSONString(app.storyboards[use.storyboard].name, to: &output)
+                EventJSONWriter.appendString(app.storyboards[use.storyboard].name, to: &output)
                 output += Array(#","class":"#.utf8)
-                appendJSONString(use.scene.className, to: &output)
+                EventJSONWriter.appendString(use.scene.className, to: &output)
                 output += Array(#","sbid":"#.utf8)
-                if let id = use.scene.storyboardID { appendJSONString(id, to: &output) } else { output += Array("null".utf8) }
+                if let id = use.scene.storyboardID { EventJSONWriter.appendString(id, to: &output) } else { output += Array("null".utf8) }
                 output += Array(",\"visits\":\(use.visits),\"sessions\":\(use.sessions)}\n".utf8)
             }
             for use in coverage.segues {
                 output += Array(#"{"record":"segue","storyboard":"#.utf8)
-                appendJSONString(app.storyboards[use.storyboard].name, to: &output)
+                EventJSONWriter.appendString(app.storyboards[use.storyboard].name, to: &output)
                 output += Array(#","segue":"#.utf8)
-                appendJSONString(segueName(use), to: &output)
+                EventJSONWriter.appendString(segueName(use), to: &output)
                 output += Array(#","kind":"#.utf8)
-                appendJSONString(use.segue.kind, to: &output)
+                EventJSONWriter.appendString(use.segue.kind, to: &output)
                 output += Array(#","identifier":"#.utf8)
-                if let id = use.segue.identifier { appendJSONString(id, to: &output) } else { output += Array("null".utf8) }
+                if let id = use.segue.identifier { EventJSONWriter.appendString(id, to: &output) } else { output += Array("null".utf8) }
                 output += Array(",\"uses\":\(use.uses)}\n".utf8)
             }
             for item in coverage.unexpectedTransitions {
                 output += Array(#"{"record":"unexpected","from":"#.utf8)
-                appendJSONString(item.from, to: &output)
+                EventJSONWriter.appendString(item.from, to: &output)
                 output += Array(#","to":"#.utf8)
-                appendJSONString(item.to, to: &output)
+                EventJSONWriter.appendString(item.to, to: &output)
                 output += Array(#","how":"#.utf8)
-                appendJSONString(item.how, to: &output)
+                EventJSONWriter.appendString(item.how, to: &output)
                 output += Array(",\"count\":\(item.count),\"session\":".utf8)
-                appendJSONString(item.example.session, to: &output)
+                EventJSONWriter.appendString(item.example.session, to: &output)
                 output += Array(",\"seq\":\(item.example.sequence.map { "\($0)" } ?? "null")}\n".utf8)
             }
             printOutput(String(decoding: output, as: UTF8.self))

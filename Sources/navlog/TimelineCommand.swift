@@ -148,14 +148,14 @@ struct TimelineCommand: ParsableCommand {
         output.append(contentsOf: (block.sequence(position).map { "\($0)" } ?? "null").utf8)
         output.append(contentsOf: ",\"ts\":\(block.timestamps[position]),\"lsn\":\(block.lsn(position)),\"type\":\"\(block.types[position].name)\",\"resolution\":".utf8)
         if let resolution {
-            appendJSONString(Self.describe(resolution, state), to: &output)
+            EventJSONWriter.appendString(Self.describe(resolution, state), to: &output)
             output.append(contentsOf: ",\"action\":".utf8)
-            appendJSONString(resolution.action, to: &output)
+            EventJSONWriter.appendString(resolution.action, to: &output)
         } else {
             output.append(contentsOf: "null,\"action\":null".utf8)
         }
         output.append(contentsOf: ",\"focus\":".utf8)
-        if let focus = state.focus { appendJSONString(state.id(of: focus), to: &output) } else { output.append(contentsOf: "null".utf8) }
+        if let focus = state.focus { EventJSONWriter.appendString(state.id(of: focus), to: &output) } else { output.append(contentsOf: "null".utf8) }
         output.append(contentsOf: ",\"anomalies\":[".utf8)
         for (number, anomaly) in raised.enumerated() {
             if number > 0 { output.append(UInt8(ascii: ",")) }

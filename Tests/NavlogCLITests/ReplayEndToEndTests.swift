@@ -78,27 +78,7 @@ struct ReplayEndToEndTests {
                 let id = String(line.prefix { $0 != "," })
                 outputs.append(try ProcessRunner.navlog(["replay", "--data-dir", data, "--session", id, "--format", "json"]).output)
             }
-            let file = dir.appendingPathComponent("outputs.jsonl")
-            try outputs.joined().write(to: file, atomically: true, encoding: .utf8)
-            let schema = TestEnvironment.packageRoot.appendingPathComponent("schemas/replay-output.schema.json").path
-            let check = try ProcessRunner.run(
-                URL(fileURLWithPath: "/usr/bin/env"),
-                [
-                    "python3", "-c",
-                    """
-                    import json, sys, jsonschema
-                    schema = json.load(open(sys.argv[1]))
-                    validator = jsonschema.Draft202012Validator(schema)
-                    bad = 0
-                    for number, line in enumerate(open(sys.argv[2]), 1):
-                        for error in validator.iter_errors(json.loads(line)):
-                            bad += 1
-                            print(f"output {number}: {error.json_path}: {error.message}")
-                    print(f"checked {number} outputs")
-                    sys.exit(1 if bad else 0)
-                    """,
-                    schema, file.path,
-                ])
+            let check = try SchemaValidator.validate(lines: outputs.map { $0.hasSuffix("\n") ? String($0.dropLast()) : $0 }, schema: "schemas/replay-output.schema.json", in: dir)
             #expect(check.status == 0, "\(check.output)\(check.errorOutput)")
             let seven = try JSONSerialization.jsonObject(with: Data(outputs[6].utf8)) as! [String: Any]
             #expect(seven["focus"] as? String == "sheet")

@@ -20,7 +20,7 @@ struct FuzzRegressionReplayTests {
     @Test("checkpoint-inconsistent-hierarchy: a checkpoint whose links disagree is rejected, or the events after it replay without a hang")
     func inconsistentHierarchy() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            ReplayFuzz.child(alarm: 10) {
+            ExitTestChild.run(alarm: 10) {
                 let input = try ReplayFuzz.fixture("checkpoint-inconsistent-hierarchy")
                 let length = Int(input[0]) | Int(input[1]) << 8
                 let checkpoint = Array(input[2..<(2 + length)])
@@ -36,7 +36,7 @@ struct FuzzRegressionReplayTests {
     @Test("segment-replay-dwell-overflow: events read from a damaged segment with far-apart times replay without a trap (dwell time)")
     func dwellOverflow() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            ReplayFuzz.child(alarm: 10) {
+            ExitTestChild.run(alarm: 10) {
                 try TestEnvironment.withTemporaryDirectory { dir in
                     try Data(try ReplayFuzz.fixture("segment-replay-dwell-overflow.zst")).write(to: dir.appendingPathComponent("00000000000000000001.zst"))
                     var replayers: [String: SessionReplayer] = [:]
@@ -61,7 +61,7 @@ struct FuzzRegressionReplayTests {
     @Test("mini fuzz: 2,000 mutated checkpoints decode or are rejected; what decodes encodes again the same and takes events")
     func miniFuzzCheckpoints() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            ReplayFuzz.child(alarm: 120) { try ReplayFuzz.checkpoints() }
+            ExitTestChild.run(alarm: 120) { try ReplayFuzz.checkpoints() }
         }
         ReplayFuzz.explain(result, "the checkpoint mini fuzz")
     }
@@ -72,9 +72,6 @@ enum ReplayFuzz {
     static let rounds = 2_000
     /// The most one input may take (a debug build takes a few milliseconds).
     static let budget = Duration.seconds(2)
-    /// The exit status of a child that finished its work (the tests expect `.failure`, so
-    /// they always get its standard error back to show a trap's message).
-    static let finished: CInt = 42
 
     static func checkpoints() throws {
         // Seeds: states after events of a few rule fixtures.
@@ -169,50 +166,22 @@ enum ReplayFuzz {
 
     // MARK: - Running in a child process
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
+    typealias Failure = ExitTestChild.Failure
 
     static func fixture(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: TestEnvironment.fixture("fuzz-regressions/" + name)))
     }
 
-    /// Runs an exit test's body under an alarm (a hang ends the process with SIGALRM): an error
-    /// is written to standard error and ends it with status 3; finishing ends it with ``finished``.
-    static func child(alarm seconds: UInt32, _ body: () throws -> Void) -> Never {
-        alarm(seconds)
-        do {
-            try body()
-        } catch {
-            say("\(error)")
-            exit(3)
-        }
-        exit(finished)
-    }
-
-    /// Records a failure with the end of the child's standard error (stack frames left out),
-    /// unless the child finished its work.
+    /// Records a failure with the end of the child's standard error, unless the child finished its work.
     static func explain(_ result: ExitTest.Result?, _ what: String) {
-        guard let result, result.exitStatus != .exitCode(finished) else { return }
-        // Readable lines only: no stack frames (they have no symbols here), nothing binary.
-        let lines = String(decoding: result.standardErrorContent, as: UTF8.self).split(separator: "\n").filter { line in
-            let words = line.split(separator: " ")
-            return !(words.count > 2 && words[0].allSatisfy(\.isNumber) && words[2].hasPrefix("0x"))
-                && line.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0 != "\u{FFFD}" || $0 == "\t" }
-        }
+        guard let result, result.exitStatus != .exitCode(ExitTestChild.finished) else { return }
         let reason = result.exitStatus == .signal(SIGALRM) ? " (the alarm: it hung)" : ""
-        let end = lines.isEmpty ? ["(nothing readable: a trap or crash without a message; the fuzz target shows the stack)"] : lines.suffix(6)
+        let end = ExitTestChild.readableEnd(of: result.standardErrorContent)
         Issue.record("\(what) ended with \(result.exitStatus)\(reason); its standard error ends:\n\(end.joined(separator: "\n"))")
     }
 
-    static func say(_ text: String) {
-        let line = text + "\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
-    }
-
     /// Names the input on standard error before it runs: the last one named is the one that crashed.
-    static func note(_ round: Int, _ how: String, _ size: Int) { say("input \(round): \(how), \(size) bytes") }
+    static func note(_ round: Int, _ how: String, _ size: Int) { ExitTestChild.say("input \(round): \(how), \(size) bytes") }
 
     /// NAVLOG_MINI_FUZZ_ONLY=N runs input N alone (the mutations are the same).
     static func selected(_ round: Int) -> Bool {

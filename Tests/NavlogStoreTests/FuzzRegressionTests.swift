@@ -47,7 +47,7 @@ struct FuzzRegressionTests {
     @Test("segment-lsn-overflow: a block whose LSNs pass 2^64 − 1 is reported as damage, not a trap (LogReader.lsnRange)")
     func segmentLSNOverflow() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            FuzzRegressionTests.child { try FuzzRegressionTests.readDirectory(holding: "segment-lsn-overflow.zst", as: "00000000000000000001.zst") }
+            ExitTestChild.run { try FuzzRegressionTests.readDirectory(holding: "segment-lsn-overflow.zst", as: "00000000000000000001.zst") }
         }
         Self.explain(result, "reading segment-lsn-overflow.zst")
     }
@@ -55,7 +55,7 @@ struct FuzzRegressionTests {
     @Test("segment-lsn-backwards: a segment whose last block has lower LSNs than its first is read without a trap (LogReader.lsnRange)")
     func segmentLSNBackwards() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            FuzzRegressionTests.child { try FuzzRegressionTests.readDirectory(holding: "segment-lsn-backwards.zst", as: "00000000000000000001.zst") }
+            ExitTestChild.run { try FuzzRegressionTests.readDirectory(holding: "segment-lsn-backwards.zst", as: "00000000000000000001.zst") }
         }
         Self.explain(result, "reading segment-lsn-backwards.zst")
     }
@@ -63,7 +63,7 @@ struct FuzzRegressionTests {
     @Test("segment-verify-lsns-backwards: verify reports a block whose LSNs lie below an earlier block's instead of trapping (LogVerifier)")
     func verifyLSNsBackwards() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            FuzzRegressionTests.child { try FuzzRegressionTests.readDirectory(holding: "segment-verify-lsns-backwards.zst", as: "00000000000000000001.zst") }
+            ExitTestChild.run { try FuzzRegressionTests.readDirectory(holding: "segment-verify-lsns-backwards.zst", as: "00000000000000000001.zst") }
         }
         Self.explain(result, "reading and verifying segment-verify-lsns-backwards.zst")
     }
@@ -71,7 +71,7 @@ struct FuzzRegressionTests {
     @Test("segment-recovery-lsn-overflow: recovery of a damaged segment named for LSN 2^64 − 1 fails with an error, not a trap")
     func recoveryLSNOverflow() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            FuzzRegressionTests.child { try FuzzRegressionTests.recoverDirectory() }
+            ExitTestChild.run { try FuzzRegressionTests.recoverDirectory() }
         }
         Self.explain(result, "opening a log over segment-recovery-lsn-overflow.zst")
     }
@@ -81,7 +81,7 @@ struct FuzzRegressionTests {
     @Test("mini fuzz: 2,000 mutated event lines are accepted or rejected with a place, and what is accepted prints and parses again")
     func miniFuzzEventLines() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            FuzzRegressionTests.child { try MiniFuzz.eventLines() }
+            ExitTestChild.run { try MiniFuzz.eventLines() }
         }
         Self.explain(result, "the event-line mini fuzz")
     }
@@ -89,35 +89,14 @@ struct FuzzRegressionTests {
     @Test("mini fuzz: 2,000 mutated segments (half with their checksums recomputed) are read, scanned and verified without a crash")
     func miniFuzzSegments() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            FuzzRegressionTests.child { try MiniFuzz.segments() }
+            ExitTestChild.run { try MiniFuzz.segments() }
         }
         Self.explain(result, "the segment mini fuzz")
     }
 
     // MARK: - Support
 
-    struct RegressionFailure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
-    /// The exit status of a child that finished its work (any other status, or a signal, is a
-    /// failure). Not 0: the tests expect `.failure` so that they always get the child's
-    /// standard error back, to show a trap's message.
-    static let finished: CInt = 42
-
-    /// Runs an exit test's body: an error is written to standard error and ends the process
-    /// with status 3 (a trap ends it with a signal); finishing ends it with ``finished``.
-    static func child(_ body: () throws -> Void) -> Never {
-        do {
-            try body()
-        } catch {
-            let text = "\(error)\n"
-            _ = text.withCString { write(2, $0, strlen($0)) }
-            exit(3)
-        }
-        exit(finished)
-    }
+    typealias RegressionFailure = ExitTestChild.Failure
 
     static func fixture(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: TestEnvironment.fixture("fuzz-regressions/" + name)))
@@ -164,15 +143,8 @@ struct FuzzRegressionTests {
     /// Records a failure, with the end of the child's standard error (a trap's message, the
     /// last input a mini fuzz tried), unless the child finished its work.
     static func explain(_ result: ExitTest.Result?, _ what: String) {
-        guard let result, result.exitStatus != .exitCode(finished) else { return }
-        // Its last readable lines, without stack frames (they have no symbols here): the last
-        // input a mini fuzz named, and the trap's message with its file and line.
-        let lines = String(decoding: result.standardErrorContent, as: UTF8.self).split(separator: "\n").filter { line in
-            let words = line.split(separator: " ")
-            return !(words.count > 2 && words[0].allSatisfy(\.isNumber) && words[2].hasPrefix("0x"))
-                && line.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0 != "\u{FFFD}" || $0 == "\t" }
-        }
-        let end = lines.isEmpty ? ["(nothing readable: a trap or crash without a message; the fuzz target shows the stack)"] : lines.suffix(6)
+        guard let result, result.exitStatus != .exitCode(ExitTestChild.finished) else { return }
+        let end = ExitTestChild.readableEnd(of: result.standardErrorContent)
         Issue.record("\(what) ended with \(result.exitStatus); its standard error ends:\n\(end.joined(separator: "\n"))")
     }
 }

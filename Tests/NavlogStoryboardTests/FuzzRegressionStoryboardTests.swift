@@ -25,7 +25,7 @@ struct FuzzRegressionStoryboardTests {
         ])
     func encodingCrash(fixture: String) async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [fixture] in
-            StoryboardFuzz.child {
+            ExitTestChild.run {
                 let data = try Data(contentsOf: TestEnvironment.fixture("fuzz-regressions/" + fixture))
                 do throws(StoryboardError) {
                     _ = try StoryboardParser.parse(data: data, path: "/virtual/\(fixture).storyboard")
@@ -43,7 +43,7 @@ struct FuzzRegressionStoryboardTests {
     @Test("mini fuzz: 2,000 mutations of two small corpus storyboards parse or fail with a StoryboardError, each within its time budget")
     func miniFuzz() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            StoryboardFuzz.child { try StoryboardFuzz.run() }
+            ExitTestChild.run { try StoryboardFuzz.run() }
         }
         StoryboardFuzz.explain(result, "the storyboard mini fuzz")
     }
@@ -53,9 +53,6 @@ enum StoryboardFuzz {
     static let rounds = 2_000
     /// The most one input may take (a debug build parses these files in a few milliseconds).
     static let budget = Duration.seconds(2)
-    /// The exit status of a child that finished its work (the tests expect `.failure`, so
-    /// they always get its standard error back to show a trap's message).
-    static let finished: CInt = 42
     /// Two small storyboards of the corpus (`../shared/storyboards`).
     static let seeds = [
         "Swinject__SwinjectStoryboard__Tests__iOS-tvOS__Storyboards__iOS__Storyboard1.storyboard",
@@ -72,7 +69,7 @@ enum StoryboardFuzz {
             let seed = files[mutator.index(files.count)]
             let (input, how) = mutator.mutate(seed)
             guard selected(round) else { continue }
-            say("input \(round): \(how), \(input.count) bytes")
+            ExitTestChild.say("input \(round): \(how), \(input.count) bytes")
             let clock = ContinuousClock()
             let start = clock.now
             do {
@@ -93,40 +90,13 @@ enum StoryboardFuzz {
 
     // MARK: - Running in a child process
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
+    typealias Failure = ExitTestChild.Failure
 
-    /// Runs an exit test's body: an error is written to standard error and ends the process
-    /// with status 3 (a crash ends it with a signal); finishing ends it with ``finished``.
-    static func child(_ body: () throws -> Void) -> Never {
-        do {
-            try body()
-        } catch {
-            say("\(error)")
-            exit(3)
-        }
-        exit(finished)
-    }
-
-    /// Records a failure with the end of the child's standard error (stack frames left out),
-    /// unless the child finished its work.
+    /// Records a failure with the end of the child's standard error, unless the child finished its work.
     static func explain(_ result: ExitTest.Result?, _ what: String) {
-        guard let result, result.exitStatus != .exitCode(finished) else { return }
-        // Readable lines only: no stack frames (they have no symbols here), nothing binary.
-        let lines = String(decoding: result.standardErrorContent, as: UTF8.self).split(separator: "\n").filter { line in
-            let words = line.split(separator: " ")
-            return !(words.count > 2 && words[0].allSatisfy(\.isNumber) && words[2].hasPrefix("0x"))
-                && line.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0 != "\u{FFFD}" || $0 == "\t" }
-        }
-        let end = lines.isEmpty ? ["(nothing readable: a trap or crash without a message; the fuzz target shows the stack)"] : lines.suffix(6)
+        guard let result, result.exitStatus != .exitCode(ExitTestChild.finished) else { return }
+        let end = ExitTestChild.readableEnd(of: result.standardErrorContent)
         Issue.record("\(what) ended with \(result.exitStatus); its standard error ends:\n\(end.joined(separator: "\n"))")
-    }
-
-    static func say(_ text: String) {
-        let line = text + "\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
     }
 
     /// NAVLOG_MINI_FUZZ_ONLY=N runs input N alone (the mutations are the same).
