@@ -21,7 +21,8 @@ public struct EventLineParser: Sendable {
     /// The longest line accepted, in bytes, not counting the `\n` (events.md: default 64 KiB).
     public var maximumLineLength: Int
 
-    private var storage = TokenizerStorage()
+    /// Reset for every line; kept so its buffers are allocated once.
+    private var tokenizer = JSONTokenizer()
 
     /// Creates a parser.
     /// - Parameter maximumLineLength: longer lines are rejected with ``EventRejection/Code/tooLong``.
@@ -83,16 +84,15 @@ public struct EventLineParser: Sendable {
             throw LineFailure(code: .utf8, offset: bad, reason: "the line is not valid UTF-8 (byte 0x\(String(line[bad], radix: 16)) cannot appear here)")
         }
         if isBlank(line) { return .blank }
-        var tokenizer = JSONTokenizer(line: line, storage: &storage)
-        defer { tokenizer.store(into: &storage) }
+        tokenizer.begin(line: line)
         let tag: UInt8
         do {
             tag = try tokenizer.tokenizeLine()
         } catch  where error.code == .duplicateKey && error.path == nil {
             // Rare: read the line again keeping the path, so the message names the key's place.
-            var slow = JSONTokenizer(line: line, storage: &storage)
+            var slow = JSONTokenizer()
             slow.tracksPath = true
-            defer { slow.store(into: &storage) }
+            slow.begin(line: line)
             _ = try slow.tokenizeLine()
             throw error
         }
@@ -129,28 +129,30 @@ public struct EventLineParser: Sendable {
         lineNumber: Int,
         into batch: inout EventBatch
     ) throws(LineFailure) -> Line {
-        for member in members where member.key == FieldName.hello.rawValue {
-            return .hello(try hello(raw, members))
-        }
-        for member in members where member.key == FieldName.control.rawValue {
-            guard raw[member.value.lowerBound] == BodyToken.string.rawValue else {
-                throw mistyped(raw, member, "control", expected: "the name of a control request, such as \"stats\"")
-            }
-            return .control(String(decoding: TokenCursor.inlineString(raw, at: member.value.lowerBound + 1), as: UTF8.self))
-        }
-        // The envelope.
+        // The envelope, found in one pass; a hello or a control request is not an event.
         var typeMember: JSONTokenizer.Member?
         var sessionMember: JSONTokenizer.Member?
         var tsMember: JSONTokenizer.Member?
         var seqMember: JSONTokenizer.Member?
+        var controlMember: JSONTokenizer.Member?
+        var isHello = false
         for member in members {
             switch member.key {
             case FieldName.type.rawValue: typeMember = member
             case FieldName.session.rawValue: sessionMember = member
             case FieldName.ts.rawValue: tsMember = member
             case FieldName.seq.rawValue: seqMember = member
+            case FieldName.hello.rawValue: isHello = true
+            case FieldName.control.rawValue: controlMember = member
             default: break
             }
+        }
+        if isHello { return .hello(try hello(raw, members)) }
+        if let member = controlMember {
+            guard raw[member.value.lowerBound] == BodyToken.string.rawValue else {
+                throw mistyped(raw, member, "control", expected: "the name of a control request, such as \"stats\"")
+            }
+            return .control(String(decoding: TokenCursor.inlineString(raw, at: member.value.lowerBound + 1), as: UTF8.self))
         }
         guard let typeMember else {
             throw LineFailure(code: .missing, offset: nil, path: "type", reason: "every event needs a \"type\", such as \"nav.push\"")
@@ -216,20 +218,28 @@ public struct EventLineParser: Sendable {
             throw LineFailure(code: .missing, offset: nil, path: "index", reason: "a tab.select event needs \"index\" or \"vc\" to say which tab")
         }
 
-        // Accepted: copy the session and the body members, in their original order.
+        // Accepted: copy the session and the body members, in their original order. A known
+        // key's token is followed by its value's, and members follow one another, so each run
+        // of body members between envelope or ignored keys is one copy.
         let sessionRange = batch.appendBytes(session)
         let bodyStart = batch.bytes.count
         batch.bytes.append(BodyToken.object.rawValue)
         Varint.appendUInt32(UInt32(bodyMembers), to: &batch.bytes)
-        for member in members where member.key < BodyToken.unknownKey {
+        var runStart = 0
+        var runEnd = 0
+        for member in members {
             switch member.key {
-            case FieldName.type.rawValue, FieldName.session.rawValue, FieldName.ts.rawValue, FieldName.seq.rawValue:
+            case FieldName.type.rawValue, FieldName.session.rawValue, FieldName.ts.rawValue, FieldName.seq.rawValue, BodyToken.unknownKey:
                 continue
             default:
-                batch.bytes.append(member.key)
-                batch.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[member.value]))
+                if member.keyStart != runEnd {
+                    if runEnd > runStart { _ = batch.appendBytes(UnsafeRawBufferPointer(rebasing: raw[runStart..<runEnd])) }
+                    runStart = member.keyStart
+                }
+                runEnd = member.value.upperBound
             }
         }
+        if runEnd > runStart { _ = batch.appendBytes(UnsafeRawBufferPointer(rebasing: raw[runStart..<runEnd])) }
         batch.appendHeader(
             EventBatch.Header(
                 type: type,
@@ -399,12 +409,11 @@ extension EventLineParser {
             }
             return nil
         case .traits:
-            return checkObject(raw, at: position, what: "traits object {\"h\", \"v\"}", allowed: Vocabulary.traitsFields, required: Vocabulary.traitsRequired)
+            return checkObject(raw, at: position, Vocabulary.traits)
         case .anchor:
-            return checkObject(raw, at: position, what: "anchor object {\"barButtonItem\", \"sourceView\", \"sourceRect\"}", allowed: Vocabulary.anchorFields, required: [])
+            return checkObject(raw, at: position, Vocabulary.anchor)
         case .rectangle:
-            return checkObject(
-                raw, at: position, what: "rectangle {\"x\", \"y\", \"width\", \"height\"}", allowed: Vocabulary.rectangleFields, required: Vocabulary.rectangleRequired)
+            return checkObject(raw, at: position, Vocabulary.rectangle)
         case .number:
             return tag == BodyToken.integer.rawValue || tag == BodyToken.number.rawValue ? nil : expected("a number")
         case .props:
@@ -433,18 +442,12 @@ extension EventLineParser {
         guard tag == BodyToken.object.rawValue else {
             return Violation(code: .type, reason: "expected a controller reference (an id string, or an object with \"id\" and \"class\"), found \(TokenCursor.describe(tag))")
         }
-        return checkObject(raw, at: position, what: "controller reference", allowed: Vocabulary.refFields, required: Vocabulary.refRequired)
+        return checkObject(raw, at: position, Vocabulary.reference)
     }
 
-    private func checkObject(
-        _ raw: UnsafeRawBufferPointer,
-        at position: Int,
-        what: String,
-        allowed: [FieldName: ValueRule],
-        required: [FieldName]
-    ) -> Violation? {
+    private func checkObject(_ raw: UnsafeRawBufferPointer, at position: Int, _ shape: ObjectShape) -> Violation? {
         guard raw[position] == BodyToken.object.rawValue else {
-            return Violation(code: .type, reason: "expected a \(what), found \(TokenCursor.describe(raw[position]))")
+            return Violation(code: .type, reason: "expected a \(shape.what), found \(TokenCursor.describe(raw[position]))")
         }
         var seen: UInt128 = 0
         var p = position + 5
@@ -452,19 +455,20 @@ extension EventLineParser {
             let keyByte = raw[p]
             let keyStart = p
             p = TokenCursor.skipKey(raw, at: p)
-            guard keyByte != BodyToken.unknownKey, let field = FieldName(rawValue: keyByte), let rule = allowed[field] else {
+            guard keyByte < BodyToken.unknownKey, let rule = shape.rules[Int(keyByte)] else {
                 let name = TokenCursor.keyName(raw, at: keyStart)
-                let names = allowed.keys.map(\.name).sorted().joined(separator: ", ")
-                return Violation(code: .unknownField, reason: "a \(what) has no key \"\(name)\" (allowed: \(names))").under(".\(name)")
+                return Violation(code: .unknownField, reason: "a \(shape.what) has no key \"\(name)\" (allowed: \(shape.allowedList))").under(".\(name)")
             }
             if let violation = check(raw, at: p, rule) {
-                return violation.under(".\(field.name)")
+                return violation.under(".\(FieldName(rawValue: keyByte)!.name)")
             }
-            seen |= 1 << UInt128(field.rawValue)
+            seen |= 1 << UInt128(keyByte)
             p = TokenCursor.skipValue(raw, at: p)
         }
-        for field in required where seen & (1 << UInt128(field.rawValue)) == 0 {
-            return Violation(code: .missing, reason: "a \(what) needs \"\(field.name)\"").under(".\(field.name)")
+        if seen & shape.requiredMask != shape.requiredMask {
+            for field in shape.required where seen & (1 << UInt128(field.rawValue)) == 0 {
+                return Violation(code: .missing, reason: "a \(shape.what) needs \"\(field.name)\"").under(".\(field.name)")
+            }
         }
         return nil
     }

@@ -8,7 +8,9 @@ enum ValueRule: Sendable {
 }
 
 /// A small fixed set of allowed strings, compared as bytes.
-struct StringSet: Sendable {
+///
+/// A class, so a ``ValueRule`` carrying one is copied with one reference count, not three.
+final class StringSet: Sendable {
     let name: String
     let values: [[UInt8]]
     private let table: NameTable
@@ -131,16 +133,43 @@ enum Vocabulary {
         return table
     }()
 
-    static let refRequired: [FieldName] = [.id, .class]
-    static let traitsFields: [FieldName: ValueRule] = [.h: .oneOf(sizeClass), .v: .oneOf(sizeClass)]
-    static let traitsRequired: [FieldName] = [.h, .v]
-    static let anchorFields: [FieldName: ValueRule] = [.barButtonItem: .string, .sourceView: .string, .sourceRect: .rectangle]
-    static let rectangleFields: [FieldName: ValueRule] = [.x: .number, .y: .number, .width: .number, .height: .number]
-    static let rectangleRequired: [FieldName] = [.x, .y, .width, .height]
+    static let traits = ObjectShape("traits object {\"h\", \"v\"}", [.h: .oneOf(sizeClass), .v: .oneOf(sizeClass)], required: [.h, .v])
+    static let anchor = ObjectShape(
+        "anchor object {\"barButtonItem\", \"sourceView\", \"sourceRect\"}", [.barButtonItem: .string, .sourceView: .string, .sourceRect: .rectangle], required: [])
+    static let rectangle = ObjectShape(
+        "rectangle {\"x\", \"y\", \"width\", \"height\"}", [.x: .number, .y: .number, .width: .number, .height: .number], required: [.x, .y, .width, .height])
 
     /// Keys a controller reference object may have.
-    static let refFields: [FieldName: ValueRule] = [
-        .id: .nonEmptyString, .class: .string, .sbid: .string, .storyboard: .string, .title: .string,
-        .kind: .oneOf(controllerKind), .definesContext: .bool, .unwindActions: .stringArray, .restorationId: .string,
-    ]
+    static let reference = ObjectShape(
+        "controller reference",
+        [
+            .id: .nonEmptyString, .class: .string, .sbid: .string, .storyboard: .string, .title: .string,
+            .kind: .oneOf(controllerKind), .definesContext: .bool, .unwindActions: .stringArray, .restorationId: .string,
+        ], required: [.id, .class])
+}
+
+/// The keys a nested object (a controller reference, traits, an anchor, a rectangle) may have.
+///
+/// Rules are looked up by the key's byte in a flat table: checking the objects of every event
+/// (each names controllers) must not hash.
+final class ObjectShape: Sendable {
+    /// What the object is called in messages.
+    let what: String
+    /// FieldName raw value → rule, `nil` where the key is not allowed.
+    let rules: [ValueRule?]
+    /// The keys that must be present, in the order a missing one is reported.
+    let required: [FieldName]
+    let requiredMask: UInt128
+    /// The allowed keys, sorted, for messages.
+    let allowedList: String
+
+    init(_ what: String, _ allowed: [FieldName: ValueRule], required: [FieldName]) {
+        self.what = what
+        var rules = [ValueRule?](repeating: nil, count: 128)
+        for (field, rule) in allowed { rules[Int(field.rawValue)] = rule }
+        self.rules = rules
+        self.required = required
+        requiredMask = required.reduce(0) { $0 | 1 << UInt128($1.rawValue) }
+        allowedList = allowed.keys.map(\.name).sorted().joined(separator: ", ")
+    }
 }

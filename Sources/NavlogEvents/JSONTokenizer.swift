@@ -14,9 +14,13 @@ struct LineFailure: Error {
 /// keeps every other number as its text. For the top-level object it records where each
 /// member's key and value tokens are, so the validator can check them without re-parsing.
 ///
-/// A tokenizer lives for one line only (it points into the line's bytes); the buffers it fills
-/// are kept in a ``TokenizerStorage`` between lines so they are allocated once.
-struct JSONTokenizer {
+/// One tokenizer is kept per parser and reset for each line (``begin(line:)``), so its buffers
+/// are allocated once and a steady stream of lines allocates nothing.
+///
+/// `@unchecked Sendable`: the only non-Sendable part is the pointer to the current line, which
+/// is read only inside the one mutating parse call that set it; between lines it is never read,
+/// so moving a parser to another thread cannot make two threads share the line.
+struct JSONTokenizer: @unchecked Sendable {
     /// A top-level member of the object: key token at `keyStart`, value tokens in `value`.
     struct Member: Sendable {
         var key: UInt8
@@ -27,25 +31,27 @@ struct JSONTokenizer {
 
     static let maximumDepth = 256
 
-    var out: TokenBuffer
-    var keyPositions: [Int]
-    var members: [Member]
+    var out = TokenBuffer()
+    var keyPositions: [Int] = []
+    var members: [Member] = []
     /// The path to the value being read, for messages: a key's token position, or `-(index+1)` in an array.
     /// Kept only when ``tracksPath`` is set (the slow re-read that names a repeated key).
-    var path: [Int]
+    var path: [Int] = []
     /// Whether to keep ``path`` (off on the fast path).
     var tracksPath = false
-    private let base: UnsafePointer<UInt8>
-    private let count: Int
+    /// The vocabulary's field names; held here so a key lookup does not go through the
+    /// global's lazy initialization check each time.
+    private let fieldNames = fieldTable
+    /// The line being read; valid only between ``begin(line:)`` and the end of that line's parse.
+    private var base = UnsafePointer<UInt8>(bitPattern: 1)!
+    private var count = 0
     private var i = 0
 
-    /// Starts on `line`, taking over the buffers of `storage` (cleared, capacity kept).
-    init(line: UnsafeRawBufferPointer, storage: inout TokenizerStorage) {
-        out = storage.out
-        keyPositions = storage.keyPositions
-        members = storage.members
-        path = storage.path
-        storage = TokenizerStorage()
+    /// A tokenizer with empty buffers.
+    init() {}
+
+    /// Starts on `line`: clears the buffers (keeping their capacity) and points at its bytes.
+    mutating func begin(line: UnsafeRawBufferPointer) {
         path.removeAll(keepingCapacity: true)
         out.makeUnique()
         out.removeAll()
@@ -53,11 +59,7 @@ struct JSONTokenizer {
         members.removeAll(keepingCapacity: true)
         base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)!
         count = line.count
-    }
-
-    /// Hands the buffers back for the next line.
-    func store(into storage: inout TokenizerStorage) {
-        storage = TokenizerStorage(out: out, keyPositions: keyPositions, members: members, path: path)
+        i = 0
     }
 
     /// Tokenizes the whole line as one value. Returns the tag of the top-level value.
@@ -130,18 +132,13 @@ struct JSONTokenizer {
 
     private mutating func reserveCount() -> Int {
         let at = out.count
-        out.append(0)
-        out.append(0)
-        out.append(0)
-        out.append(0)
+        out.appendUInt32(0)
         return at
     }
 
+    @inline(__always)
     private mutating func patchUInt32(_ value: Int, at position: Int) {
-        out[position] = UInt8(truncatingIfNeeded: value)
-        out[position + 1] = UInt8(truncatingIfNeeded: value >> 8)
-        out[position + 2] = UInt8(truncatingIfNeeded: value >> 16)
-        out[position + 3] = UInt8(truncatingIfNeeded: value >> 24)
+        out.patchUInt32(UInt32(truncatingIfNeeded: value), at: position)
     }
 
     private mutating func object(depth: Int, topLevel: Bool) throws(LineFailure) {
@@ -196,7 +193,7 @@ struct JSONTokenizer {
             if b == UInt8(ascii: "}") { break }
             throw LineFailure(code: .json, offset: i - 1, reason: "expected ',' or '}' in an object, found \(describeByte(at: i - 1))")
         }
-        keyPositions.removeSubrange(keysBase...)
+        if keyPositions.count > keysBase { keyPositions.removeSubrange(keysBase...) }
         patchUInt32(members, at: countAt)
     }
 
@@ -228,16 +225,11 @@ struct JSONTokenizer {
     /// Writes a key: one byte for a ``FieldName``, else ``BodyToken/unknownKey`` + inline string.
     private mutating func key() throws(LineFailure) {
         // Fast path: a key without escapes that names a known field is looked up in place.
-        var end = i + 1
-        while end < count {
-            let b = base[end]
-            if b == 0x22 || b == 0x5C || b < 0x20 { break }
-            end += 1
-        }
+        let end = Self.endOfPlainRun(base, from: i + 1, to: count)
         if end < count, base[end] == 0x22,
-            let known = FieldName.lookup(UnsafeRawBufferPointer(start: base + i + 1, count: end - i - 1))
+            let known = fieldNames.lookup(UnsafeRawBufferPointer(start: base + i + 1, count: end - i - 1))
         {
-            out.append(known.rawValue)
+            out.append(known)
             i = end + 1
             return
         }
@@ -245,11 +237,38 @@ struct JSONTokenizer {
         out.append(BodyToken.unknownKey)
         try stringContent()
         let length = out.count - start - 5
-        let known = out.withUnsafeBytes { FieldName.lookup(UnsafeRawBufferPointer(rebasing: $0[(start + 5)..<(start + 5 + length)])) }
+        let known = out.withUnsafeBytes { fieldNames.lookup(UnsafeRawBufferPointer(rebasing: $0[(start + 5)..<(start + 5 + length)])) }
         if let known {
             out.removeSubrange(start...)
-            out.append(known.rawValue)
+            out.append(known)
         }
+    }
+
+    /// The offset of the first byte at or after `start` that ends a run of plain string
+    /// content: a quote, a backslash or a control character (`count` if there is none).
+    ///
+    /// Eight bytes at a time: per byte, `(x - c) & ~x & 0x80` is set when `x < c` (with `c`
+    /// = 0x01 after XOR with the quote or backslash: `x` equals it). A borrow only runs into
+    /// the bytes above a hit, so the lowest flagged byte is always a real one.
+    @inline(__always)
+    static func endOfPlainRun(_ base: UnsafePointer<UInt8>, from start: Int, to count: Int) -> Int {
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while i + 8 <= count {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self).littleEndian
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let hits = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+            if hits != 0 { return i + hits.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < count {
+            let b = base[i]
+            if b == 0x22 || b == 0x5C || b < 0x20 { return i }
+            i += 1
+        }
+        return count
     }
 
     /// Checks an unknown key against the object's other unknown keys.
@@ -294,11 +313,7 @@ struct JSONTokenizer {
         var length = 0
         while true {
             let runStart = i
-            while i < count {
-                let b = base[i]
-                if b == 0x22 || b == 0x5C || b < 0x20 { break }
-                i += 1
-            }
+            i = Self.endOfPlainRun(base, from: i, to: count)
             if i > runStart {
                 out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
                 length += i - runStart
@@ -407,19 +422,28 @@ struct JSONTokenizer {
 
     private mutating func number() throws(LineFailure) {
         let start = i
-        if base[i] == UInt8(ascii: "-") { i += 1 }
+        let negative = base[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
         guard i < count, base[i] >= 0x30, base[i] <= 0x39 else {
             throw LineFailure(code: .json, offset: start, reason: "a number needs digits after '-'")
         }
+        let digitsStart = i
+        // The value of the integer part, accumulated while scanning (exact up to 18 digits).
+        var magnitude: UInt64 = 0
         if base[i] == 0x30 {
             i += 1
             if i < count, base[i] >= 0x30, base[i] <= 0x39 {
                 throw LineFailure(code: .json, offset: start, reason: "a number may not have leading zeros")
             }
         } else {
-            while i < count, base[i] >= 0x30, base[i] <= 0x39 { i += 1 }
+            while i < count {
+                let digit = base[i] &- 0x30
+                if digit > 9 { break }
+                magnitude = magnitude &* 10 &+ UInt64(digit)
+                i += 1
+            }
         }
-        var simpleInteger = true
+        var simpleInteger = i - digitsStart <= 18
         if i < count, base[i] == UInt8(ascii: ".") {
             simpleInteger = false
             i += 1
@@ -436,7 +460,8 @@ struct JSONTokenizer {
             guard i > digits else { throw LineFailure(code: .json, offset: start, reason: "a number needs digits in its exponent") }
         }
         let text = UnsafeRawBufferPointer(start: base + start, count: i - start)
-        let integer: Int64? = simpleInteger && text.count <= 18 ? Self.smallInteger(text) : JSONNumber.integralValue(text).value
+        let integer: Int64? =
+            simpleInteger ? (negative ? -Int64(magnitude) : Int64(magnitude)) : JSONNumber.integralValue(text).value
         if let integer {
             out.append(BodyToken.integer.rawValue)
             out.appendVarint(Varint.zigzag(integer))
@@ -446,28 +471,10 @@ struct JSONTokenizer {
             out.append(contentsOf: text)
         }
     }
-
-    @inline(__always)
-    private static func smallInteger(_ text: UnsafeRawBufferPointer) -> Int64 {
-        var value: Int64 = 0
-        var negative = false
-        for b in text {
-            if b == UInt8(ascii: "-") { negative = true } else { value = value &* 10 &+ Int64(b &- 0x30) }
-        }
-        return negative ? -value : value
-    }
 }
 
 extension String {
     fileprivate var replacingQuotes: String { filter { $0 != "'" } }
-}
-
-/// The buffers a ``JSONTokenizer`` fills, kept between lines so they are allocated once.
-struct TokenizerStorage: Sendable {
-    var out = TokenBuffer()
-    var keyPositions: [Int] = []
-    var members: [JSONTokenizer.Member] = []
-    var path: [Int] = []
 }
 
 extension Array where Element == UInt8 {

@@ -1,16 +1,19 @@
 /// The tokenizer's output: a growable byte buffer without `Array`'s per-append uniqueness
 /// check (parsing appends a few bytes at a time, hundreds of times per line).
 ///
-/// Copies share storage. ``JSONTokenizer`` takes the buffer from its ``TokenizerStorage`` and
-/// checks once per line that it is the only owner (else it starts a new buffer), so a parser
-/// that was copied never writes into another copy's bytes.
+/// The pointer, capacity and count live in the struct itself, so an append is a bounds check
+/// and a store, with no load through the owning object. Copies share storage. ``JSONTokenizer``
+/// checks once per line (``makeUnique()``) that it is the only owner, else it starts a new
+/// buffer, so a parser that was copied never writes into another copy's bytes.
 struct TokenBuffer: @unchecked Sendable {
     // `@unchecked`: the storage is mutated only by the tokenizer that owns it uniquely for the
     // duration of one line (checked with `isKnownUniquelyReferenced` before every line); the
     // parser's `parse` is mutating, so the buffer cannot be copied while a line is parsed.
+
+    /// Owns the allocation (frees it when the last copy of the buffer goes away).
     final class Storage {
-        var pointer: UnsafeMutablePointer<UInt8>
-        var capacity: Int
+        let pointer: UnsafeMutablePointer<UInt8>
+        let capacity: Int
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -18,38 +21,59 @@ struct TokenBuffer: @unchecked Sendable {
         }
 
         deinit { pointer.deallocate() }
-
-        func grow(toAtLeast needed: Int, keeping count: Int) {
-            var newCapacity = capacity * 2
-            while newCapacity < needed { newCapacity *= 2 }
-            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            bigger.update(from: pointer, count: count)
-            pointer.deallocate()
-            pointer = bigger
-            capacity = newCapacity
-        }
     }
 
-    var storage = Storage(capacity: 4096)
+    private var storage: Storage
+    private var pointer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
     private(set) var count = 0
+
+    /// An empty buffer with room for `capacity` bytes.
+    init(capacity: Int = 4096) {
+        storage = Storage(capacity: capacity)
+        pointer = storage.pointer
+        self.capacity = capacity
+    }
 
     /// Makes sure this buffer owns its storage alone (call before writing a new line).
     mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }
+        if !isKnownUniquelyReferenced(&storage) {
+            let own = Storage(capacity: capacity)
+            own.pointer.update(from: pointer, count: count)
+            storage = own
+            pointer = own.pointer
+        }
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toAtLeast: count + extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(toAtLeast needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let bigger = Storage(capacity: newCapacity)
+        bigger.pointer.update(from: pointer, count: count)
+        storage = bigger
+        pointer = bigger.pointer
+        capacity = newCapacity
     }
 
     @inline(__always)
     mutating func append(_ byte: UInt8) {
-        if count == storage.capacity { storage.grow(toAtLeast: count + 1, keeping: count) }
-        storage.pointer[count] = byte
+        reserve(1)
+        pointer[count] = byte
         count += 1
     }
 
     @inline(__always)
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        if count + bytes.count > storage.capacity { storage.grow(toAtLeast: count + bytes.count, keeping: count) }
-        (storage.pointer + count).update(from: base, count: bytes.count)
+        reserve(bytes.count)
+        (pointer + count).update(from: base, count: bytes.count)
         count += bytes.count
     }
 
@@ -62,11 +86,11 @@ struct TokenBuffer: @unchecked Sendable {
     subscript(index: Int) -> UInt8 {
         get {
             precondition(index >= 0 && index < count, "token buffer index out of range")
-            return storage.pointer[index]
+            return pointer[index]
         }
         set {
             precondition(index >= 0 && index < count, "token buffer index out of range")
-            storage.pointer[index] = newValue
+            pointer[index] = newValue
         }
     }
 
@@ -81,26 +105,35 @@ struct TokenBuffer: @unchecked Sendable {
     /// The bytes written so far.
     @inline(__always)
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(start: storage.pointer, count: count))
+        try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     /// Appends `value` as an unsigned LEB128 varint.
     @inline(__always)
     mutating func appendVarint(_ value: UInt64) {
+        reserve(10)
         var value = value
         while value >= 0x80 {
-            append(UInt8(truncatingIfNeeded: value) | 0x80)
+            pointer[count] = UInt8(truncatingIfNeeded: value) | 0x80
+            count += 1
             value >>= 7
         }
-        append(UInt8(value))
+        pointer[count] = UInt8(truncatingIfNeeded: value)
+        count += 1
     }
 
     /// Appends a little-endian `u32`.
     @inline(__always)
     mutating func appendUInt32(_ value: UInt32) {
-        append(UInt8(truncatingIfNeeded: value))
-        append(UInt8(truncatingIfNeeded: value >> 8))
-        append(UInt8(truncatingIfNeeded: value >> 16))
-        append(UInt8(truncatingIfNeeded: value >> 24))
+        reserve(4)
+        UnsafeMutableRawPointer(pointer + count).storeBytes(of: value.littleEndian, as: UInt32.self)
+        count += 4
+    }
+
+    /// Overwrites the little-endian `u32` at `position` (written earlier by ``appendUInt32(_:)``).
+    @inline(__always)
+    mutating func patchUInt32(_ value: UInt32, at position: Int) {
+        precondition(position >= 0 && position + 4 <= count, "token buffer index out of range")
+        UnsafeMutableRawPointer(pointer + position).storeBytes(of: value.littleEndian, as: UInt32.self)
     }
 }
