@@ -99,7 +99,7 @@ public struct EventLineParser: Sendable {
         guard tag == BodyToken.object.rawValue else {
             throw LineFailure(code: .notObject, offset: 0, reason: "each line must be a JSON object, found \(TokenCursor.describe(tokenizer.out[0]))")
         }
-        let members = tokenizer.members
+        let members = tokenizer.members.elements
         // A plain closure (not the generic `withBytes`): no generic metadata work per line.
         var result: Line?
         var failure: LineFailure?
@@ -123,7 +123,7 @@ public struct EventLineParser: Sendable {
 
     private func interpret(
         _ raw: UnsafeRawBufferPointer,
-        _ members: [JSONTokenizer.Member],
+        _ members: UnsafeBufferPointer<JSONTokenizer.Member>,
         receivedAt: Int64,
         peer: PeerCredentials,
         lineNumber: Int,
@@ -309,7 +309,7 @@ public struct EventLineParser: Sendable {
         return TokenCursor.integer(raw, at: position)
     }
 
-    private func hello(_ raw: UnsafeRawBufferPointer, _ members: [JSONTokenizer.Member]) throws(LineFailure) -> HelloLine {
+    private func hello(_ raw: UnsafeRawBufferPointer, _ members: UnsafeBufferPointer<JSONTokenizer.Member>) throws(LineFailure) -> HelloLine {
         var hello = HelloLine()
         for member in members {
             let at = member.value.lowerBound

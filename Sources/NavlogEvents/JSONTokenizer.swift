@@ -22,18 +22,22 @@ struct LineFailure: Error {
 /// so moving a parser to another thread cannot make two threads share the line.
 struct JSONTokenizer: @unchecked Sendable {
     /// A top-level member of the object: key token at `keyStart`, value tokens in `value`.
-    struct Member: Sendable {
+    struct Member: Sendable, BitwiseCopyable {
         var key: UInt8
         var keyStart: Int
-        var value: Range<Int>
+        var valueStart: Int
+        var valueEnd: Int
         var offset: Int
+
+        /// Where the value's tokens are.
+        var value: Range<Int> { valueStart..<valueEnd }
     }
 
     static let maximumDepth = 256
 
     var out = TokenBuffer()
     var keyPositions: [Int] = []
-    var members: [Member] = []
+    var members = ScratchBuffer<Member>(capacity: 64)
     /// The path to the value being read, for messages: a key's token position, or `-(index+1)` in an array.
     /// Kept only when ``tracksPath`` is set (the slow re-read that names a repeated key).
     var path: [Int] = []
@@ -56,7 +60,8 @@ struct JSONTokenizer: @unchecked Sendable {
         out.makeUnique()
         out.removeAll()
         keyPositions.removeAll(keepingCapacity: true)
-        members.removeAll(keepingCapacity: true)
+        members.makeUnique()
+        members.removeAll()
         base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)!
         count = line.count
         i = 0
@@ -183,7 +188,7 @@ struct JSONTokenizer: @unchecked Sendable {
             try value(depth: depth + 1)
             if tracksPath { path.removeLast() }
             if topLevel {
-                self.members.append(Member(key: out[keyStart], keyStart: keyStart, value: valueStart..<out.count, offset: valueOffset))
+                self.members.append(Member(key: out[keyStart], keyStart: keyStart, valueStart: valueStart, valueEnd: out.count, offset: valueOffset))
             }
             members += 1
             skipWhitespace()

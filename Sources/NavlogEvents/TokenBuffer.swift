@@ -1,18 +1,23 @@
-/// The tokenizer's output: a growable byte buffer without `Array`'s per-append uniqueness
-/// check (parsing appends a few bytes at a time, hundreds of times per line).
+/// The tokenizer's output bytes.
+typealias TokenBuffer = ScratchBuffer<UInt8>
+
+/// A growable buffer of plain values for the tokenizer (its output bytes, the line's members)
+/// without `Array`'s per-append uniqueness check: parsing appends a few bytes at a time,
+/// hundreds of times per line.
 ///
 /// The pointer, capacity and count live in the struct itself, so an append is a bounds check
 /// and a store, with no load through the owning object. Copies share storage. ``JSONTokenizer``
 /// checks once per line (``makeUnique()``) that it is the only owner, else it starts a new
-/// buffer, so a parser that was copied never writes into another copy's bytes.
-struct TokenBuffer: @unchecked Sendable {
+/// buffer, so a parser that was copied never writes into another copy's values.
+struct ScratchBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     // `@unchecked`: the storage is mutated only by the tokenizer that owns it uniquely for the
     // duration of one line (checked with `isKnownUniquelyReferenced` before every line); the
     // parser's `parse` is mutating, so the buffer cannot be copied while a line is parsed.
 
-    /// Owns the allocation (frees it when the last copy of the buffer goes away).
+    /// Owns the allocation (frees it when the last copy of the buffer goes away). Elements are
+    /// bitwise copyable, so nothing needs deinitializing.
     final class Storage {
-        let pointer: UnsafeMutablePointer<UInt8>
+        let pointer: UnsafeMutablePointer<Element>
         let capacity: Int
 
         init(capacity: Int) {
@@ -24,11 +29,11 @@ struct TokenBuffer: @unchecked Sendable {
     }
 
     private var storage: Storage
-    private var pointer: UnsafeMutablePointer<UInt8>
+    private var pointer: UnsafeMutablePointer<Element>
     private var capacity: Int
     private(set) var count = 0
 
-    /// An empty buffer with room for `capacity` bytes.
+    /// An empty buffer with room for `capacity` elements.
     init(capacity: Int = 4096) {
         storage = Storage(capacity: capacity)
         pointer = storage.pointer
@@ -63,12 +68,37 @@ struct TokenBuffer: @unchecked Sendable {
     }
 
     @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    mutating func append(_ element: Element) {
         reserve(1)
-        pointer[count] = byte
+        (pointer + count).initialize(to: element)
         count += 1
     }
 
+    @inline(__always)
+    subscript(index: Int) -> Element {
+        get {
+            precondition(index >= 0 && index < count, "scratch buffer index out of range")
+            return pointer[index]
+        }
+        set {
+            precondition(index >= 0 && index < count, "scratch buffer index out of range")
+            pointer[index] = newValue
+        }
+    }
+
+    /// Drops everything from `range.lowerBound` on.
+    mutating func removeSubrange(_ range: PartialRangeFrom<Int>) {
+        precondition(range.lowerBound <= count)
+        count = range.lowerBound
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    /// The elements, valid until the buffer is next changed.
+    var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: pointer, count: count) }
+}
+
+extension ScratchBuffer where Element == UInt8 {
     @inline(__always)
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
@@ -81,26 +111,6 @@ struct TokenBuffer: @unchecked Sendable {
     mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
         append(contentsOf: bytes.bindMemory(to: UInt8.self))
     }
-
-    @inline(__always)
-    subscript(index: Int) -> UInt8 {
-        get {
-            precondition(index >= 0 && index < count, "token buffer index out of range")
-            return pointer[index]
-        }
-        set {
-            precondition(index >= 0 && index < count, "token buffer index out of range")
-            pointer[index] = newValue
-        }
-    }
-
-    /// Drops everything from `range.lowerBound` on.
-    mutating func removeSubrange(_ range: PartialRangeFrom<Int>) {
-        precondition(range.lowerBound <= count)
-        count = range.lowerBound
-    }
-
-    mutating func removeAll() { count = 0 }
 
     /// The bytes written so far.
     @inline(__always)
