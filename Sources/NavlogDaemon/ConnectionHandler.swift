@@ -8,8 +8,9 @@ import NavlogStore
 /// rejections always).
 ///
 /// Backpressure: while the connection has ``DaemonConfiguration/maximumPendingBatchesPerConnection``
-/// batches in the writer, or while its client does not read our replies, the daemon stops
-/// reading from it. Memory stays bounded and other clients are unaffected.
+/// batches in the writer and the writer's queue holds ``DaemonConfiguration/writerQueueBytes``,
+/// or while its client does not read our replies, the daemon stops reading from it. Memory
+/// stays bounded and other clients are unaffected.
 final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -359,9 +360,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Reads only while this connection has room in the writer and its client reads our replies.
+    ///
+    /// Room: a few batches always, more while the writer's queue (all connections) is under its
+    /// byte budget. A paused connection has batches waiting, so one of their completions calls
+    /// this again: a pause cannot outlive the writer's backlog.
     private func updateReading(_ context: ChannelHandlerContext) {
         guard !inputClosed else { return }
-        let shouldPause = pendingBatches >= configuration.maximumPendingBatchesPerConnection || !context.channel.isWritable
+        let writerFull = pendingBatches >= configuration.maximumPendingBatchesPerConnection && writer.queuedBytes >= configuration.writerQueueBytes
+        let shouldPause = writerFull || !context.channel.isWritable
         if shouldPause != readPaused {
             readPaused = shouldPause
             context.channel.setOption(ChannelOptions.autoRead, value: !shouldPause).whenFailure { _ in }

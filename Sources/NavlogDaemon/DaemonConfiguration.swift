@@ -26,8 +26,14 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     public var rateLimitBurst = 10_000
     /// Buffered events are written and fsynced at least this often, even without durable clients.
     public var flushIntervalSeconds = 1.0
-    /// Batches a connection may have in the writer before the daemon stops reading from it.
+    /// Batches a connection may always have in the writer; beyond them, the daemon reads on
+    /// only while the writer's queue holds less than ``writerQueueBytes``.
     public var maximumPendingBatchesPerConnection = 4
+    /// Bytes of events the writer's queue may hold, from all connections together, before a
+    /// connection with ``maximumPendingBatchesPerConnection`` batches waiting is no longer
+    /// read. It lets a fast client go on while the writer seals a block (milliseconds of
+    /// zstd), where 4 batches of one read each ran out in a fraction of that and stalled it.
+    public var writerQueueBytes = 16 << 20
     /// A segment is sealed at this size.
     public var segmentBytes = 64 << 20
     /// Delete the oldest segments beyond this total size (bytes); nil = keep all.
@@ -96,7 +102,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
-        case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection
+        case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes
         case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads
     }
 }

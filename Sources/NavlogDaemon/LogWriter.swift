@@ -63,6 +63,8 @@ final class LogWriter: Sendable {
         var queue: [WriteRequest] = []
         var state = State.running
         var queuedEvents = 0
+        /// Bytes of the queued batches (their sessions and bodies).
+        var queuedBytes = 0
         /// Why the final write before stopping failed, if it did.
         var closeFailure: StoreError?
     }
@@ -138,12 +140,16 @@ final class LogWriter: Sendable {
     /// Events queued and not yet taken by the thread (for backpressure decisions).
     var queuedEvents: Int { shared.withLockedValue { $0.queuedEvents } }
 
+    /// Bytes of events queued and not yet taken by the thread (for backpressure decisions).
+    var queuedBytes: Int { shared.withLockedValue { $0.queuedBytes } }
+
     /// Queues a request; `false` once the writer is stopping.
     func submit(_ request: WriteRequest) -> Bool {
         let accepted = shared.withLockedValue { shared -> Bool in
             guard case .running = shared.state else { return false }
             shared.queue.append(request)
             shared.queuedEvents += request.batch.count
+            shared.queuedBytes += request.batch.bytes.count
             return true
         }
         if accepted {
@@ -180,6 +186,7 @@ final class LogWriter: Sendable {
                 let taken = shared.queue
                 shared.queue.removeAll(keepingCapacity: true)
                 shared.queuedEvents = 0
+                shared.queuedBytes = 0
                 return (taken, shared.state)
             }
             if !requests.isEmpty {
