@@ -33,7 +33,9 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     /// connection with ``maximumPendingBatchesPerConnection`` batches waiting is no longer
     /// read. It lets a fast client go on while the writer seals a block (milliseconds of
     /// zstd), where 4 batches of one read each ran out in a fraction of that and stalled it.
-    public var writerQueueBytes = 16 << 20
+    /// More buys no speed and only adds queueing delay: flat out with 4 clients, 1 MiB gave
+    /// ack p99 29 ms, 2 MiB 38–55 ms, 16 MiB 224 ms, at the same events/s.
+    public var writerQueueBytes = 1 << 20
     /// A segment is sealed at this size.
     public var segmentBytes = 64 << 20
     /// Delete the oldest segments beyond this total size (bytes); nil = keep all.

@@ -38,10 +38,14 @@ struct DaemonEndToEndTests {
         }
     }
 
-    @Test("many concurrent clients: every event stored once, per-session order kept")
-    func concurrentClients() async throws {
+    /// With a writer queue budget of 0 a connection pauses at 4 batches waiting, and is read
+    /// again only when one of them completes; with the default it reads on. Either way a
+    /// pause must end (a lost wake-up would hang the sends) and nothing may be lost.
+    @Test("many concurrent clients: every event stored once, per-session order kept", arguments: [0, 1 << 20])
+    func concurrentClients(writerQueueBytes: Int) async throws {
         try await TestEnvironment.withTemporaryDirectory { dir in
-            let daemon = try DaemonProcess(directory: dir)
+            let config = try Self.write(Array(#"{"writerQueueBytes": \#(writerQueueBytes)}"#.utf8), to: dir.appendingPathComponent("c.json"))
+            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
             let files = try (0..<12).map { try Self.write(Self.workload(800, seed: UInt64(1000 + $0)), to: dir.appendingPathComponent("c\($0).jsonl")) }
             let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
                 for (index, file) in files.enumerated() {
