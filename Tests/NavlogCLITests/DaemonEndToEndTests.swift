@@ -363,6 +363,35 @@ struct DaemonEndToEndTests {
         }
     }
 
+    /// Every thread's voluntary context switches: a thread that wakes on a timer counts up
+    /// even when it finds nothing to do.
+    static func wakeUps(of pid: Int32) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+            return total + (line.flatMap { Int($0.split(separator: "\t").last!.trimmingCharacters(in: .whitespaces)) } ?? 0)
+        }
+    }
+
+    @Test("an idle navlogd sleeps: after its last flush no thread wakes up on its own")
+    func idleDaemonSleeps() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let config = try Self.write(Array(#"{"flushIntervalSeconds": 0.2}"#.utf8), to: dir.appendingPathComponent("c.json"))
+            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
+            let client = try SocketClient(path: daemon.socket)
+            try client.send(#"{"type":"mark","session":"idle","seq":1,"name":"n"}"# + "\n")
+            client.close()
+            usleep(1_000_000)  // several flush intervals: the event is flushed, nothing is left to do
+            let before = Self.wakeUps(of: daemon.pid)
+            usleep(2_000_000)
+            let woken = Self.wakeUps(of: daemon.pid) - before
+            // A writer that polls once the interval has passed wakes about 2,000 times here.
+            #expect(woken < 100, "navlogd's threads woke \(woken) times in 2 s while idle")
+            #expect(daemon.terminate() == 0)
+        }
+    }
+
     @Test("connections over the limit get an error line and are closed; the others keep working")
     func connectionLimit() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
