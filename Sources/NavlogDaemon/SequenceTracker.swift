@@ -30,7 +30,12 @@ struct SequenceTracker {
     /// Looks at `seq` of `session` and records it when it is new.
     /// - Returns: the verdict and how many numbers this event shows were skipped (lost).
     mutating func record(session: UnsafeRawBufferPointer, sequence: UInt64) -> (Verdict, lost: UInt64) {
-        let (reference, inserted) = sessions.insert(session)
+        record(session: session, hash: StringHash.hash(session), sequence: sequence)
+    }
+
+    /// ``record(session:sequence:)`` for a session whose ``StringHash`` is already known.
+    mutating func record(session: UnsafeRawBufferPointer, hash: UInt64, sequence: UInt64) -> (Verdict, lost: UInt64) {
+        let (reference, inserted) = sessions.insert(session, hash: hash)
         let index = Int(reference)
         if inserted {
             highest.append(UInt64.max)

@@ -30,7 +30,11 @@ public struct ByteStringTable: Sendable {
 
     /// The reference of `string`, if it is in the table.
     public func reference(of string: UnsafeRawBufferPointer) -> UInt32? {
-        let hash = StringHash.hash(string)
+        reference(of: string, hash: StringHash.hash(string))
+    }
+
+    /// ``reference(of:)`` for a string whose ``StringHash`` is already known.
+    public func reference(of string: UnsafeRawBufferPointer, hash: UInt64) -> UInt32? {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {
@@ -44,7 +48,13 @@ public struct ByteStringTable: Sendable {
     /// The reference of `string`, adding it if new; `inserted` says which.
     @discardableResult
     public mutating func insert(_ string: UnsafeRawBufferPointer) -> (reference: UInt32, inserted: Bool) {
-        let hash = StringHash.hash(string)
+        insert(string, hash: StringHash.hash(string))
+    }
+
+    /// ``insert(_:)`` for a string whose ``StringHash`` is already known.
+    /// - Precondition: `hash` is `StringHash.hash(string)`.
+    @discardableResult
+    public mutating func insert(_ string: UnsafeRawBufferPointer, hash: UInt64) -> (reference: UInt32, inserted: Bool) {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {

@@ -22,6 +22,10 @@ public struct EventBatch: Sendable {
         public var sourceLine: Int
         /// Where the session id's bytes are in ``EventBatch/bytes``.
         public var session: Range<Int>
+        /// ``StringHash`` of the session id, computed once when the event is accepted (on the
+        /// connection's thread): dedupe, the block's string table and its session filter all
+        /// key on it, and the single writer thread need not hash the id again for each.
+        public var sessionHash: UInt64
         /// Where the body (one inline-form object token) is in ``EventBatch/bytes``.
         public var body: Range<Int>
     }

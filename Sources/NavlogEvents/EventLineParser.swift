@@ -250,6 +250,7 @@ public struct EventLineParser: Sendable {
                 peer: peer,
                 sourceLine: lineNumber,
                 session: sessionRange,
+                sessionHash: StringHash.hash(session),
                 body: bodyStart..<batch.bytes.count
             ))
         return .event

@@ -65,11 +65,11 @@ struct BlockEncoder {
     mutating func append(_ batch: EventBatch, _ index: Int) {
         let header = batch.headers[index]
         let sessionRef = batch.withSession(of: index) { session -> UInt32 in
-            let ref = interner.intern(session)
+            let ref = interner.insert(session, hash: header.sessionHash).reference
             if isSessionRef.count <= Int(ref) { isSessionRef.append(contentsOf: repeatElement(false, count: Int(ref) + 1 - isSessionRef.count)) }
             if !isSessionRef[Int(ref)] {
                 isSessionRef[Int(ref)] = true
-                sessionHashes.append(StringHash.hash(session))
+                sessionHashes.append(header.sessionHash)
             }
             return ref
         }
