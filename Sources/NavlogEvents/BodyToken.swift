@@ -37,6 +37,22 @@ public enum Varint {
         buffer.append(UInt8(value))
     }
 
+    /// Writes `value` as an unsigned LEB128 varint at `destination` and returns how many bytes
+    /// it took: up to 10, at most 5 for a value below 2^32.
+    @inlinable
+    @inline(__always)
+    public static func write(_ value: UInt64, to destination: UnsafeMutableRawPointer) -> Int {
+        var value = value
+        var written = 0
+        while value >= 0x80 {
+            destination.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, toByteOffset: written, as: UInt8.self)
+            written += 1
+            value >>= 7
+        }
+        destination.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: written, as: UInt8.self)
+        return written + 1
+    }
+
     /// Zig-zag maps a signed value so small magnitudes get short varints.
     @inlinable
     public static func zigzag(_ value: Int64) -> UInt64 {

@@ -20,16 +20,11 @@ public enum BodyTranscoder {
         return written
     }
 
+    /// A varint of at most 5 bytes (counts and references are 32-bit) where the inline form
+    /// had at least 5 (a `u32`), so it always fits.
     @inline(__always)
     private static func writeVarint(_ value: UInt64, _ output: UnsafeMutableRawBufferPointer, _ written: inout Int) {
-        var value = value
-        while value >= 0x80 {
-            output[written] = UInt8(truncatingIfNeeded: value) | 0x80
-            written += 1
-            value >>= 7
-        }
-        output[written] = UInt8(truncatingIfNeeded: value)
-        written += 1
+        written += Varint.write(value, to: output.baseAddress! + written)
     }
 
     private static func value(

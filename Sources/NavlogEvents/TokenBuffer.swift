@@ -122,14 +122,7 @@ extension ScratchBuffer where Element == UInt8 {
     @inline(__always)
     mutating func appendVarint(_ value: UInt64) {
         reserve(10)
-        var value = value
-        while value >= 0x80 {
-            pointer[count] = UInt8(truncatingIfNeeded: value) | 0x80
-            count += 1
-            value >>= 7
-        }
-        pointer[count] = UInt8(truncatingIfNeeded: value)
-        count += 1
+        count += Varint.write(value, to: UnsafeMutableRawPointer(pointer + count))
     }
 
     /// Appends a little-endian `u32`.
