@@ -7,8 +7,8 @@ typealias TokenBuffer = ScratchBuffer<UInt8>
 ///
 /// The pointer, capacity and count live in the struct itself, so an append is a bounds check
 /// and a store, with no load through the owning object. Copies share storage. ``JSONTokenizer``
-/// checks once per line (``makeUnique()``) that it is the only owner, else it starts a new
-/// buffer, so a parser that was copied never writes into another copy's values.
+/// checks once per line (``makeUnique()``) that it is the only owner, else it copies the values
+/// into storage of its own, so a parser that was copied never writes into another copy's values.
 struct ScratchBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     // `@unchecked`: the storage is mutated only by the tokenizer that owns it uniquely for the
     // duration of one line (checked with `isKnownUniquelyReferenced` before every line); the
