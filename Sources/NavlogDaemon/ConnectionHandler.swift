@@ -47,6 +47,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let order = ConnectionOrder()
     /// The client shut down its sending side: answer what it sent, then close.
     private var inputClosed = false
+    /// An ack was written and a flush is queued behind the event loop's pending tasks.
+    private var flushScheduled = false
     /// Replies made while handling the current read (see ``queueReply(_:_:)``).
     private var queuedReplies: ByteBuffer?
     /// At most this many bytes of replies are queued in one read; more are dropped and counted.
@@ -353,10 +355,25 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             if outcome.stored > 0 { reply += ",\"lsns\":[\(outcome.lsns.lowerBound),\(outcome.lsns.upperBound - 1)]" }
             if outcome.lost > 0 { reply += ",\"lost\":\(outcome.lost)" }
             reply += ",\"durable\":\(ack == .durable)}\n"
-            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: reply)), promise: nil)
+            context.write(wrapOutboundOut(context.channel.allocator.buffer(string: reply)), promise: nil)
+            flushSoon(context)
         }
         updateReading(context)
         closeIfAnswered(context)
+    }
+
+    /// Flushes once the event loop has run the tasks already queued: the writer completes a
+    /// group of batches at once, so the acks of one connection's batches in that group arrive
+    /// as tasks back to back and go out in one socket write instead of one each.
+    private func flushSoon(_ context: ChannelHandlerContext) {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let (handler, context) = loopBound.value
+            handler.flushScheduled = false
+            context.flush()
+        }
     }
 
     /// Reads only while this connection has room in the writer and its client reads our replies.
