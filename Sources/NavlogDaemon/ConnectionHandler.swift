@@ -384,9 +384,16 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func updateReading(_ context: ChannelHandlerContext) {
         guard !inputClosed else { return }
         let writerFull = pendingBatches >= configuration.maximumPendingBatchesPerConnection && writer.queuedBytes >= configuration.writerQueueBytes
-        let shouldPause = writerFull || !context.channel.isWritable
+        let repliesUnread = !context.channel.isWritable
+        let shouldPause = writerFull || repliesUnread
         if shouldPause != readPaused {
             readPaused = shouldPause
+            if shouldPause {
+                statistics.update { stats in
+                    if writerFull { stats.readPausesWriterBehind += 1 }
+                    if repliesUnread { stats.readPausesUnreadReplies += 1 }
+                }
+            }
             context.channel.setOption(ChannelOptions.autoRead, value: !shouldPause).whenFailure { _ in }
             if !shouldPause { context.read() }
         }

@@ -46,6 +46,15 @@ public final class DaemonStatistics: Sendable {
         /// Lag: events received but not yet written to the log (queued for the writer, or in
         /// the block being filled); readers such as `navlog tail` see them once written.
         public var lagEvents = 0
+        /// Bytes of events waiting in the writer's queue (see `writerQueueBytes` in the
+        /// configuration: at that size, busy connections are paused).
+        public var writerQueueBytes = 0
+        /// Times navlogd stopped reading a connection because the writer was behind (its queue
+        /// full and the connection's pending batches at their limit): backpressure at work.
+        public var readPausesWriterBehind = 0
+        /// Times navlogd stopped reading a connection because its client left our replies
+        /// unread (the connection's write buffer over its high mark).
+        public var readPausesUnreadReplies = 0
         /// Segments in the data directory.
         public var segments = 0
         /// Bytes of segments and indexes in the data directory.
@@ -62,7 +71,7 @@ public final class DaemonStatistics: Sendable {
         enum CodingKeys: String, CodingKey {
             case connections, connectionsTotal, refused, overLimit, accepted, rejected, duplicates, lost, rateLimited
             case reportsDropped, bytesIn, storeFailures, storeRefusedEvents, storeError, storeErrorSince, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
-            case lagEvents, segments, bytesOnDisk, ackP50Milliseconds, ackP99Milliseconds
+            case lagEvents, writerQueueBytes, readPausesWriterBehind, readPausesUnreadReplies, segments, bytesOnDisk, ackP50Milliseconds, ackP99Milliseconds
         }
 
         /// Records one fsync's duration; percentiles are computed when a snapshot is taken, not

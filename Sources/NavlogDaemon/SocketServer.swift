@@ -42,6 +42,7 @@ public final class SocketServer: Service, Sendable {
             guard name == "stats" else { return nil }
             var snapshot = statistics.snapshot()
             snapshot.lagEvents += writer.queuedEvents
+            snapshot.writerQueueBytes = writer.queuedBytes
             // Size on disk from the directory itself (never waits for the writer).
             let names = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory)) ?? []
             snapshot.segments = names.filter { $0.hasSuffix(".zst") }.count

@@ -5,7 +5,7 @@ import Foundation
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Show navlogd's counters: connections, events, rejections, duplicates, losses, fsync latency."
+        abstract: "Show navlogd's counters: connections, events, rejections, duplicates, losses, backpressure, fsync and ack latency."
     )
 
     @Option(help: ArgumentHelp("navlogd's socket.", valueName: "path"))

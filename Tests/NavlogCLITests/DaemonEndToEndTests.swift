@@ -38,13 +38,17 @@ struct DaemonEndToEndTests {
         }
     }
 
-    /// With a writer queue budget of 0 a connection pauses at 4 batches waiting, and is read
-    /// again only when one of them completes; with the default it reads on. Either way a
-    /// pause must end (a lost wake-up would hang the sends) and nothing may be lost.
+    /// With a writer queue budget of 0 and one pending batch allowed, a connection pauses after
+    /// every batch it hands over and is read again only when that batch completes; with the
+    /// defaults it reads on. Either way a pause must end (a lost wake-up would hang the sends)
+    /// and nothing may be lost.
     @Test("many concurrent clients: every event stored once, per-session order kept", arguments: [0, 1 << 20])
     func concurrentClients(writerQueueBytes: Int) async throws {
         try await TestEnvironment.withTemporaryDirectory { dir in
-            let config = try Self.write(Array(#"{"writerQueueBytes": \#(writerQueueBytes)}"#.utf8), to: dir.appendingPathComponent("c.json"))
+            let settings =
+                writerQueueBytes == 0
+                ? #"{"writerQueueBytes": 0, "maximumPendingBatchesPerConnection": 1}"# : #"{"writerQueueBytes": \#(writerQueueBytes)}"#
+            let config = try Self.write(Array(settings.utf8), to: dir.appendingPathComponent("c.json"))
             let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
             let files = try (0..<12).map { try Self.write(Self.workload(800, seed: UInt64(1000 + $0)), to: dir.appendingPathComponent("c\($0).jsonl")) }
             let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
@@ -56,6 +60,11 @@ struct DaemonEndToEndTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             for result in results { #expect(result.status == 0, "\(result.errorOutput)") }
+            let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
+            let counters = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as! [String: Any]
+            if writerQueueBytes == 0 {
+                #expect(counters["readPausesWriterBehind"] as? Int ?? 0 > 0, "each connection paused behind its batch, and it was counted")
+            }
             #expect(daemon.terminate() == 0, "SIGTERM stops navlogd cleanly: \(daemon.log)")
             let events = try Self.storedEvents(daemon.dataDirectory)
             #expect(events.count == 12 * 800)
