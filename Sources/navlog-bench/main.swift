@@ -32,7 +32,7 @@ struct Arguments {
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "navlog-bench: unknown argument \(argument). Use --events N, --size-events N, --block-events N, --level N, --only parse|scan|size, --scan-repeats N, --work DIR, --keep.\n"
+                        "navlog-bench: unknown argument \(argument). Use --events N, --size-events N, --block-events N, --level N, --only parse|scan|size, --scan-repeats N, --work DIR, --keep; navlog-bench --help lists every mode.\n"
                             .utf8))
                 exit(2)
             }
@@ -64,6 +64,29 @@ func format(_ value: Double, _ unit: String) -> String {
     if value >= 1e6 { return String(format: "%.2fM %@", value / 1e6, unit) }
     if value >= 1e3 { return String(format: "%.1fk %@", value / 1e3, unit) }
     return String(format: "%.2f %@", value, unit)
+}
+
+let usage = """
+    navlog-bench: navlog's benchmarks and load tools (tools/bench runs them and prints the tables).
+
+      navlog-bench [--events N] [--size-events N] [--block-events N] [--level N]
+                   [--only parse|scan|size] [--scan-repeats N] [--work DIR] [--keep]
+          the codec and the log against zstd's CLI and Foundation's JSON parser, one table
+      navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep]
+          replay engine, checkpoints and seeks
+      navlog-bench load (--socket PATH | --tcp PORT | --datagram PATH) --clients N --events N
+                   [--ack none|batch|durable] [--rate EVENTS_PER_SECOND] [--chunk LINES]
+          drives navlogd (or rsyslog) and prints one JSON line: events/s, ack p50/p99, CPU
+      navlog-bench chaos-load --socket PATH [--connections N] [--seconds S] [--good K] ...
+          misbehaving connections while good clients are timed (tools/chaos load)
+      navlog-bench generate N [SEED]
+          N workload events as JSON Lines on standard output
+
+    """
+
+if CommandLine.arguments.dropFirst().first.map({ ["--help", "-h", "help"].contains($0) }) == true {
+    print(usage, terminator: "")
+    exit(0)
 }
 
 // `navlog-bench generate N [SEED]`: write N workload events as JSON Lines to standard output.
