@@ -255,12 +255,13 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func report(_ rejection: EventRejection, _ context: ChannelHandlerContext) {
-        statistics.update { $0.rejected[rejection.code.name, default: 0] += 1 }
-        guard canReply(context) else {
-            // The client is not reading: never let its replies pile up.
-            statistics.update { $0.reportsDropped += 1 }
-            return
+        // The client is not reading: never let its replies pile up.
+        let replying = canReply(context)
+        statistics.update { stats in
+            stats.rejected[rejection.code.name, default: 0] += 1
+            if !replying { stats.reportsDropped += 1 }
         }
+        guard replying else { return }
         var line = "{\"error\":\"rejected\",\"line\":\(rejection.line),\"code\":\"\(rejection.code.name)\""
         if let path = rejection.path { line += ",\"field\":" + jsonString(path) }
         if let column = rejection.column { line += ",\"column\":\(column)" }
@@ -281,18 +282,21 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// complete: one allocation for many rejection reports instead of one each, which is what
     /// a client that never reads costs navlogd in memory.
     private func queueReply(_ reply: inout ByteBuffer, _ context: ChannelHandlerContext) {
-        if queuedReplies == nil {
-            queuedReplies = context.channel.allocator.buffer(capacity: max(reply.readableBytes, 1024))
-        }
+        startQueuedReplies(atLeast: reply.readableBytes, context)
         queuedReplies!.writeBuffer(&reply)
     }
 
     /// ``queueReply(_:_:)`` for a reply made as text.
     private func queueReply(_ reply: String, _ context: ChannelHandlerContext) {
-        if queuedReplies == nil {
-            queuedReplies = context.channel.allocator.buffer(capacity: max(reply.utf8.count, 1024))
-        }
+        startQueuedReplies(atLeast: reply.utf8.count, context)
         queuedReplies!.writeString(reply)
+    }
+
+    /// The first reply of a read allocates the buffer the read's replies share.
+    private func startQueuedReplies(atLeast bytes: Int, _ context: ChannelHandlerContext) {
+        if queuedReplies == nil {
+            queuedReplies = context.channel.allocator.buffer(capacity: max(bytes, 1024))
+        }
     }
 
     /// Writes the replies of this read, if any, and flushes.

@@ -34,7 +34,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     /// read. It lets a fast client go on while the writer seals a block (milliseconds of
     /// zstd), where 4 batches of one read each ran out in a fraction of that and stalled it.
     /// More buys no speed and only adds queueing delay: flat out with 4 clients, 1 MiB gave
-    /// ack p99 29 ms, 2 MiB 38–55 ms, 16 MiB 224 ms, at the same events/s.
+    /// ack p99 25–30 ms, 2 MiB 34–35 ms, 16 MiB 175–224 ms, at about the same events/s.
     public var writerQueueBytes = 1 << 20
     /// A segment is sealed at this size.
     public var segmentBytes = 64 << 20

@@ -181,9 +181,8 @@ final class LogWriter: Sendable {
         var dirty = false
         while true {
             // Clear the flag before taking the queue: a request queued after this sets it again.
-            // Only unflushed events need a timed wake-up; an idle writer sleeps until woken
-            // (it used to wake every millisecond once the interval had passed: 1.5% of a core
-            // per idle navlogd).
+            // Only unflushed events need a timed wake-up; with nothing to flush the writer
+            // sleeps until woken, so an idle navlogd costs no CPU.
             handshake.waitForWork(timeout: dirty ? max(0.001, flushInterval - (monotonicSeconds() - lastFlush)) : nil)
             let (requests, state) = shared.withLockedValue { shared -> ([WriteRequest], State) in
                 let taken = shared.queue
@@ -238,7 +237,13 @@ final class LogWriter: Sendable {
         outcomes.reserveCapacity(requests.count)
         var needsSync = false
         var needsWrite = false
+        var sessionsTracked = 0
+        var bufferedEvents = 0
         owned.withLockedValue { owned in
+            defer {
+                sessionsTracked = owned.tracker.sessionCount
+                bufferedEvents = owned.log.bufferedEventCount
+            }
             if owned.outage != nil { retryAfterOutage(&owned) }
             if let outage = owned.outage {
                 // Refused whole, before dedupe: nothing about these events is remembered, so
@@ -251,13 +256,14 @@ final class LogWriter: Sendable {
                 }
                 return
             }
+            // The events of a batch that has duplicates; a batch without any is appended as it
+            // is. Never assigned a request's batch, so clearing it keeps its own storage.
             var kept = EventBatch()
             for request in requests {
                 if request.order.broken.load(ordering: .relaxed) {
                     outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, lost: 0, failure: Self.afterFailedBatch))
                     continue
                 }
-                kept.removeAll()
                 owned.skippedBefore.removeAll(keepingCapacity: true)
                 var keptIsCopy = false
                 var duplicates = 0
@@ -271,6 +277,7 @@ final class LogWriter: Sendable {
                         if verdict == .duplicate {
                             // From the first duplicate on, copy only what is kept.
                             if !keptIsCopy {
+                                kept.removeAll()
                                 for earlier in 0..<index { kept.append(earlier, of: batch) }
                                 keptIsCopy = true
                             }
@@ -281,18 +288,19 @@ final class LogWriter: Sendable {
                     owned.skippedBefore.append(skipped)
                     if keptIsCopy { kept.append(index, of: batch) }
                 }
-                if !keptIsCopy { kept = batch }
+                let stored = keptIsCopy ? kept : batch
                 var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, lost: 0, failure: nil)
                 do throws(AppendError) {
-                    outcome.lsns = try owned.log.append(kept)
-                    outcome.stored = kept.count
+                    outcome.lsns = try owned.log.append(stored)
+                    outcome.stored = stored.count
                 } catch {
                     // Events after the accepted prefix were not stored: forget their sequence
                     // numbers, newest first so each session steps back exactly to where it was,
                     // and a resend is stored, not dropped.
-                    for index in (error.accepted..<kept.count).reversed() {
-                        if let sequence = kept.headers[index].sequence {
-                            kept.withSession(of: index) { owned.tracker.forget(session: $0, sequence: sequence) }
+                    for index in (error.accepted..<stored.count).reversed() {
+                        if let sequence = stored.headers[index].sequence {
+                            let hash = stored.headers[index].sessionHash
+                            stored.withSession(of: index) { owned.tracker.forget(session: $0, hash: hash, sequence: sequence) }
                         }
                     }
                     outcome.stored = error.accepted
@@ -319,11 +327,6 @@ final class LogWriter: Sendable {
                 syncFailure = error
                 beginOutage(&owned, error)
             }
-            let buffered = owned.log.bufferedEventCount
-            statistics.update { stats in
-                stats.sessionsTracked = owned.tracker.sessionCount
-                stats.lagEvents = buffered
-            }
             if let syncFailure {
                 for index in outcomes.indices where requests[index].ack != .none && outcomes[index].failure == nil {
                     outcomes[index].failure = syncFailure
@@ -331,7 +334,15 @@ final class LogWriter: Sendable {
                 }
             }
         }
+        // Durable requests wait for the syncer (unless nothing needed syncing); the rest are done
+        // now, and their ack latency is recorded here (the syncer records the durable ones').
+        func waitsForSync(_ request: WriteRequest, _ outcome: WriteOutcome) -> Bool {
+            request.ack == .durable && outcome.failure == nil && syncPoint != nil
+        }
+        let now = monotonicSeconds()
         statistics.update { stats in
+            stats.sessionsTracked = sessionsTracked
+            stats.lagEvents = bufferedEvents
             for (request, outcome) in zip(requests, outcomes) {
                 stats.accepted += outcome.stored
                 stats.duplicates += outcome.duplicates
@@ -339,24 +350,17 @@ final class LogWriter: Sendable {
                 if outcome.failure != nil {
                     stats.storeFailures += 1
                     stats.storeRefusedEvents += request.batch.count - outcome.stored - outcome.duplicates
+                } else if request.ack != .none && !waitsForSync(request, outcome) {
+                    stats.ackSamples.record((now - request.submittedAt) * 1000)
                 }
             }
         }
-        // Durable requests wait for the syncer (unless nothing needed syncing); the rest are done.
         var durable: [(WriteRequest, WriteOutcome)] = []
-        var acknowledged: [Double] = []
-        let now = monotonicSeconds()
         for (request, outcome) in zip(requests, outcomes) {
-            if request.ack == .durable && outcome.failure == nil && syncPoint != nil {
+            if waitsForSync(request, outcome) {
                 durable.append((request, outcome))
             } else {
-                if request.ack != .none && outcome.failure == nil { acknowledged.append((now - request.submittedAt) * 1000) }
                 request.completion(outcome)
-            }
-        }
-        if !acknowledged.isEmpty {
-            statistics.update { stats in
-                for latency in acknowledged { stats.ackSamples.record(latency) }
             }
         }
         if let syncPoint { syncer.submit(syncPoint, durable) }

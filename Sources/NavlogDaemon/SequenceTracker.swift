@@ -66,9 +66,10 @@ struct SequenceTracker {
         return (.store, 0)
     }
 
-    /// Forgets that `sequence` of `session` was stored (an append that failed).
-    mutating func forget(session: UnsafeRawBufferPointer, sequence: UInt64) {
-        guard let reference = sessions.reference(of: session) else { return }
+    /// Forgets that `sequence` of `session` (whose ``StringHash`` is `hash`) was stored (an
+    /// append that failed).
+    mutating func forget(session: UnsafeRawBufferPointer, hash: UInt64, sequence: UInt64) {
+        guard let reference = sessions.reference(of: session, hash: hash) else { return }
         let index = Int(reference)
         if sequence == highest[index] {
             // Step back below it; the numbers in between become a gap again only if they were.

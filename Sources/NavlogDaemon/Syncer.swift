@@ -75,20 +75,20 @@ final class Syncer: Sendable {
                 logger.error("fsync failed: \(error.message)")
             }
         }
-        let elapsed = monotonicSeconds() - started
-        statistics.update { $0.recordFsync(seconds: elapsed) }
         let now = monotonicSeconds()
         statistics.update { stats in
-            for (point, waiting) in items where failures[point.fileName] == nil {
-                for (request, _) in waiting { stats.ackSamples.record((now - request.submittedAt) * 1000) }
+            stats.recordFsync(seconds: now - started)
+            for (point, waiting) in items {
+                if failures[point.fileName] == nil {
+                    for (request, _) in waiting { stats.ackSamples.record((now - request.submittedAt) * 1000) }
+                } else {
+                    stats.storeFailures += waiting.count
+                }
             }
         }
         for (point, waiting) in items {
             for (request, var outcome) in waiting {
-                if let failure = failures[point.fileName] {
-                    outcome.failure = failure
-                    statistics.update { $0.storeFailures += 1 }
-                }
+                outcome.failure = failures[point.fileName] ?? outcome.failure
                 request.completion(outcome)
             }
         }

@@ -34,16 +34,9 @@ public enum FieldName: UInt8, CaseIterable, Sendable, Hashable, CustomStringConv
 
     /// The names already escaped and quoted for JSON output (`"name":`), indexed by raw value.
     static let jsonKeys: [[UInt8]] = names.map { Array("\"\($0)\":".utf8) }
-
-    /// Finds the field whose name is exactly `bytes`.
-    @inline(__always)
-    static func lookup(_ bytes: UnsafeRawBufferPointer) -> FieldName? {
-        guard let raw = fieldTable.lookup(bytes) else { return nil }
-        return FieldName(rawValue: raw)
-    }
 }
 
-/// All field names, for allocation-free lookups.
+/// All field names, for allocation-free lookups (the tokenizer's keys).
 let fieldTable = NameTable(FieldName.allCases.map { ($0.name, $0.rawValue) })
 
 /// A fixed set of short names looked up by their bytes with one hash probe sequence and one

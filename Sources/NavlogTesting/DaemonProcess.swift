@@ -52,6 +52,16 @@ public final class DaemonProcess: @unchecked Sendable {
     /// The process id.
     public var pid: Int32 { process.processIdentifier }
 
+    /// navlogd's counters, as `navlog stats --format json` prints them.
+    /// - Throws: ``TestFailure`` when `navlog stats` fails or does not print a JSON object.
+    public func stats() throws -> [String: Any] {
+        let result = try ProcessRunner.navlog(["stats", "--socket", socket, "--format", "json"])
+        guard result.status == 0, let counters = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else {
+            throw TestFailure("navlog stats failed (status \(result.status)): \(result.errorOutput)\(result.output)")
+        }
+        return counters
+    }
+
     /// Sends SIGTERM and waits (up to `timeout` s) for the exit status.
     @discardableResult
     public func terminate(timeout: Double = 30) -> Int32 {

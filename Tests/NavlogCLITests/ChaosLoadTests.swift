@@ -61,8 +61,7 @@ struct ChaosLoadTests {
                 #expect(stored[session] ?? [] == seqs, "session \(session): sent seqs \(seqs.prefix(20))…, stored \((stored[session] ?? []).prefix(20))…")
             }
             #expect(try ProcessRunner.navlog(["verify", "--data-dir", daemon.dataDirectory]).status == 0)
-            let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
-            let counters = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any], "navlog stats: \(stats.errorOutput)")
+            let counters = try daemon.stats()
             let rejected = counters["rejected"] as? [String: Int] ?? [:]
             #expect(rejected.values.reduce(0, +) > 0, "navlogd counted no rejections: \(counters)")
             for code in ["json", "utf8", "too-long", "unknown-type"] {

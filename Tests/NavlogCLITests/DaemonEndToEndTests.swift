@@ -60,8 +60,7 @@ struct DaemonEndToEndTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             for result in results { #expect(result.status == 0, "\(result.errorOutput)") }
-            let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
-            let counters = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as! [String: Any]
+            let counters = try daemon.stats()
             if writerQueueBytes == 0 {
                 #expect(counters["readPausesWriterBehind"] as? Int ?? 0 > 0, "each connection paused behind its batch, and it was counted")
             }
@@ -115,8 +114,7 @@ struct DaemonEndToEndTests {
             #expect(send.status == 0, "\(send.errorOutput)")
             #expect(send.output.contains("2000 events stored"))
             #expect(Date().timeIntervalSince(started) < 30)
-            let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
-            let counters = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as! [String: Any]
+            let counters = try daemon.stats()
             #expect(counters["accepted"] as? Int == 2000)
             #expect(counters["segments"] as? Int == 1)
             #expect((counters["bytesOnDisk"] as? Int ?? 0) > 1000)
@@ -363,8 +361,7 @@ struct DaemonEndToEndTests {
             let suppressed = replies.compactMap { $0["warning"] as? String == "rate-limited" ? $0["suppressed"] as? Int : nil }.reduce(0, +)
             #expect(suppressed == 150, "the client is told how many events were suppressed: \(replies)")
             #expect(replies.filter { $0["ack"] != nil }.reduce(0) { $0 + ($1["stored"] as? Int ?? 0) } == 100)
-            let stats =
-                try JSONSerialization.jsonObject(with: Data(try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"]).output.utf8)) as! [String: Any]
+            let stats = try daemon.stats()
             #expect(stats["rateLimited"] as? Int == 150, "and the daemon counts them")
             client.close()
             #expect(daemon.terminate() == 0)

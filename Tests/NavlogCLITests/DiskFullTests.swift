@@ -12,8 +12,7 @@ struct DiskFullTests {
         let deadline = Date().addingTimeInterval(timeout)
         var last: [String: Any] = [:]
         while Date() < deadline {
-            let result = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
-            if result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] {
+            if let object = try? daemon.stats() {
                 last = object
                 if condition(object) { return object }
             }
