@@ -57,8 +57,6 @@ public struct DerivedTableScanner {
                 if live[slot] == nil { live[slot] = Live() }
                 let body = StoredBody(tokens: tokens, strings: strings)
                 let state = live[slot]!
-                let previous = state.replayer.focusedScreenHandle
-                let previousVisit = state.replayer.visit
                 state.replayer.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: block.lsn(index), body: body))
                 if type == .sessionStart {
                     let info = state.replayer.info
@@ -67,8 +65,8 @@ public struct DerivedTableScanner {
                         (filter.app.map { $0 == state.tags.app } ?? true) && (filter.version.map { $0 == state.tags.version } ?? true)
                         && (filter.idiom.map { $0 == state.tags.idiom } ?? true)
                 }
-                let inWindow = (filter.since.map { timestamp >= $0 } ?? true) && (filter.until.map { timestamp <= $0 } ?? true)
-                let emit = state.included && inWindow
+                func inRange(_ time: Int64) -> Bool { (filter.since.map { time >= $0 } ?? true) && (filter.until.map { time <= $0 } ?? true) }
+                let emit = state.included && inRange(timestamp)
                 if emit && wantsEvents {
                     let session = names[slot]
                     sink.event(
@@ -92,21 +90,15 @@ public struct DerivedTableScanner {
                     }
                     state.anomaliesSeen = anomalies.count
                 }
-                // A change of the focused screen closes a visit and makes a transition (the same
-                // visit the focus journal records: FocusJournal.openVisit).
+                // A screen view that closed (E3: it held the focus for a positive time) makes a
+                // view row and the transition into it (the view the focus journal records).
                 let focus = state.replayer.focusedScreenHandle
-                if focus != previous, let focus {
-                    let controller = state.replayer.controllers[focus]
-                    let screen = controller.className ?? controller.id
-                    let closed = previous.map { FocusJournal.openVisit(state.replayer, $0, previousVisit, end: timestamp) }
-                    if let closed, emit { sink.visit(row(closed, state, session: session, number: slot)) }
-                    if emit {
-                        sink.transition(
-                            TransitionRow(
-                                session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, sequence: sequence, from: closed?.screen,
-                                to: screen, how: Self.how(type, detail: state.replayer.visit.detail)))
+                if let closedView = state.replayer.closedView, let closed = FocusJournal.view(state.replayer, closedView, end: timestamp) {
+                    state.screens.insert(closed.screen)
+                    if state.included {
+                        if inRange(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }
+                        if emit { sink.visit(row(closed, state, session: session, number: slot)) }
                     }
-                    state.screens.insert(screen)
                 }
                 if type == .appBackground, emit, let focus {
                     let controller = state.replayer.controllers[focus]
@@ -138,9 +130,11 @@ public struct DerivedTableScanner {
     /// The session's last visit (closed at `end`: its `session.end`, or its last event), its exit and its row.
     private func finish<Sink: DerivedTableSink>(_ state: Live, session: String, number: Int, end: Int64, emit: Bool, into sink: inout Sink) {
         guard emit else { return }
-        let focus = state.replayer.focusedScreenHandle
-        let closed = focus.map { FocusJournal.openVisit(state.replayer, $0, state.replayer.visit, end: end) }
+        let closed = FocusJournal.view(state.replayer, state.replayer.visit, end: end)
         if let closed {
+            state.screens.insert(closed.screen)
+            let inRange = (filter.since.map { closed.start >= $0 } ?? true) && (filter.until.map { closed.start <= $0 } ?? true)
+            if inRange { sink.transition(Self.transitionRow(closed, session: session, number: number, tags: state.tags)) }
             if filter.until.map({ closed.start <= $0 }) ?? true { sink.visit(row(closed, state, session: session, number: number)) }
             sink.exit(ExitRow(session: session, sessionNumber: number, tags: state.tags, timestamp: end, screen: closed.screen, reason: "end"))
         }
@@ -148,9 +142,16 @@ public struct DerivedTableScanner {
         sink.session(
             SessionRow(
                 session: session, sessionNumber: number, tags: state.tags, first: info.firstTimestamp ?? 0, last: info.lastTimestamp ?? 0, events: state.replayer.eventCount,
-                visits: closed == nil ? 0 : state.replayer.visit.index + 1, screens: state.screens.count, anomalies: state.replayer.anomalies.count,
+                visits: state.replayer.viewsClosed + (closed == nil ? 0 : 1), screens: state.screens.count, anomalies: state.replayer.anomalies.count,
                 maxStackDepth: state.replayer.deepest.stack, maxPresentationDepth: state.replayer.deepest.presentations, exitScreen: closed?.screen,
                 ended: info.ended))
+    }
+
+    /// The transition into a screen view: from the view before it, at the view's start.
+    static func transitionRow(_ view: FocusJournal.Visit, session: String, number: Int, tags: SessionTags) -> TransitionRow {
+        TransitionRow(
+            session: session, sessionNumber: number, tags: tags, timestamp: view.start, sequence: view.sequence, from: view.from, to: view.screen,
+            how: how(view.cause, detail: view.detail))
     }
 
     /// How an event moved the focus, for transitions: from the event that began the visit and,

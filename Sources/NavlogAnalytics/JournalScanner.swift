@@ -75,6 +75,7 @@ public struct JournalScanner {
             if let closed {
                 session.screens.insert(closed.screen)
                 let row = visitRow(id, number, session, closed)
+                if inWindow(closed.start) { sink.transition(DerivedTableScanner.transitionRow(closed, session: id, number: number, tags: session.tags)) }
                 if filter.until.map({ row.start <= $0 }) ?? true { sink.visit(row) }
                 sink.exit(ExitRow(session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, screen: closed.screen, reason: "end"))
             }
@@ -92,17 +93,13 @@ public struct JournalScanner {
                 sessions[n].included =
                     (filter.session.map { $0 == id } ?? true) && (filter.app.map { $0 == app } ?? true) && (filter.version.map { $0 == version } ?? true)
                     && (filter.idiom.map { $0 == idiom } ?? true)
-            case .focus(let id, let timestamp, let sequence, let closed, let screen, _, _, let cause, let detail, _, _):
+            case .view(let id, let timestamp, let closed):
                 let n = number(id, key)
-                sessions[n].screens.insert(screen)
-                if let closed { sessions[n].screens.insert(closed.screen) }
-                if sessions[n].included && inWindow(timestamp) {
-                    if let closed { sink.visit(visitRow(id, n, sessions[n], closed)) }
-                    sink.transition(
-                        TransitionRow(
-                            session: id, sessionNumber: n, tags: sessions[n].tags, timestamp: timestamp, sequence: sequence, from: closed?.screen, to: screen,
-                            how: DerivedTableScanner.how(cause, detail: detail)))
-                }
+                sessions[n].screens.insert(closed.screen)
+                guard sessions[n].included else { break }
+                // As DerivedTableScanner does: the view's transition in by its start, the view by its end.
+                if inWindow(closed.start) { sink.transition(DerivedTableScanner.transitionRow(closed, session: id, number: n, tags: sessions[n].tags)) }
+                if inWindow(timestamp) { sink.visit(visitRow(id, n, sessions[n], closed)) }
             case .background(let id, let timestamp, let screen):
                 let n = number(id, key)
                 if sessions[n].included, inWindow(timestamp), let screen {

@@ -60,8 +60,21 @@ public struct Hierarchy: Sendable, Equatable {
         public internal(set) var slot: Int32 = -1
         /// `willMove(toParent: nil)` was called since the child was added (R11).
         public internal(set) var willMoveToNil = false
-        /// A navigation controller's animated transition has not finished yet (R8, A8).
-        public internal(set) var transitionPending = false
+        /// When a navigation controller's animated transition ends (µs; R8, A8, E2):
+        /// ``Node/noTransition`` when none is in flight, ``Node/untilTransitionEnd`` while a
+        /// recorded `transition.begin` holds it open until its `transition.end`.
+        public internal(set) var transitionEnd = Node.noTransition
+        /// Whether it was ever placed in the hierarchy (so a detached controller is known to
+        /// have left it through a recorded operation: evidence for A13).
+        public internal(set) var everPlaced = false
+
+        /// ``transitionEnd`` when no animated transition is in flight.
+        public static let noTransition = Int64.min
+        /// ``transitionEnd`` while a recorded transition holds it open.
+        public static let untilTransitionEnd = Int64.max
+
+        /// Whether an animated transition is unfinished at `timestamp` (E2).
+        public func isTransitioning(at timestamp: Int64) -> Bool { transitionEnd != Node.noTransition && timestamp < transitionEnd }
     }
 
     /// A window and its root.
@@ -207,6 +220,7 @@ public struct Hierarchy: Sendable, Equatable {
             }
         if let container, isAncestor(handle, of: container) { return false }
         remove(handle)
+        nodes[Int(handle)].everPlaced = true
         switch destination {
         case .stack(let nav, let index), .tab(let nav, let index):
             let at = min(index ?? nodes[Int(nav)].items.count, nodes[Int(nav)].items.count)

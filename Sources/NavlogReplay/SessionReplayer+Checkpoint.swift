@@ -8,8 +8,9 @@ import NavlogEvents
 /// a crash. Files that hold checkpoints add their own checksum.
 extension SessionReplayer {
     /// The version of the encoding; a checkpoint of another version is rebuilt from the events.
-    /// 2: dwell (F4) added. 3: the focus visit and deepest depths (analytics).
-    public static let checkpointVersion: UInt8 = 3
+    /// 2: dwell (F4) added. 3: the focus visit and deepest depths (analytics). 4: recording
+    /// evidence (E1–E5), transition ends in time (E2), views (E3).
+    public static let checkpointVersion: UInt8 = 4
 
     /// Appends the state to `output`.
     public func encodeCheckpoint(into output: inout [UInt8]) {
@@ -46,6 +47,11 @@ extension SessionReplayer {
         if let position { writer.position(position) }
         writer.count(appearance.count)
         appearance.forEach { writer.byte($0.rawValue) }
+        appearedAtOperation.forEach { writer.unsigned(UInt64($0)) }
+        writer.unsigned(UInt64(operations))
+        writer.unsigned(UInt64(evidence.rawValue))
+        writer.byte(cancelledTransition ? 1 : 0)
+        writer.handles(customSegueDestinations)
         writer.count(dwell.count)
         dwell.forEach { writer.signed($0) }
         writer.handle(focusedScreen)
@@ -55,6 +61,11 @@ extension SessionReplayer {
         writer.byte(visit.cause.rawValue)
         writer.optionalString(visit.detail)
         writer.count(visit.index)
+        writer.optionalUnsigned(visit.sequence)
+        writer.handle(visit.screen)
+        writer.handle(visit.from)
+        writer.byte(visit.started ? 1 : 0)
+        writer.count(viewsClosed)
         writer.count(deepest.stack)
         writer.count(deepest.presentations)
         writer.count(intents.count)
@@ -66,6 +77,7 @@ extension SessionReplayer {
         writer.count(transitions.count)
         for transition in transitions {
             writer.string(transition.id)
+            writer.signed(transition.began)
             writer.byte(transition.snapshot == nil ? 0 : 1)
             if let snapshot = transition.snapshot { writer.hierarchy(snapshot) }
         }
@@ -149,7 +161,8 @@ private struct CheckpointWriter {
             handle(node.primary)
             handle(node.secondary)
             handle(node.supplementary)
-            byte((node.collapsed ? 1 : 0) | (node.willMoveToNil ? 2 : 0) | (node.transitionPending ? 4 : 0))
+            byte((node.collapsed ? 1 : 0) | (node.willMoveToNil ? 2 : 0) | (node.transitionEnd != Hierarchy.Node.noTransition ? 4 : 0) | (node.everPlaced ? 8 : 0))
+            if node.transitionEnd != Hierarchy.Node.noTransition { signed(node.transitionEnd) }
             handles(node.movedFromSecondary)
             handles(node.children)
             handle(node.slot)
@@ -249,9 +262,13 @@ private struct CheckpointReader {
             guard let placement = byte().flatMap(Hierarchy.Placement.init(rawValue:)), let parent = handle(), let presenter = handle(),
                 let window = handle(), let presented = handle(), let style = byte().flatMap(PresentationStyle.init(rawValue:)),
                 let items = handles(), let selected = number(), selected <= Int32.max, let primary = handle(), let secondary = handle(),
-                let supplementary = handle(), let flags = byte(), let moved = handles(), let children = handles(), let slot = unsigned(),
-                slot <= UInt64(Int32.max)
+                let supplementary = handle(), let flags = byte()
             else { return nil }
+            if flags & 4 != 0 {
+                guard let end = signed() else { return nil }
+                node.transitionEnd = end
+            }
+            guard let moved = handles(), let children = handles(), let slot = unsigned(), slot <= UInt64(Int32.max) else { return nil }
             node.placement = placement
             node.parent = parent
             node.presenter = presenter
@@ -265,7 +282,7 @@ private struct CheckpointReader {
             node.supplementary = supplementary
             node.collapsed = flags & 1 != 0
             node.willMoveToNil = flags & 2 != 0
-            node.transitionPending = flags & 4 != 0
+            node.everPlaced = flags & 8 != 0
             node.movedFromSecondary = moved
             node.children = children
             node.slot = Int32(Int64(slot) - 1)
@@ -372,6 +389,17 @@ private struct CheckpointReader {
             guard let value = byte().flatMap(AppearanceState.init(rawValue:)) else { return nil }
             state.appearance.append(value)
         }
+        for _ in 0..<appearanceCount {
+            guard let value = unsigned(), value <= UInt64(UInt32.max) else { return nil }
+            state.appearedAtOperation.append(UInt32(value))
+        }
+        guard let operations = unsigned(), operations <= UInt64(UInt32.max), let evidence = unsigned(), evidence <= UInt64(UInt16.max),
+            let cancelled = byte(), cancelled <= 1, let destinations = handles(), destinations.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) })
+        else { return nil }
+        state.operations = UInt32(operations)
+        state.evidence = RecordingEvidence(rawValue: UInt16(evidence))
+        state.cancelledTransition = cancelled == 1
+        state.customSegueDestinations = destinations
         guard let dwellCount = count(), dwellCount == controllerCount else { return nil }
         for _ in 0..<dwellCount {
             guard let value = signed() else { return nil }
@@ -381,9 +409,13 @@ private struct CheckpointReader {
         state.focusedScreen = focusedScreen
         state.focusSince = focusSince
         guard let since = signed(), let baseline = signed(), let cause = byte().flatMap(EventType.init(rawValue:)),
-            let detail = optional({ $0.string() }), let index = number(), let stack = number(), let presentations = number()
+            let detail = optional({ $0.string() }), let index = number(), let sequence = optional({ $0.unsigned() }), let screen = handle(),
+            screen < Int32(controllerCount), let from = handle(), from < Int32(controllerCount), let started = byte(), started <= 1,
+            let viewsClosed = number(), let stack = number(), let presentations = number()
         else { return nil }
-        state.visit = SessionReplayer.FocusVisit(since: since, dwellBaseline: baseline, cause: cause, detail: detail, index: index)
+        state.visit = SessionReplayer.FocusVisit(
+            since: since, dwellBaseline: baseline, cause: cause, detail: detail, index: index, sequence: sequence, screen: screen, from: from, started: started == 1)
+        state.viewsClosed = viewsClosed
         state.deepest = SessionReplayer.Depths(stack: stack, presentations: presentations)
         guard let intentCount = count() else { return nil }
         for _ in 0..<intentCount {
@@ -392,13 +424,13 @@ private struct CheckpointReader {
         }
         guard let transitionCount = count() else { return nil }
         for _ in 0..<transitionCount {
-            guard let id = string(), let hasSnapshot = byte(), hasSnapshot <= 1 else { return nil }
+            guard let id = string(), let began = signed(), let hasSnapshot = byte(), hasSnapshot <= 1 else { return nil }
             var snapshot: Hierarchy?
             if hasSnapshot == 1 {
                 guard let restored = self.hierarchy(isSnapshot: true) else { return nil }
                 snapshot = restored
             }
-            state.transitions.append(OpenTransition(id: id, snapshot: snapshot))
+            state.transitions.append(OpenTransition(id: id, snapshot: snapshot, began: began))
         }
         guard let slotCount = count() else { return nil }
         for _ in 0..<slotCount {

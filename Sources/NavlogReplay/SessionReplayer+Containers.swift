@@ -25,17 +25,35 @@ extension SessionReplayer {
                 "\(name(vc)) is pushed onto \(name(nav)) while it is already on screen elsewhere: nothing happens.")
             return false
         }
-        if animated && hierarchy[nav].transitionPending {
+        // R8, E2: the earlier transition must be animated and unfinished; this push may be either.
+        if hierarchy[nav].isTransitioning(at: current.timestamp) {
             raise(
                 .nestedTransition, rule: "R8", [vc, nav],
-                "\(name(vc)) is pushed onto \(name(nav)) while its previous animated transition has not finished (nested push animation can result in corrupted navigation bar).")
+                "\(name(vc)) is pushed onto \(name(nav)) while its previous animated transition has not finished (nested push animation can result in corrupted navigation bar): wait for the transition to end (the pushed controller's viewDidAppear, or the transition coordinator's completion) before pushing again."
+            )
         }
         guard hierarchy.place(vc, in: .stack(nav, at: nil)) else {
             raise(.presentAttached, rule: "H3", [vc, nav], "\(name(vc)) would contain itself if pushed onto \(name(nav)): nothing happens.")
             return false
         }
-        if animated { hierarchy.nodes[Int(nav)].transitionPending = true }
+        if animated { beginNavigationTransition(nav, duration: Self.standardPushDuration) }
         return true
+    }
+
+    /// E2: UIKit's default duration of a navigation controller's push and pop animation (the
+    /// parallax slide since iOS 7: 0.35 s, `UINavigationControllerHideShowBarDuration`'s value
+    /// too). A session that records no end of the transition has it end after this long.
+    static let standardPushDuration: Int64 = 350_000
+    static let standardPopDuration: Int64 = 350_000
+
+    /// An animated transition of `nav` begins now (R8, E2). It ends at the first later event
+    /// that proves it finished (a `vc.appear` did of a controller of its stack, or a
+    /// `transition.end`) or after `duration`; a recorded `transition.begin` that is open
+    /// holds it until that transition's end.
+    mutating func beginNavigationTransition(_ nav: Int32, duration: Int64) {
+        let (end, overflow) = current.timestamp.addingReportingOverflow(duration)
+        let heldOpen = transitions.contains { $0.began == current.timestamp }
+        hierarchy.nodes[Int(nav)].transitionEnd = heldOpen ? Hierarchy.Node.untilTransitionEnd : overflow ? Hierarchy.Node.untilTransitionEnd - 1 : end
     }
 
     /// R9: pop the top of `nav` (not its root).
@@ -46,7 +64,7 @@ extension SessionReplayer {
             return
         }
         hierarchy.remove(top)
-        if animated { hierarchy.nodes[Int(nav)].transitionPending = true }
+        if animated { beginNavigationTransition(nav, duration: Self.standardPopDuration) }
     }
 
     /// R9: pop `nav` back to `vc`.

@@ -26,96 +26,137 @@ extension SessionReplayer {
         }
     }
 
-    /// R11: `didMove(toParent: p)` when the child's parent is not p is out of order.
+    /// R11: `didMove(toParent: p)` when the child's parent is not p is out of order. Only a
+    /// session that records `addChild` can show that the parent is not p.
     mutating func childDidMove(_ body: StoredBody) {
         guard let vc = controller(body, .vc), let parent = controller(body, .parent) else { return }
         let node = hierarchy[vc]
-        guard node.placement != .child || node.parent != parent else { return }
+        guard node.placement != .child || node.parent != parent, evidence.contains(.childAdd) else { return }
         let actual = node.placement == .child ? name(node.parent) : "none"
         raise(
             .containmentOrder, rule: "R11", [vc, parent],
             "didMove(toParent: \(name(parent))) on \(name(vc)), whose parent is \(actual): call addChild before didMove(toParent:).")
     }
 
-    /// R10, R11: `removeFromParent` detaches the child; without `willMove(toParent: nil)` first it is out of order.
+    /// R10, R11: `removeFromParent` detaches the child; without `willMove(toParent: nil)` first
+    /// it is out of order, which only a session that records `willMove` can show.
     mutating func removeChild(_ body: StoredBody) {
         guard let vc = controller(body, .vc) else { return }
         let node = hierarchy[vc]
         guard node.placement == .child else { return }
-        if !node.willMoveToNil {
+        if !node.willMoveToNil, evidence.contains(.childWillMove) {
             raise(
                 .containmentOrder, rule: "R11", [vc, node.parent],
-                "removeFromParent on \(name(vc)) with no willMove(toParent: nil) since it was added to \(name(node.parent)).")
+                "removeFromParent on \(name(vc)) with no willMove(toParent: nil) since it was added to \(name(node.parent)): call willMove(toParent: nil) before removing the child's view."
+            )
         }
         hierarchy.remove(vc)
     }
 
-    // MARK: Appearance (R20)
+    // MARK: Appearance (R20, E1, E5)
 
-    /// R20: appearance callbacks must balance; a controller appearing outside the hierarchy is A13.
+    /// R20 as the evidence allows (E1, E5): appearance callbacks must balance, and a controller
+    /// appearing outside the hierarchy is A13. Each imbalance is reported only when the session
+    /// records the callbacks whose absence proves it.
     mutating func appearanceCallback(_ type: EventType, _ body: StoredBody) {
         guard let vc = controller(body, .vc) else { return }
         let will = body.field(.phase)?.equals("will") ?? false
         let appearing = type == .vcAppear
         let state = appearance[Int(vc)]
-        var balanced = true
-        let next: AppearanceState
-        // A will reversed before its did (will-appear then will-disappear, or the other way)
-        // is what a cancelled interactive transition does (R19); anywhere else it is A14.
-        let reversing = transitions.contains { $0.snapshot != nil }
-        switch (appearing, will) {
-        case (true, true):
-            balanced = state == .disappeared || (state == .disappearing && reversing)
-            next = .appearing
-        case (true, false):
-            balanced = state == .appearing
-            next = .appeared
-        case (false, true):
-            balanced = state == .appeared || (state == .appearing && reversing)
-            next = .disappearing
-        case (false, false):
-            balanced = state == .disappearing
-            next = .disappeared
+        // E5: a will reversed before its did is what a cancelled interactive transition does.
+        // It is a misuse only when the session records transitions and none was in progress.
+        let reversal = !evidence.contains(.transitions) || cancelledTransition || transitions.contains { $0.snapshot != nil }
+        var problem: String?
+        switch (appearing, will, state) {
+        case (true, true, .appearing):
+            if evidence.contains(.didAppear) { problem = "viewWillAppear again before its viewDidAppear" }
+        case (true, _, .appeared):
+            if secondAppearIsProven(vc, reversal: reversal) { problem = "a second appear with no disappear since the last one" }
+        case (true, _, .disappearing):
+            if !reversal, evidence.contains(.didDisappear) { problem = "viewWillDisappear was not followed by its viewDidDisappear" }
+        case (false, true, .appearing), (false, false, .appearing):
+            if !reversal, evidence.contains(.didAppear) { problem = "viewWillAppear was not followed by its viewDidAppear" }
+        case (false, true, .disappearing):
+            if evidence.contains(.didDisappear) { problem = "viewWillDisappear again before its viewDidDisappear" }
+        default:
+            // E1: a did with no will recorded before it, and a disappear of a controller not on
+            // screen (the controller an interactive transition revealed and covered again), prove nothing.
+            break
         }
-        appearance[Int(vc)] = next
+        appearance[Int(vc)] = appearing ? (will ? .appearing : .appeared) : (will ? .disappearing : .disappeared)
+        if appearing { appearedAtOperation[Int(vc)] = operations }
         // Built only for a report: this runs for every appearance event.
         func callback() -> String { "view\(will ? "Will" : "Did")\(appearing ? "Appear" : "Disappear")" }
-        if !balanced {
+        if let problem {
             raise(
                 .unbalancedAppearance, rule: "R20", [vc],
-                "\(callback()) on \(name(vc)) after \(state.lastCallback): appearance callbacks must balance (a will with its did, no second appear without a disappear).")
+                "\(callback()) on \(name(vc)) after \(state.lastCallback): \(problem). Appearance callbacks must balance; a custom container must call beginAppearanceTransition and endAppearanceTransition in pairs."
+            )
         }
-        if appearing, !hierarchy.isAttached(vc) {
+        if appearing, !hierarchy.isAttached(vc), detachmentIsProven(vc) {
             raise(
                 .detachedAppearance, rule: "R20", [vc],
-                "\(callback()) on \(name(vc)), which is not in the view controller hierarchy: it has no parent and no presenter (a custom segue that swaps views on the window?).")
+                "\(callback()) on \(name(vc)), which is not in the view controller hierarchy: it has no parent and no presenter (a custom segue that swaps views on the window?). Present it, push it or add it as a child instead."
+            )
         }
         if appearing, !will {
-            // R8: the pushed controller's viewDidAppear ends its navigation controller's animated transition.
+            // R8, E2: the did-appear of a controller of a stack proves its navigation controller's transition ended.
             let parent = hierarchy[vc].parent
-            if parent >= 0, hierarchy[vc].placement == .stack { hierarchy.nodes[Int(parent)].transitionPending = false }
+            if parent >= 0, hierarchy[vc].placement == .stack { hierarchy.nodes[Int(parent)].transitionEnd = Hierarchy.Node.noTransition }
         }
+    }
+
+    /// R20: is an appear of `vc` while it is already on screen a proven imbalance? Not when a
+    /// cancelled interactive transition may have covered and uncovered it (E5); yes when the
+    /// session records disappear callbacks (one would be between), or when nothing at all
+    /// happened since its last appear.
+    private func secondAppearIsProven(_ vc: Int32, reversal: Bool) -> Bool {
+        if reversal, couldBeInteractivelyUncovered(vc) { return false }
+        return evidence.intersection(.disappear) != [] || appearedAtOperation[Int(vc)] == operations
+    }
+
+    /// Whether `vc` is the focused screen and an interactive pop (it is the top of a stack of
+    /// two or more) or an interactive dismissal (it is inside a presented controller) could
+    /// have begun to take it off screen.
+    private func couldBeInteractivelyUncovered(_ vc: Int32) -> Bool {
+        guard vc == focusedScreen else { return false }
+        let node = hierarchy[vc]
+        if node.placement == .stack, node.parent >= 0, hierarchy[node.parent].items.count > 1 { return true }
+        return hierarchy[hierarchy.contextRoot(of: vc)].placement == .presented
+    }
+
+    /// A13 needs evidence that `vc` is really outside the hierarchy, not placed by a call the
+    /// session does not record: the session records containment calls (so it is no embedded
+    /// child), a recorded operation took it out, or a custom segue made it (R18).
+    private func detachmentIsProven(_ vc: Int32) -> Bool {
+        evidence.intersection(.containment) != [] || hierarchy[vc].everPlaced || customSegueDestinations.contains(vc)
     }
 
     // MARK: Transitions (R19)
 
-    /// `transition.begin`: an interactive transition remembers the hierarchy it may have to restore.
+    /// `transition.begin`: an interactive transition remembers the hierarchy it may have to
+    /// restore; a navigation controller whose animated transition began now is held until the
+    /// transition's end (E2).
     mutating func beginTransition(_ body: StoredBody) {
         guard let id = body.field(.id)?.string else { return }
         let interactive = body.field(.interactive)?.bool ?? false
         if transitions.count >= 16 { transitions.removeFirst() }
-        transitions.append(OpenTransition(id: id, snapshot: interactive ? hierarchy : nil))
+        transitions.append(OpenTransition(id: id, snapshot: interactive ? hierarchy : nil, began: current.timestamp))
+        for index in hierarchy.nodes.indices where hierarchy.nodes[index].isTransitioning(at: current.timestamp) {
+            hierarchy.nodes[index].transitionEnd = Hierarchy.Node.untilTransitionEnd
+        }
     }
 
     /// `transition.end`: a cancelled interactive transition is rolled back as if it never
     /// happened (R19); anomalies and appearance bookkeeping stay.
     mutating func endTransition(_ body: StoredBody) {
-        for index in hierarchy.nodes.indices where hierarchy.nodes[index].transitionPending {
-            hierarchy.nodes[index].transitionPending = false
+        for index in hierarchy.nodes.indices where hierarchy.nodes[index].transitionEnd != Hierarchy.Node.noTransition {
+            hierarchy.nodes[index].transitionEnd = Hierarchy.Node.noTransition
         }
         guard let id = body.field(.id)?.bytes, let index = transitions.lastIndex(where: { $0.id.utf8.elementsEqual(id) }) else { return }
         let transition = transitions.remove(at: index)
         guard body.field(.completed)?.bool == false, var snapshot = transition.snapshot else { return }
+        cancelledTransition = true
         if controllers.count > 0 { snapshot.ensure(ControllerHandle(index: Int32(controllers.count - 1))) }
         hierarchy = snapshot
     }

@@ -43,8 +43,21 @@ extension SessionReplayer {
         return path
     }
 
-    /// F1: the focused screen, nil when no window has a root.
-    public var focus: ControllerHandle? { focusPath.last }
+    /// F1: the focused screen, nil when no window has a root or the descent ends at a
+    /// container whose content is not set yet (an empty stack, a tab bar with no tabs, a split
+    /// view with no columns): a container is never a screen of its own (E3).
+    public var focus: ControllerHandle? {
+        guard let last = focusPath.last, !isContainer(last.index) else { return nil }
+        return last
+    }
+
+    /// Whether `handle` is a navigation controller, tab bar or split view (content comes from its items).
+    func isContainer(_ handle: Int32) -> Bool {
+        switch kind(of: handle) {
+        case .navigation, .tab, .split: true
+        default: false
+        }
+    }
 
     /// F1 as the engine keeps it after every event (for dwell): no walk, no allocation.
     public var focusedScreenHandle: ControllerHandle? { focusedScreen >= 0 ? ControllerHandle(index: focusedScreen) : nil }
@@ -74,7 +87,7 @@ extension SessionReplayer {
                     next = chain.last!
                 }
             }
-            if next < 0 { return current }
+            if next < 0 { return isContainer(current) ? -1 : current }
             current = next
         }
         return current

@@ -107,6 +107,11 @@ extension SessionReplayer {
             return remember(relate(destination, to: source, relationship), rule: "R16")
         }
         // R18: a custom segue does what its perform() does; nothing in the hierarchy changes.
+        // Its destination is remembered: if it appears while detached, the segue swapped views.
+        if let destination {
+            if customSegueDestinations.count >= 16 { customSegueDestinations.removeFirst() }
+            customSegueDestinations.append(destination)
+        }
         return remember(.custom, rule: "R18")
     }
 

@@ -37,7 +37,7 @@ extension SessionReplayer {
             json.raw("}")
         }
         json.raw("],\"focus\":")
-        json.optionalString(focusPath.last.map { controllers[$0].id })
+        json.optionalString(focus.map { controllers[$0].id })
         json.raw(",\"focusPath\":")
         json.ids(focusPath.map { controllers[$0].id })
         json.raw(",\"visible\":")
@@ -181,7 +181,7 @@ extension SessionReplayer {
     /// visible controllers `●`, hidden ones `○`; anomalies listed below.
     public func tree(session: String) -> String {
         let focusPath = self.focusPath
-        let focus = focusPath.last?.index ?? -1
+        let focus = self.focus?.index ?? -1
         let visible = Set(self.visible.map(\.index))
         var lines: [String] = []
         var header = "session \(session)"
@@ -276,7 +276,7 @@ extension SessionReplayer {
     /// position, tab, column or slot), presentations dashed with their effective style; the
     /// focused screen bold, visible controllers filled.
     public func dot(session: String) -> String {
-        let focus = focusPath.last?.index ?? -1
+        let focus = self.focus?.index ?? -1
         let visible = Set(self.visible.map(\.index))
         func quoted(_ text: String) -> String {
             "\"" + text.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""

@@ -46,8 +46,15 @@ public struct SessionReplayer: Sendable {
     /// F4: how long each controller (by handle) was the focused screen while the app was in
     /// the foreground, in µs, up to the last event.
     public internal(set) var dwell: [Int64] = []
-    /// The current visit of the focused screen.
+    /// What holds the focus now: the current view, or none (E3).
     public internal(set) var visit = FocusVisit()
+    /// The view the last event closed, if it closed one (E3: a screen that held the focus for
+    /// a positive time). Analytics emit a screen view and its transition from it.
+    public internal(set) var closedView: FocusVisit?
+    /// How many views have closed.
+    public internal(set) var viewsClosed = 0
+    /// Which kinds of callbacks the session records (E1–E5), learned from its events so far.
+    public internal(set) var evidence = RecordingEvidence()
     /// The deepest stack and presentation chain seen on the focus path.
     public internal(set) var deepest = Depths()
     /// The screen focused after the last event (-1 for none), and since when (µs).
@@ -58,6 +65,16 @@ public struct SessionReplayer: Sendable {
     var lastSequence: UInt64?
     /// Appearance state per controller handle (R20).
     var appearance: [AppearanceState] = []
+    /// Per controller handle, ``operations`` at its last appear callback: an appear again with
+    /// no operation in between is a second appear nothing explains (R20).
+    var appearedAtOperation: [UInt32] = []
+    /// How many events other than appearance callbacks and marks were applied.
+    var operations: UInt32 = 0
+    /// An interactive transition was just cancelled: the appearance callbacks UIKit sends for
+    /// the rollback may follow its `transition.end` (E5). Cleared by the next operation.
+    var cancelledTransition = false
+    /// Destinations of recent custom segues (R18: evidence that a detached appearance is one).
+    var customSegueDestinations: [Int32] = []
     /// The most recent intents and what they resolved into, for `cause` (A15).
     var intents: [IntentRecord] = []
     /// Transitions begun and not yet ended, with the hierarchy to restore if cancelled (R19).
@@ -85,15 +102,34 @@ public struct SessionReplayer: Sendable {
             dwell[Int(focusedScreen)] = sumOverflow ? .max : sum
         }
         focusSince = max(focusSince, event.timestamp)
+        closedView = nil
         let resolution = dispatch(event)
         if dwell.count < controllers.count { dwell.append(contentsOf: repeatElement(0, count: controllers.count - dwell.count)) }
         let newFocus = focusedHandle()
         if newFocus != focusedScreen {
-            // A new visit (F1): when and how it began, and its dwell so far, for analytics.
-            visit = FocusVisit(
+            // E3: what held the focus since this same instant was replaced at once: it is no
+            // view, and the view that follows keeps the cause of the event that began the
+            // instant (a present of a navigation controller whose root is pushed at the same
+            // time is one `present`).
+            let instant = visit.since == event.timestamp && visit.started
+            var next = FocusVisit(
                 since: event.timestamp, dwellBaseline: newFocus >= 0 ? dwell[Int(newFocus)] : 0, cause: event.type,
-                detail: event.type == .segue ? Self.segueDetail(event.body) : nil,
-                index: newFocus >= 0 ? visit.index + (focusedScreen >= 0 ? 1 : 0) : visit.index)
+                detail: event.type == .segue ? Self.segueDetail(event.body) : nil, index: viewsClosed, sequence: event.sequence,
+                screen: newFocus, from: visit.from, started: true)
+            if instant {
+                next.cause = visit.cause
+                next.detail = visit.detail
+                next.sequence = visit.sequence
+            } else if focusedScreen >= 0 {
+                // A screen that held the focus for a positive time: a view (E3), closed now.
+                var closed = visit
+                closed.end = event.timestamp
+                closedView = closed
+                viewsClosed += 1
+                next.index = viewsClosed
+                next.from = focusedScreen
+            }
+            visit = next
             if newFocus >= 0 {
                 var stack = 0
                 var presentations = 0
@@ -116,16 +152,45 @@ public struct SessionReplayer: Sendable {
         return body.field(.identifier)?.string ?? body.field(.kind)?.string.map { "#" + $0 }
     }
 
-    /// The current visit of the focused screen (F1): when it began, the screen's dwell then
-    /// (its dwell in this visit is ``dwell`` minus that), what event began it, and its number
-    /// among the session's visits.
+    /// What holds the focus now (F1): a screen, or none. When it began, the screen's dwell
+    /// then (its dwell in this visit is ``dwell`` minus that), what event began it, and its
+    /// number among the session's views. A visit replaced at the instant it began is no view
+    /// (E3) and is never counted or closed.
     public struct FocusVisit: Sendable, Equatable {
         public var since: Int64 = 0
         public var dwellBaseline: Int64 = 0
         public var cause: EventType = .sessionStart
         /// For a segue: its identifier, or `#kind` without one.
         public var detail: String?
+        /// Its number among the session's views (0-based).
         public var index = 0
+        /// The `seq` of the event that began it.
+        public var sequence: UInt64?
+        /// The focused screen (-1 for none).
+        public var screen: Int32 = -1
+        /// The screen of the previous view (-1 for none): where the transition into this one came from.
+        public var from: Int32 = -1
+        /// When it ended (set on ``SessionReplayer/closedView``).
+        public var end: Int64 = 0
+        /// False only for the state before the session's first event.
+        public var started = false
+
+        /// Creates a visit.
+        public init(
+            since: Int64 = 0, dwellBaseline: Int64 = 0, cause: EventType = .sessionStart, detail: String? = nil, index: Int = 0, sequence: UInt64? = nil,
+            screen: Int32 = -1, from: Int32 = -1, end: Int64 = 0, started: Bool = false
+        ) {
+            self.since = since
+            self.dwellBaseline = dwellBaseline
+            self.cause = cause
+            self.detail = detail
+            self.index = index
+            self.sequence = sequence
+            self.screen = screen
+            self.from = from
+            self.end = end
+            self.started = started
+        }
     }
 
     /// The deepest navigation stack and presentation chain the focus path has had.
@@ -156,6 +221,18 @@ public struct SessionReplayer: Sendable {
             lastSequence = sequence
         }
         let body = event.body
+        switch event.type {
+        case .vcAppear, .vcDisappear:
+            evidence.formUnion(.of(event.type, will: body.field(.phase)?.equals("will") ?? false))
+        case .mark: break
+        case .transitionEnd:
+            operations &+= 1
+        default:
+            evidence.formUnion(.of(event.type, will: false))
+            operations &+= 1
+            cancelledTransition = false
+        }
+        if event.type.isOperation, body.field(.cause) != nil { evidence.insert(.cause) }
         if event.type.isOperation, let cause = body.field(.cause)?.integer, cause >= 0,
             let intent = intents.last(where: { $0.sequence == UInt64(cause) })
         {
@@ -268,6 +345,7 @@ public struct SessionReplayer: Sendable {
         hierarchy.ensure(handle)
         if appearance.count <= Int(handle.index) {
             appearance.append(contentsOf: repeatElement(.disappeared, count: Int(handle.index) + 1 - appearance.count))
+            appearedAtOperation.append(contentsOf: repeatElement(0, count: Int(handle.index) + 1 - appearedAtOperation.count))
         }
         return handle.index
     }
@@ -321,6 +399,8 @@ struct OpenTransition: Sendable, Equatable {
     var id: String
     /// The hierarchy before an interactive transition began, restored if it is cancelled.
     var snapshot: Hierarchy?
+    /// When it began (µs).
+    var began: Int64 = 0
 }
 
 /// Where a controller is in its appearance callbacks (R20).

@@ -2,8 +2,9 @@ public import NavlogEvents
 public import NavlogReplay
 
 /// What happened to the focused screen in one segment, recorded while the segment's replay
-/// checkpoints are built: every change of focus (the visit it closed and the one it opened),
-/// backgrounding, session starts and ends, and the anomalies raised. Analytics reads these
+/// checkpoints are built: every screen view that closed (E3: a focused screen that held the
+/// focus for a positive time, with the view it came from), backgrounding, session starts and
+/// ends, and the anomalies raised. Analytics reads these
 /// instead of replaying the log again; like checkpoints, they are derived data, rebuilt with
 /// the index file that holds them.
 public enum FocusJournal {
@@ -18,16 +19,18 @@ public enum FocusJournal {
         public var cause: EventType
         public var detail: String?
         public var index: Int
+        /// The screen of the view before it (the transition into it came from there).
+        public var from: String?
+        /// The `seq` of the event that began it.
+        public var sequence: UInt64?
     }
 
     /// One record.
     public enum Record: Sendable, Hashable {
         /// `session.start`: who the session is.
         case start(session: String, timestamp: Int64, app: String, version: String, idiom: String, device: String)
-        /// The focus moved: the visit it closed (none for the first screen) and the screen now focused.
-        case focus(
-            session: String, timestamp: Int64, sequence: UInt64?, closed: Visit?, screen: String, storyboardID: String?, controller: String,
-            cause: EventType, detail: String?, stack: Int, presentations: Int)
+        /// A screen view closed at `timestamp` (E3): the focus moved on after a positive time.
+        case view(session: String, timestamp: Int64, visit: Visit)
         /// `app.background`, with the screen focused then.
         case background(session: String, timestamp: Int64, screen: String?)
         /// `session.end`: the last visit and the session's figures.
@@ -40,42 +43,45 @@ public enum FocusJournal {
             controllers: String, message: String)
     }
 
-    /// The state of a session before an event, for ``Writer/record(_:session:before:after:event:)``.
+    /// The state of a session before an event, for ``Writer/record(_:session:before:after:sequence:timestamp:body:)``.
     public struct Before {
-        var focus: ControllerHandle?
-        var visit: SessionReplayer.FocusVisit
         var anomalies: Int
 
         /// Takes what the journal compares from `state`.
         public init(_ state: SessionReplayer) {
-            focus = state.focusedScreenHandle
-            visit = state.visit
             anomalies = state.anomalies.count
         }
     }
 
-    /// The visit of `handle` that `state` holds open, closed at `end`.
-    public static func openVisit(_ state: SessionReplayer, _ handle: ControllerHandle, _ visit: SessionReplayer.FocusVisit, end: Int64) -> Visit {
+    /// `visit` of `state` (the view ``SessionReplayer/closedView`` reports, or the one still
+    /// open) as a journal visit ending at `end`; nil when it has no screen.
+    public static func view(_ state: SessionReplayer, _ visit: SessionReplayer.FocusVisit, end: Int64) -> Visit? {
+        guard visit.screen >= 0, Int(visit.screen) < state.controllers.count else { return nil }
+        let handle = ControllerHandle(index: visit.screen)
         let controller = state.controllers[handle]
+        // The screen's dwell now, less its dwell when the view began (the view's share of F4).
+        // A closed view is read right after the event that closed it, when no dwell was added since.
         let total = Int(handle.index) < state.dwell.count ? state.dwell[Int(handle.index)] : 0
         let (difference, overflow) = total.subtractingReportingOverflow(visit.dwellBaseline)
         let dwell = overflow ? 0 : difference
+        let from = visit.from >= 0 && Int(visit.from) < state.controllers.count ? state.controllers[ControllerHandle(index: visit.from)] : nil
         return Visit(
             screen: controller.className ?? controller.id, storyboardID: controller.storyboardID, controller: controller.id, start: visit.since,
-            end: max(end, visit.since), dwell: max(0, dwell), cause: visit.cause, detail: visit.detail, index: visit.index)
+            end: max(end, visit.since), dwell: max(0, dwell), cause: visit.cause, detail: visit.detail, index: visit.index,
+            from: from.map { $0.className ?? $0.id }, sequence: visit.sequence)
     }
 
-    /// The visit a session still has open at the end of the log, and its figures (for sessions
+    /// The view a session still has open at the end of the log, and its figures (for sessions
     /// with no `session.end` yet).
     public static func openSession(_ state: SessionReplayer) -> (closed: Visit?, figures: Record)? {
         let info = state.info
         let end = info.lastTimestamp ?? 0
-        let closed = state.focusedScreenHandle.map { openVisit(state, $0, state.visit, end: end) }
+        let closed = view(state, state.visit, end: end)
         return (
             closed,
             .end(
                 session: "", timestamp: end, closed: closed, events: state.eventCount, anomalies: state.anomalies.count, first: info.firstTimestamp ?? 0,
-                last: end, visits: closed == nil ? 0 : state.visit.index + 1, stack: state.deepest.stack, presentations: state.deepest.presentations)
+                last: end, visits: state.viewsClosed + (closed == nil ? 0 : 1), stack: state.deepest.stack, presentations: state.deepest.presentations)
         )
     }
 
@@ -130,20 +136,11 @@ public enum FocusJournal {
                 }
             }
             let focus = after.focusedScreenHandle
-            if focus != before.focus, let focus {
+            if let closedView = after.closedView, let closed = FocusJournal.view(after, closedView, end: timestamp) {
                 bytes.append(2)
                 string(session)
                 Varint.append(Varint.zigzag(timestamp), to: &bytes)
-                Varint.append(sequence.map { $0 &+ 1 } ?? 0, to: &bytes)
-                visit(before.focus.map { FocusJournal.openVisit(after, $0, before.visit, end: timestamp) })
-                let controller = after.controllers[focus]
-                string(controller.className ?? controller.id)
-                optional(controller.storyboardID)
-                string(controller.id)
-                bytes.append(after.visit.cause.rawValue)
-                optional(after.visit.detail)
-                Varint.append(UInt64(after.deepest.stack), to: &bytes)
-                Varint.append(UInt64(after.deepest.presentations), to: &bytes)
+                visit(closed)
             }
             if type == .appBackground {
                 bytes.append(3)
@@ -156,11 +153,12 @@ public enum FocusJournal {
                 bytes.append(4)
                 string(session)
                 Varint.append(Varint.zigzag(timestamp), to: &bytes)
-                visit(focus.map { FocusJournal.openVisit(after, $0, after.visit, end: timestamp) })
+                let open = FocusJournal.view(after, after.visit, end: timestamp)
+                visit(open)
                 for value in [after.eventCount, after.anomalies.count] { Varint.append(UInt64(value), to: &bytes) }
                 Varint.append(Varint.zigzag(info.firstTimestamp ?? 0), to: &bytes)
                 Varint.append(Varint.zigzag(info.lastTimestamp ?? 0), to: &bytes)
-                Varint.append(UInt64(focus == nil ? 0 : after.visit.index + 1), to: &bytes)
+                Varint.append(UInt64(after.viewsClosed + (open == nil ? 0 : 1)), to: &bytes)
                 Varint.append(UInt64(after.deepest.stack), to: &bytes)
                 Varint.append(UInt64(after.deepest.presentations), to: &bytes)
             }
@@ -199,6 +197,8 @@ public enum FocusJournal {
             bytes.append(visit.cause.rawValue)
             optional(visit.detail)
             Varint.append(UInt64(visit.index), to: &bytes)
+            optional(visit.from)
+            Varint.append(visit.sequence.map { $0 &+ 1 } ?? 0, to: &bytes)
         }
     }
 
@@ -239,10 +239,12 @@ public enum FocusJournal {
             guard let flag = reader.readByte() else { return nil }
             if flag == 0 { return .some(nil) }
             guard let screen = string(), let storyboardID = optional(), let controller = string(), let start = signed(), let end = signed(),
-                let dwell = signed(), let cause = type(), let detail = optional(), let index = number()
+                let dwell = signed(), let cause = type(), let detail = optional(), let index = number(), let from = optional(), let sequence = reader.readVarint()
             else { return nil }
             return .some(
-                Visit(screen: screen, storyboardID: storyboardID, controller: controller, start: start, end: end, dwell: dwell, cause: cause, detail: detail, index: index))
+                Visit(
+                    screen: screen, storyboardID: storyboardID, controller: controller, start: start, end: end, dwell: dwell, cause: cause, detail: detail, index: index,
+                    from: from, sequence: sequence == 0 ? nil : sequence - 1))
         }
         while !reader.isAtEnd {
             guard let tag = reader.readByte(), let key = reader.readVarint(), key < UInt64(tableCount), let timestamp = signed() else { return false }
@@ -253,13 +255,8 @@ public enum FocusJournal {
                 guard let app = string(), let version = string(), let idiom = string(), let device = string() else { return false }
                 try visit(.start(session: session, timestamp: timestamp, app: app, version: version, idiom: idiom, device: device))
             case 2:
-                guard let sequence = reader.readVarint(), let closed = visitRecord(), let screen = string(), let storyboardID = optional(),
-                    let controller = string(), let cause = type(), let detail = optional(), let stack = number(), let presentations = number()
-                else { return false }
-                try visit(
-                    .focus(
-                        session: session, timestamp: timestamp, sequence: sequence == 0 ? nil : sequence - 1, closed: closed, screen: screen,
-                        storyboardID: storyboardID, controller: controller, cause: cause, detail: detail, stack: stack, presentations: presentations))
+                guard let closed = visitRecord(), let view = closed else { return false }
+                try visit(.view(session: session, timestamp: timestamp, visit: view))
             case 3:
                 guard let screen = optional() else { return false }
                 try visit(.background(session: session, timestamp: timestamp, screen: screen))

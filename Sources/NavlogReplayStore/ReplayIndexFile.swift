@@ -45,7 +45,8 @@ struct ReplayPiece: Sendable, Equatable {
 enum ReplayIndexFile {
     static let magic: [UInt8] = Array("NLRX".utf8)
     /// 2: the focus journal (``FocusJournal``) added. 3: journals start with a string table.
-    static let formatVersion: UInt16 = 3
+    /// 4: journals record screen views as they close (E3), with the view they came from.
+    static let formatVersion: UInt16 = 4
     static let headerSize = 96
     static let frameRecordSize = 16
     /// States are gathered into frames of about this many bytes before compression.

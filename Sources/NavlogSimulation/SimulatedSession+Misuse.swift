@@ -130,7 +130,17 @@ extension SimulatedSession {
                 e.json("vc", s.reference(missing))
             }
         case .containmentOrder:
-            let child = stray()
+            // R11 needs evidence that the session records willMove: a correct removal first.
+            let removed = stray(), child = stray()
+            _ = event("child.add") { e, s in
+                e.json("parent", s.reference(focused))
+                e.json("vc", s.reference(removed))
+            }
+            _ = event("child.willMove") { e, s in
+                e.json("vc", s.reference(removed))
+                e.json("parent", Array("null".utf8))
+            }
+            _ = event("child.remove") { e, s in e.json("vc", s.reference(removed)) }
             _ = event("child.add") { e, s in
                 e.json("parent", s.reference(focused))
                 e.json("vc", s.reference(child))

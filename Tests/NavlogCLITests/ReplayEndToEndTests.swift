@@ -34,6 +34,8 @@ struct ReplayEndToEndTests {
         return data
     }
 
+    /// The tab bar (empty for 1 s) and nav1 (empty for 1 s) have no dwell: a container whose
+    /// content is not set is no focused screen (E3).
     @Test("the tree format shows stacks, tabs, the presentation with its adapted style, the focus and what is hidden")
     func treeFormat() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
@@ -51,7 +53,7 @@ struct ReplayEndToEndTests {
                        ├─ ○ tab 1 nav2 UINavigationController [navigation]
                        │  └─ ○ [0] settings SettingsViewController
                        └─ ◉ presents (formSheet → fullScreen) sheet ComposeViewController  ← focus
-                    dwell (focused in the foreground): home 2.0s, tab 1.0s, nav1 1.0s, detail 1.0s
+                    dwell (focused in the foreground): home 2.0s, detail 1.0s
                     no anomalies
 
                     """)
