@@ -50,7 +50,7 @@ extension SessionReplayer {
         appearedAtOperation.forEach { writer.unsigned(UInt64($0)) }
         writer.unsigned(UInt64(operations))
         writer.unsigned(UInt64(evidence.rawValue))
-        writer.byte(cancelledTransition ? 1 : 0)
+        writer.signed(cancelledTransitionAt)
         writer.handles(customSegueDestinations)
         writer.count(dwell.count)
         dwell.forEach { writer.signed($0) }
@@ -394,11 +394,11 @@ private struct CheckpointReader {
             state.appearedAtOperation.append(UInt32(value))
         }
         guard let operations = unsigned(), operations <= UInt64(UInt32.max), let evidence = unsigned(), evidence <= UInt64(UInt16.max),
-            let cancelled = byte(), cancelled <= 1, let destinations = handles(), destinations.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) })
+            let cancelledAt = signed(), let destinations = handles(), destinations.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) })
         else { return nil }
         state.operations = UInt32(operations)
         state.evidence = RecordingEvidence(rawValue: UInt16(evidence))
-        state.cancelledTransition = cancelled == 1
+        state.cancelledTransitionAt = cancelledAt
         state.customSegueDestinations = destinations
         guard let dwellCount = count(), dwellCount == controllerCount else { return nil }
         for _ in 0..<dwellCount {

@@ -65,11 +65,18 @@ extension SessionReplayer {
         let state = appearance[Int(vc)]
         // E5: a will reversed before its did is what a cancelled interactive transition does.
         // It is a misuse only when the session records transitions and none was in progress.
-        let reversal = !evidence.contains(.transitions) || cancelledTransition || transitions.contains { $0.snapshot != nil }
+        let reversal =
+            !evidence.contains(.transitions) || transitions.contains { $0.snapshot != nil }
+            || (cancelledTransitionAt != .min && current.timestamp &- cancelledTransitionAt <= Self.cancelledTransitionGrace)
         var problem: String?
         switch (appearing, will, state) {
         case (true, true, .appearing):
-            if evidence.contains(.didAppear) { problem = "viewWillAppear again before its viewDidAppear" }
+            // A revealed controller whose cancelled transition's disappear callbacks are not
+            // recorded is left appearing (E5): only disappear callbacks, or a reversal nothing
+            // explains, prove the did-appear is missing.
+            if evidence.contains(.didAppear), !reversal || evidence.intersection(.disappear) != [] {
+                problem = "viewWillAppear again before its viewDidAppear"
+            }
         case (true, _, .appeared):
             if secondAppearIsProven(vc, reversal: reversal) { problem = "a second appear with no disappear since the last one" }
         case (true, _, .disappearing):
@@ -93,7 +100,8 @@ extension SessionReplayer {
                 "\(callback()) on \(name(vc)) after \(state.lastCallback): \(problem). Appearance callbacks must balance; a custom container must call beginAppearanceTransition and endAppearanceTransition in pairs."
             )
         }
-        if appearing, !hierarchy.isAttached(vc), detachmentIsProven(vc) {
+        // Once per appearance: a did-appear that completes a reported will-appear is the same one.
+        if appearing, !(state == .appearing && !will), !hierarchy.isAttached(vc), !attachedBeforeInteractiveTransition(vc), detachmentIsProven(vc) {
             raise(
                 .detachedAppearance, rule: "R20", [vc],
                 "\(callback()) on \(name(vc)), which is not in the view controller hierarchy: it has no parent and no presenter (a custom segue that swaps views on the window?). Present it, push it or add it as a child instead."
@@ -123,6 +131,15 @@ extension SessionReplayer {
         let node = hierarchy[vc]
         if node.placement == .stack, node.parent >= 0, hierarchy[node.parent].items.count > 1 { return true }
         return hierarchy[hierarchy.contextRoot(of: vc)].placement == .presented
+    }
+
+    /// R19: whether `vc` was attached before an interactive transition still in progress took
+    /// it out (the transition may be cancelled; its callbacks come while it runs).
+    private func attachedBeforeInteractiveTransition(_ vc: Int32) -> Bool {
+        transitions.contains { transition in
+            guard let snapshot = transition.snapshot, Int(vc) < snapshot.nodes.count else { return false }
+            return snapshot.isAttached(vc)
+        }
     }
 
     /// A13 needs evidence that `vc` is really outside the hierarchy, not placed by a call the
@@ -156,7 +173,7 @@ extension SessionReplayer {
         guard let id = body.field(.id)?.bytes, let index = transitions.lastIndex(where: { $0.id.utf8.elementsEqual(id) }) else { return }
         let transition = transitions.remove(at: index)
         guard body.field(.completed)?.bool == false, var snapshot = transition.snapshot else { return }
-        cancelledTransition = true
+        cancelledTransitionAt = current.timestamp
         if controllers.count > 0 { snapshot.ensure(ControllerHandle(index: Int32(controllers.count - 1))) }
         hierarchy = snapshot
     }

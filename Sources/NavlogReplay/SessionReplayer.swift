@@ -70,9 +70,12 @@ public struct SessionReplayer: Sendable {
     var appearedAtOperation: [UInt32] = []
     /// How many events other than appearance callbacks and marks were applied.
     var operations: UInt32 = 0
-    /// An interactive transition was just cancelled: the appearance callbacks UIKit sends for
-    /// the rollback may follow its `transition.end` (E5). Cleared by the next operation.
-    var cancelledTransition = false
+    /// When an interactive transition was last cancelled (µs, `Int64.min` for never): the
+    /// appearance callbacks UIKit sends for the rollback may follow its `transition.end` (E5).
+    /// The grace ends with the next operation or ``cancelledTransitionGrace`` later.
+    var cancelledTransitionAt = Int64.min
+    /// How long after a cancelled interactive transition its rollback callbacks are expected.
+    static let cancelledTransitionGrace: Int64 = 1_000_000
     /// Destinations of recent custom segues (R18: evidence that a detached appearance is one).
     var customSegueDestinations: [Int32] = []
     /// The most recent intents and what they resolved into, for `cause` (A15).
@@ -105,7 +108,10 @@ public struct SessionReplayer: Sendable {
         closedView = nil
         let resolution = dispatch(event)
         if dwell.count < controllers.count { dwell.append(contentsOf: repeatElement(0, count: controllers.count - dwell.count)) }
-        let newFocus = focusedHandle()
+        // R19: while an interactive transition is in progress its change may still be rolled
+        // back as if it never happened, so the focus (dwell, views) stays where it was until
+        // the transition ends; `focus` and the hierarchy show the change in progress.
+        let newFocus = transitions.contains(where: { $0.snapshot != nil }) ? focusedScreen : focusedHandle()
         if newFocus != focusedScreen {
             // E3: what held the focus since this same instant was replaced at once: it is no
             // view, and the view that follows keeps the cause of the event that began the
@@ -230,7 +236,7 @@ public struct SessionReplayer: Sendable {
         default:
             evidence.formUnion(.of(event.type, will: false))
             operations &+= 1
-            cancelledTransition = false
+            cancelledTransitionAt = .min
         }
         if event.type.isOperation, body.field(.cause) != nil { evidence.insert(.cause) }
         if event.type.isOperation, let cause = body.field(.cause)?.integer, cause >= 0,

@@ -91,40 +91,88 @@ struct AnomaliesCommand: ParsableCommand {
         if format == .csv { throw ValidationError("navlog anomalies prints table or json.") }
     }
 
+    /// One anomaly as listed.
+    struct Row {
+        var session: String
+        var app: String?
+        var code: AnomalyCode
+        var rule: String?
+        var sequence: UInt64?
+        var timestamp: Int64
+        var lsn: UInt64?
+        var controllers: [String]
+        var message: String
+    }
+
     func run() throws {
         let wanted = Set(codes.compactMap(AnomalyCode.init))
         let index = try openReplayIndex(command: "anomalies", data: data, options: indexOptions)
         try requireIndexDirectory(index, command: "anomalies")
-        var found: [(session: String, app: String?, anomaly: Anomaly, state: SessionReplayer)] = []
-        index.finalStates { session, state in
-            if let app, state.info.app != app { return }
-            for anomaly in state.anomalies {
-                if !wanted.isEmpty && !wanted.contains(anomaly.code) { continue }
-                if let since, anomaly.event.timestamp < since.microseconds { continue }
-                found.append((session, state.info.app, anomaly, state))
+        var found: [Row] = []
+        func keep(_ row: Row) {
+            if !wanted.isEmpty && !wanted.contains(row.code) { return }
+            if let since, row.timestamp < since.microseconds { return }
+            if let app, row.app != app { return }
+            found.append(row)
+        }
+        // The focus journals hold every anomaly as it was raised: reading them streams a few
+        // records per session instead of decoding every session's final state.
+        var apps: [String: String] = [:]
+        let streamed = try index.forEachJournalRecord { record in
+            switch record {
+            case .start(let session, _, let app, _, _, _): apps[session] = app
+            case .anomaly(let session, let timestamp, let sequence, let lsn, let code, _, let rule, _, let controllers, let message):
+                guard let code = AnomalyCode(code) else { return }
+                keep(
+                    Row(
+                        session: session, app: apps[session], code: code, rule: rule, sequence: sequence, timestamp: timestamp, lsn: lsn,
+                        controllers: controllers.split(separator: " ").map(String.init), message: message))
+            default: break
             }
         }
-        found.sort { ($0.anomaly.event.timestamp, $0.session, $0.anomaly.event.index) < ($1.anomaly.event.timestamp, $1.session, $1.anomaly.event.index) }
+        if !streamed {
+            // No usable journal (damage): the sessions' final states hold the same anomalies.
+            found.removeAll()
+            index.finalStates { session, state in
+                for anomaly in state.anomalies {
+                    keep(
+                        Row(
+                            session: session, app: state.info.app, code: anomaly.code, rule: anomaly.rule, sequence: anomaly.event.sequence,
+                            timestamp: anomaly.event.timestamp, lsn: anomaly.event.lsn, controllers: anomaly.controllers.map { state.id(of: $0) },
+                            message: anomaly.message))
+                }
+            }
+        }
+        found.sort { ($0.timestamp, $0.session, $0.lsn ?? 0, $0.sequence ?? 0) < ($1.timestamp, $1.session, $1.lsn ?? 0, $1.sequence ?? 0) }
         var output: [UInt8] = []
         if format == .json {
-            for item in found {
-                var object: [UInt8] = []
-                item.state.appendAnomalyJSON(item.anomaly, session: item.session, to: &object)
-                object.removeLast()  // the closing brace: add the app
-                output.append(contentsOf: object)
+            for row in found {
+                output.append(contentsOf: "{\"code\":".utf8)
+                EventJSONWriter.appendString(row.code.code, to: &output)
+                output.append(contentsOf: ",\"name\":".utf8)
+                EventJSONWriter.appendString(row.code.name, to: &output)
+                output.append(contentsOf: ",\"rule\":".utf8)
+                if let rule = row.rule { EventJSONWriter.appendString(rule, to: &output) } else { output.append(contentsOf: "null".utf8) }
+                output.append(contentsOf: ",\"fatal\":\(row.code.isFatal),\"event\":{\"session\":".utf8)
+                EventJSONWriter.appendString(row.session, to: &output)
+                output.append(contentsOf: ",\"seq\":\(row.sequence.map { "\($0)" } ?? "null"),\"ts\":\(row.timestamp),\"lsn\":\(row.lsn.map { "\($0)" } ?? "null")},\"controllers\":[".utf8)
+                for (number, id) in row.controllers.enumerated() {
+                    if number > 0 { output.append(UInt8(ascii: ",")) }
+                    EventJSONWriter.appendString(id, to: &output)
+                }
+                output.append(contentsOf: "],\"message\":".utf8)
+                EventJSONWriter.appendString(row.message, to: &output)
                 output.append(contentsOf: ",\"app\":".utf8)
-                if let app = item.app { EventJSONWriter.appendString(app, to: &output) } else { output.append(contentsOf: "null".utf8) }
+                if let app = row.app { EventJSONWriter.appendString(app, to: &output) } else { output.append(contentsOf: "null".utf8) }
                 output.append(contentsOf: "}\n".utf8)
             }
             printOutput(String(decoding: output, as: UTF8.self))
         } else {
             var table = TableWriter(columns: ["time", "session", "app", "seq", "code", "name", "rule", "fatal", "controllers", "message"])
-            for item in found {
-                let anomaly = item.anomaly
+            for row in found {
                 table.rows.append([
-                    RFC3339.format(microseconds: anomaly.event.timestamp), item.session, item.app ?? "", anomaly.event.sequence.map { "\($0)" } ?? "",
-                    anomaly.code.code, anomaly.code.name, anomaly.rule ?? "", anomaly.isFatal ? "FATAL" : "",
-                    anomaly.controllers.map { item.state.id(of: $0) }.joined(separator: " "), anomaly.message,
+                    RFC3339.format(microseconds: row.timestamp), row.session, row.app ?? "", row.sequence.map { "\($0)" } ?? "", row.code.code, row.code.name,
+                    row.rule ?? "", row.code.isFatal ? "FATAL" : "", row.controllers.joined(separator: " "), row.message,
                 ])
             }
             printOutput(found.isEmpty ? "no anomalies\n" : table.render(.table))
