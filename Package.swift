@@ -222,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogWorkloadTests",
-            dependencies: ["NavlogWorkload"],
+            dependencies: ["NavlogWorkload", "NavlogReplay", "NavlogStore", "NavlogEvents"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

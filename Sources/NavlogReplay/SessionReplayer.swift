@@ -147,6 +147,13 @@ public struct SessionReplayer: Sendable {
                 deepest.stack = max(deepest.stack, stack)
                 deepest.presentations = max(deepest.presentations, presentations)
             }
+        } else if newFocus < 0, event.type.changesHierarchy, !(visit.started && visit.since == event.timestamp), focusedWindow != nil {
+            // A window shows an empty container (the hierarchy is being built): the first event
+            // that showed it at this instant is the cause the first view inherits (E3: `root`
+            // at launch when the roots are pushed after the window's root is set).
+            visit = FocusVisit(
+                since: event.timestamp, cause: event.type, detail: event.type == .segue ? Self.segueDetail(event.body) : nil, index: viewsClosed,
+                sequence: event.sequence, from: visit.from, started: true)
         }
         focusedScreen = newFocus
         return resolution
@@ -422,6 +429,14 @@ enum AppearanceState: UInt8, Sendable, Equatable {
 }
 
 extension EventType {
+    /// Events that may change the hierarchy (operations and intents).
+    var changesHierarchy: Bool {
+        switch self {
+        case .sessionStart, .sessionEnd, .appForeground, .appBackground, .vcAppear, .vcDisappear, .transitionBegin, .mark: false
+        default: true
+        }
+    }
+
     /// Operation events that may carry `cause` to confirm an intent's resolution.
     var isOperation: Bool {
         switch self {

@@ -75,6 +75,8 @@ struct SessionSimulator {
     var horizontalCompact = true
     var verticalCompact = false
     var transitionCounter: UInt64 = 0
+    /// The action the last ``act()`` took (tests compare the model after each).
+    var lastAction: Action?
 
     // Events written and not yet taken by the generator.
     var out = JSONBytes()
@@ -171,6 +173,7 @@ struct SessionSimulator {
         horizontalCompact = !isPad
         verticalCompact = false
         transitionCounter = 0
+        lastAction = nil
         ctlAddress.removeAll(keepingCapacity: true)
         ctlClass.removeAll(keepingCapacity: true)
         ctlMentioned.removeAll(keepingCapacity: true)
@@ -811,6 +814,7 @@ struct SessionSimulator {
             }
             r -= w
         }
+        lastAction = choice
         switch choice {
         case .push: push()
         case .pop: pop(interactive: false)

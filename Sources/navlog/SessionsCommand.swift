@@ -155,7 +155,8 @@ struct AnomaliesCommand: ParsableCommand {
                 if let rule = row.rule { EventJSONWriter.appendString(rule, to: &output) } else { output.append(contentsOf: "null".utf8) }
                 output.append(contentsOf: ",\"fatal\":\(row.code.isFatal),\"event\":{\"session\":".utf8)
                 EventJSONWriter.appendString(row.session, to: &output)
-                output.append(contentsOf: ",\"seq\":\(row.sequence.map { "\($0)" } ?? "null"),\"ts\":\(row.timestamp),\"lsn\":\(row.lsn.map { "\($0)" } ?? "null")},\"controllers\":[".utf8)
+                output.append(
+                    contentsOf: ",\"seq\":\(row.sequence.map { "\($0)" } ?? "null"),\"ts\":\(row.timestamp),\"lsn\":\(row.lsn.map { "\($0)" } ?? "null")},\"controllers\":[".utf8)
                 for (number, id) in row.controllers.enumerated() {
                     if number > 0 { output.append(UInt8(ascii: ",")) }
                     EventJSONWriter.appendString(id, to: &output)

@@ -69,6 +69,8 @@ RECORDS = {
 }
 
 # Seeded misuses and the profiles whose recordings hold their evidence (docs/anomalies.md).
+# Every misuse is performed the same way in every profile (the app does the same calls); a
+# session's labels list it only where its profile records the evidence.
 MISUSES = {
     "A1": PROFILES,  # present from a popped controller
     "A2": PROFILES,  # present while the presenter already presents
@@ -81,7 +83,7 @@ MISUSES = {
     "A12": PROFILES,  # unwind that no controller implements
     "A13": ["full", "didOnly", "willDid", "appearOnly"],  # a custom segue that swaps views, then the destination appears
     "A14": ["full", "didOnly", "willDid", "appearOnly"],  # a screen's appear callbacks sent twice
-    "A14w": ["full"],  # will-disappear then will-appear with no did between, outside any transition
+    "A14w": ["full", "didOnly"],  # will-disappear then will-appear with no did between, outside any transition
 }
 
 
@@ -109,6 +111,7 @@ class Session:
         self.popped = []
         self.header = {}  # profile vc id -> header child id
         self.transition = 0
+        self.recorded_did_disappear = False
 
     # --- identifiers and lines -------------------------------------------------------------
     def new_id(self, cls):
@@ -123,6 +126,8 @@ class Session:
         return {"id": vc, "class": self.classes[vc]} if first else vc
 
     def emit(self, type_, **fields):
+        if type_ == "vc.disappear" and fields.get("phase") == "did":
+            self.recorded_did_disappear = True
         self.seq += 1
         event = {"type": type_, "session": self.id, "seq": self.seq, "ts": self.t}
         event.update(fields)
@@ -479,17 +484,29 @@ class Session:
             self.appear(vc, "will")
             self.disappear(old, "did")
             self.appear(vc, "did")
-            seq = self.seq + 1
+            seq = self.seq + 1 if self.rec["will"] or self.rec["did"] else None
             self.appear(vc, "will")
             self.appear(vc, "did")
         elif code == "A14w":
-            # beginAppearanceTransition(false) then (true) with no end between, outside a transition.
+            # beginAppearanceTransition(false) then (true) with no end between, outside any
+            # transition, on a root screen; after a trip to the background (so that neither a
+            # cancelled transition's rollback nor "nothing happened since" can explain it).
             if self.presented or len(self.stack()) != 1 or self.top() in self.header:
                 return False
+            self.background()
+            self.advance(lognormal(rng, 2_000_000))
             vc = self.top()
-            self.emit("vc.disappear", vc=vc, phase="will", animated=False)
-            seq = self.emit("vc.appear", vc=vc, phase="will", animated=False)
-            self.emit("vc.appear", vc=vc, phase="did", animated=False)
+            had_did_disappear = self.recorded_did_disappear
+            self.disappear(vc, "will")
+            first = self.seq + 1
+            self.appear(vc, "will")
+            self.appear(vc, "did")
+            if self.profile == "full":
+                seq = first  # R20: the will-disappear had no did; the session records transitions, none was running
+            elif self.profile == "didOnly" and had_did_disappear:
+                seq = first  # E1: a second did-appear with no did-disappear between, in a session that records them
+            else:
+                seq = None  # will+did without transitions: a cancelled swipe could explain it (E5); appear-only, nav-only: nothing shows it
         elif code == "A1":
             if not self.popped:
                 return False
@@ -522,33 +539,36 @@ class Session:
             seq = self.emit("nav.popTo", nav=nav, vc=self.popped[-1])
         elif code == "A11":
             vc = self.top()
-            if vc not in self.header or not self.rec["containment"]:
+            if vc not in self.header:
                 return False
-            # A correct child removal, then one with no willMove(toParent: nil).
+            # A correct child removal, then one with no willMove(toParent: nil). Only a recorder
+            # of containment calls sees either (the evidence R11 needs).
+            contain = self.emit if self.rec["containment"] else (lambda *a, **k: None)
             badge = self.new_id("BadgeViewController")
-            self.emit("child.add", parent=vc, vc=self.ref(badge, True), slot="badge")
-            self.emit("child.didMove", vc=badge, parent=vc)
+            contain("child.add", parent=vc, vc=self.ref(badge, True), slot="badge")
+            contain("child.didMove", vc=badge, parent=vc)
             self.advance(2_000_000)
-            self.emit("child.willMove", vc=badge, parent=None)
-            self.emit("child.remove", vc=badge)
+            contain("child.willMove", vc=badge, parent=None)
+            contain("child.remove", vc=badge)
             self.advance(2_000_000)
             banner = self.new_id("BannerViewController")
-            self.emit("child.add", parent=vc, vc=self.ref(banner, True), slot="banner")
-            self.emit("child.didMove", vc=banner, parent=vc)
+            contain("child.add", parent=vc, vc=self.ref(banner, True), slot="banner")
+            contain("child.didMove", vc=banner, parent=vc)
             self.advance(2_000_000)
-            seq = self.emit("child.remove", vc=banner)
+            seq = contain("child.remove", vc=banner)
         elif code == "A12":
             seq = self.emit("unwind", source=self.top(), action="unwindToCheckout:")
         elif code == "A13":
             source = self.top()
             destination = self.new_id("PromoViewController")
             self.emit("segue", kind="custom", identifier="promo", source=source, destination=self.ref(destination, True))
-            seq = self.seq + 1
+            seq = self.seq + 1 if self.rec["will"] or self.rec["did"] else None
             self.appear(destination, "will")
             self.appear(destination, "did")
         else:
             raise ValueError(code)
-        self.misuses.append({"code": "A14" if code == "A14w" else code, "seq": seq})
+        if seq is not None:
+            self.misuses.append({"code": "A14" if code == "A14w" else code, "seq": seq})
         return True
 
     def finish(self):
@@ -562,14 +582,19 @@ def lognormal(rng, median):
     return int(median * math.exp(rng.gauss(0, 1.0)))
 
 
-def make_session(rng, number, profile, start, misuse_rate):
-    session = Session(rng, "%08x-%04x-4%03x-a%03x-%012x" % (rng.randrange(1 << 32), number & 0xFFFF, rng.randrange(4096),
+def make_session(seed, number, profile, start, misuse_rate):
+    """One session. Its navigation depends on `seed` only: the same seed gives the same
+    navigation (and the same misuse, performed the same way) in every profile."""
+    rng = random.Random(seed)
+    session_rng_seed = seed
+    session = Session(rng, "%08x-%04x-4%03x-a%03x-%012x" % (rng.randrange(1 << 32), number & 0xFFFF, PROFILES.index(profile),
                                                             rng.randrange(4096), rng.randrange(1 << 48)), profile, start)
+    session.navigation = session_rng_seed
     session.launch()
     actions = rng.randrange(20, 200)
     seeded = rng.random() < misuse_rate
     seed_at = rng.randrange(3, actions) if seeded else -1
-    codes = [code for code, profiles in MISUSES.items() if profile in profiles]
+    codes = sorted(MISUSES)
     rapid = rng.random() < 0.2  # a user who taps through quickly (pushes about a second apart)
     for step in range(actions):
         think = rng.randrange(900_000, 1_500_000) if rapid else lognormal(rng, 8_000_000)
@@ -623,24 +648,40 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
     os.makedirs(args.out, exist_ok=True)
-    profiles = PROFILES + ["mix"] if args.profile == "all" else [args.profile]
     sessions = []
     base = 1_763_700_000_000_000
-    for number in range(args.sessions):
-        group = profiles[number % len(profiles)]
-        profile = rng.choice(PROFILES) if group == "mix" else group
+
+    def start_of(number):
         # Sessions start all the time, about `concurrency` of them live at once.
-        start = base + int(number * 1_200_000_000 / max(1, args.concurrency))
-        session = make_session(rng, number, profile, start, args.misuse_rate)
+        return base + int(number * 1_200_000_000 / max(1, args.concurrency))
+
+    number = 0
+    while number < args.sessions:
+        navigation = rng.randrange(1 << 62)
+        if args.profile == "all":
+            # One navigation recorded by each kind of recorder, then a session of the mix.
+            for profile in PROFILES:
+                session = make_session(navigation, number, profile, start_of(number), args.misuse_rate)
+                session.group = profile
+                sessions.append(session)
+                number += 1
+            profile, group = rng.choice(PROFILES), "mix"
+            navigation = rng.randrange(1 << 62)
+        elif args.profile == "mix":
+            profile, group = rng.choice(PROFILES), "mix"
+        else:
+            profile, group = args.profile, args.profile
+        session = make_session(navigation, number, profile, start_of(number), args.misuse_rate)
         session.group = group
         sessions.append(session)
+        number += 1
     lines = sorted((line for s in sessions for line in s.lines), key=lambda item: item[0])
     with open(os.path.join(args.out, "events.jsonl"), "w") as out:
         for _, _, text in lines:
             out.write(text + "\n")
     with open(os.path.join(args.out, "labels.jsonl"), "w") as out:
         for s in sessions:
-            out.write(json.dumps({"session": s.id, "profile": s.profile, "group": s.group, "misuses": s.misuses,
+            out.write(json.dumps({"session": s.id, "profile": s.profile, "group": s.group, "navigation": s.navigation, "misuses": s.misuses,
                                   "views": {k: v for k, v in sorted(s.views.items())}}, separators=(",", ":")) + "\n")
     print("%d sessions, %d events, %d seeded misuses -> %s" % (len(sessions), len(lines), sum(len(s.misuses) for s in sessions), args.out))
 
