@@ -31,7 +31,7 @@ public struct EventRow: Sendable, Hashable {
     public var type: String
 }
 
-/// `screen_visits`: one row per stretch of time a screen was the focused screen (F1).
+/// `screen_visits`: one row per screen view, a screen focused (F1) for a positive time (E3).
 public struct ScreenVisit: Sendable, Hashable {
     public var session: String
     /// The session as a small number, the same in every row of one scan (cheap to count).
@@ -53,7 +53,7 @@ public struct ScreenVisit: Sendable, Hashable {
     public var index: Int
 }
 
-/// `transitions`: one row per change of the focused screen.
+/// `transitions`: one row per screen view, the transition into it from the view before (E3).
 public struct TransitionRow: Sendable, Hashable {
     public var session: String
     /// The session as a small number, the same in every row of one scan (cheap to count).

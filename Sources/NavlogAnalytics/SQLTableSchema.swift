@@ -75,8 +75,8 @@ public enum SQLTable: String, Sendable, Hashable, CaseIterable, Comparable {
     public var summary: String {
         switch self {
         case .events: "one row per stored event (large: as many rows as the log has events)"
-        case .screenVisits: "one row per stretch of time a screen was the focused screen (the replay engine's focus, F1)"
-        case .transitions: "one row per change of the focused screen"
+        case .screenVisits: "one row per screen view: a screen focused (F1) for a positive time; containers and instants are no views (E3)"
+        case .transitions: "one row per screen view: the transition into it from the view before (E3)"
         case .sessions: "one row per session"
         case .anomalies: "one row per UIKit misuse (A1–A18) the replay engine reported"
         case .exits: "the screen focused when the app went to the background or the session ended"

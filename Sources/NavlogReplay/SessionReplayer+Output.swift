@@ -52,6 +52,13 @@ extension SessionReplayer {
             json.integer(micros)
         }
         json.raw("}")
+        // What the session records (E1–E5): why a misuse that needs other callbacks is not reported.
+        json.raw(",\"records\":[")
+        for (index, name) in evidence.names.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.string(name)
+        }
+        json.raw("]")
         json.raw(",\"anomalies\":[")
         for (index, anomaly) in anomalies.enumerated() {
             if index > 0 { json.raw(",") }
@@ -248,6 +255,8 @@ extension SessionReplayer {
             let parts = dwelt.prefix(8).map { "\(controllers[ControllerHandle(index: Int32($0.offset))].id) \(Self.seconds($0.element))" }
             lines.append("dwell (focused in the foreground): " + parts.joined(separator: ", ") + (dwelt.count > 8 ? ", …" : ""))
         }
+        // E1–E5: what the session records decides which misuses can be proven (docs/anomalies.md).
+        lines.append("records: navigation calls" + evidence.names.map { ", " + $0 }.joined())
         if anomalies.isEmpty {
             lines.append("no anomalies")
         } else {

@@ -54,6 +54,7 @@ struct ReplayEndToEndTests {
                        │  └─ ○ [0] settings SettingsViewController
                        └─ ◉ presents (formSheet → fullScreen) sheet ComposeViewController  ← focus
                     dwell (focused in the foreground): home 2.0s, detail 1.0s
+                    records: navigation calls
                     no anomalies
 
                     """)
