@@ -112,9 +112,10 @@ public final class NavlogClient: Sendable {
         var waiters: [(target: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
         var lastError: String?
         var connectedOnce = false
-        /// navlogd said it could not store a batch (its disk is full): the connection is
-        /// dropped and everything unacknowledged resent after a growing delay.
-        var storeFailed = false
+        /// navlogd said it would not take the events (its disk is full, or this peer is not
+        /// allowed): its reason stays the last error, the connection is dropped and everything
+        /// unacknowledged resent after a growing delay.
+        var daemonRefused = false
 
         var queuedCount: Int { queue.count - queueStart }
     }
@@ -247,11 +248,11 @@ public final class NavlogClient: Sendable {
             }
             serve(descriptor)
             posixClose(descriptor)
-            let storeFailed = state.withLock { state in
-                defer { state.storeFailed = false }
-                return state.storeFailed
+            let daemonRefused = state.withLock { state in
+                defer { state.daemonRefused = false }
+                return state.daemonRefused
             }
-            if storeFailed {
+            if daemonRefused {
                 // Resending at once would be refused again: back off until navlogd can write.
                 usleep(useconds_t(delay * 1_000_000))
                 delay = min(delay * 2, configuration.reconnectDelay.upperBound)
@@ -324,7 +325,7 @@ public final class NavlogClient: Sendable {
                     handleReply(Array(input[..<newline]))
                     input.removeSubrange(...newline)
                 }
-                if state.withLock({ $0.storeFailed }) { return }
+                if state.withLock({ $0.daemonRefused }) { return }
             }
             if poller.revents & Int16(POLLOUT) != 0 {
                 let n = output.withUnsafeBytes { posixSend(fd, $0.baseAddress, $0.count) }
@@ -349,7 +350,7 @@ public final class NavlogClient: Sendable {
     /// Records why the connection ended, unless navlogd already said why (a store failure).
     private func connectionFailed(_ reason: String) {
         state.withLock { state in
-            if !state.storeFailed { state.lastError = reason }
+            if !state.daemonRefused { state.lastError = reason }
         }
     }
 
@@ -374,7 +375,8 @@ public final class NavlogClient: Sendable {
         } else if let error = reply["error"] as? String {
             state.withLock { state in
                 state.lastError = "navlogd: \(reply["reason"] as? String ?? error)"
-                if error == "store" { state.storeFailed = true }
+                // A refused peer or a full disk: say why (not "closed"), and back off before trying again.
+                if error == "store" || error == "refused" { state.daemonRefused = true }
             }
         }
     }

@@ -82,7 +82,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         PeerCredentialsReader.read(context.channel).whenComplete { result in
             let (handler, context) = loopBound.value
             switch result {
-            case .success(let credentials): handler.identified(credentials, context)
+            case .success(let (credentials, groups)): handler.identified(credentials, supplementaryGroups: groups, context)
             case .failure(let error):
                 handler.refuse(context, reason: "navlogd could not read the peer's credentials (\(error)); only local Unix-socket peers are served")
             }
@@ -90,11 +90,15 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelActive()
     }
 
-    private func identified(_ credentials: PeerCredentials, _ context: ChannelHandlerContext) {
+    private func identified(_ credentials: PeerCredentials, supplementaryGroups: [UInt32], _ context: ChannelHandlerContext) {
         guard case .identifying = state else { return }
         peer = credentials
         let uidAllowed = configuration.allowedUIDs.map { $0.contains(credentials.uid) }
-        let gidAllowed = configuration.allowedGIDs.map { $0.contains(credentials.gid) }
+        // The primary group or any supplementary one (the usual `navlog` group set-up adds
+        // writers to the group as a supplementary group).
+        let gidAllowed = configuration.allowedGIDs.map { allowed in
+            allowed.contains(credentials.gid) || supplementaryGroups.contains { allowed.contains($0) }
+        }
         if uidAllowed != nil || gidAllowed != nil, uidAllowed != true, gidAllowed != true {
             statistics.update { $0.refused += 1 }
             logger.notice("Refused a connection from uid \(credentials.uid) gid \(credentials.gid) pid \(credentials.pid): not in the allowed uids or gids.")

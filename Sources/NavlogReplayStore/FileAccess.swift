@@ -47,7 +47,7 @@ final class ReadOnlyFile {
 }
 
 /// File-system helpers for the replay index directory.
-enum ReplayFiles {
+public enum ReplayFiles {
     /// Writes `bytes` to `directory/name` through a temporary file and a rename, so readers see
     /// the old file or the new one, never a part. No fsync: the files are derived data, rebuilt
     /// from the log when lost.
@@ -76,12 +76,16 @@ enum ReplayFiles {
     }
 
     /// Creates `path` (and its parents) when missing; false when it cannot be created or written.
+    /// A relative path is taken from the working directory (never from the root).
     static func makeWritableDirectory(_ path: String) -> Bool {
+        let path = absolute(path)
         var current = ""
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             current += "/" + component
             if access(current, F_OK) != 0 { _ = mkdir(current, 0o755) }
         }
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return false }
         return access(path, W_OK) == 0
     }
 
@@ -99,15 +103,8 @@ enum ReplayFiles {
 
     static func remove(_ path: String) { unlink(path) }
 
-    /// `$XDG_CACHE_HOME` or `~/.cache`.
-    static var cacheHome: String? {
-        if let value = getenv("XDG_CACHE_HOME"), value.pointee != 0 { return String(cString: value) }
-        if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) + "/.cache" }
-        return nil
-    }
-
-    /// The absolute form of `path`.
-    static func absolute(_ path: String) -> String {
+    /// The absolute form of `path`, relative paths taken from the working directory.
+    public static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: 4096)
         guard getcwd(&buffer, buffer.count) != nil else { return path }

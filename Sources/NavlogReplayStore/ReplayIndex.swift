@@ -33,24 +33,15 @@ public final class ReplayIndex {
 
     private var readers: [String: ReplayIndexFile.Reader] = [:]
 
-    /// Opens the index of `log`'s directory: `<data-dir>/replay`, or when that is not writable
-    /// `$XDG_CACHE_HOME/navlog/replay/<data-dir path>`; `directory` overrides both.
+    /// Opens the index of `log`'s directory: `<data-dir>/replay`, or `directory` when given
+    /// (relative paths from the working directory). ``directory`` is nil when that place
+    /// cannot be created or written.
     public init(log: LogReader, directory: String? = nil) {
         self.log = log
-        if let directory {
-            self.directory = ReplayFiles.makeWritableDirectory(directory) ? directory : nil
-        } else {
-            let inData = log.directory + "/replay"
-            if ReplayFiles.makeWritableDirectory(inData) {
-                self.directory = inData
-            } else if let cache = ReplayFiles.cacheHome {
-                let mangled = ReplayFiles.absolute(log.directory).split(separator: "/").joined(separator: "%")
-                let fallback = cache + "/navlog/replay/" + mangled
-                self.directory = ReplayFiles.makeWritableDirectory(fallback) ? fallback : nil
-            } else {
-                self.directory = nil
-            }
-        }
+        // Only the data directory, or the place the user named: nothing is written elsewhere.
+        // When neither can be used the index is nil; commands that need it say so.
+        let place = ReplayFiles.absolute(directory ?? log.directory + "/replay")
+        self.directory = ReplayFiles.makeWritableDirectory(place) ? place : nil
     }
 
     static func fileName(ofSegment segment: String) -> String { segment + ".nrx" }

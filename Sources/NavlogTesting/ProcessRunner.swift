@@ -24,9 +24,10 @@ public enum ProcessRunner {
         _ arguments: [String],
         input: Data? = nil,
         environment: [String: String]? = nil,
+        currentDirectory: URL? = nil,
         timeout: TimeInterval = 120
     ) throws -> ProcessResult {
-        try RunningProcess(executable, arguments, input: input, environment: environment).finish(timeout: timeout)
+        try RunningProcess(executable, arguments, input: input, environment: environment, currentDirectory: currentDirectory).finish(timeout: timeout)
     }
 
     /// Runs a built navlog executable (`navlog`, `navlogd`) by name.
@@ -43,14 +44,16 @@ public final class RunningProcess: @unchecked Sendable {
     private let outFile: URL
     private let errFile: URL
 
-    /// Starts `executable` with `arguments`, optionally feeding `input` to its standard input.
-    public init(_ executable: URL, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil) throws {
+    /// Starts `executable` with `arguments`, optionally feeding `input` to its standard input,
+    /// in `currentDirectory` when given.
+    public init(_ executable: URL, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil, currentDirectory: URL? = nil) throws {
         outFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-out-\(UUID().uuidString)")
         errFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-err-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: outFile.path, contents: nil)
         FileManager.default.createFile(atPath: errFile.path, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         process.standardError = try FileHandle(forWritingTo: errFile)
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }

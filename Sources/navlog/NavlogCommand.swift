@@ -1,4 +1,5 @@
 import ArgumentParser
+import NavlogReplayStore
 
 /// `navlog`: the command line of the navlog event log.
 @main
@@ -24,4 +25,10 @@ struct NavlogCommand: AsyncParsableCommand {
 struct DataDirectoryOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: ArgumentHelp("The data directory of the log.", valueName: "dir"))
     var dataDirectory: String = "navlog-data"
+
+    /// Resolved against the working directory once, at startup: every later use (the log, its
+    /// replay index) names the same place.
+    mutating func validate() throws {
+        dataDirectory = ReplayFiles.absolute(dataDirectory)
+    }
 }

@@ -11,9 +11,14 @@ struct ReplayIndexOptions: ParsableArguments {
     @Option(
         name: .customLong("index-dir"),
         help: ArgumentHelp(
-            "Where replay checkpoints are kept (default: <data-dir>/replay, or ~/.cache/navlog/replay/… when the data directory is not writable).",
+            "Where replay checkpoints are kept (default: <data-dir>/replay). Give one when the data directory is read-only; nothing is written anywhere else.",
             valueName: "dir"))
     var indexDirectory: String?
+
+    /// Resolved against the working directory once, at startup.
+    mutating func validate() throws {
+        indexDirectory = indexDirectory.map(ReplayFiles.absolute)
+    }
 }
 
 /// Opens the log and its replay index, brought up to date; prints a clear error and exits on failure.

@@ -177,6 +177,35 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test(
+        "allowedGIDs admits a peer in the group as a supplementary group only, and refuses it without the group",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func supplementaryGroup() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            // The peer runs as nobody (uid and primary gid 65534) so only the supplementary group can admit it.
+            _ = chmod(dir.path, 0o755)
+            let config = try Self.write(Array(#"{"allowedGIDs": [4242], "socketMode": "0666"}"#.utf8), to: dir.appendingPathComponent("c.json"))
+            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
+            let events = try Self.write(Array(#"{"type":"app.foreground","session":"g","seq":1}"#.utf8 + [0x0A]), to: dir.appendingPathComponent("e.jsonl"))
+            _ = chmod(events.path, 0o644)
+            let navlog = TestEnvironment.binaries.appendingPathComponent("navlog").path
+            func send(_ groups: [String]) throws -> ProcessResult {
+                try ProcessRunner.run(
+                    URL(fileURLWithPath: "/usr/bin/setpriv"),
+                    ["--reuid=65534", "--regid=65534"] + groups + [navlog, "send", "--socket", daemon.socket, "--timeout", "10", events.path])
+            }
+            let member = try send(["--groups=4242"])
+            #expect(member.status == 0, "\(member.errorOutput)")
+            let outsider = try send(["--clear-groups"])
+            #expect(outsider.status != 0)
+            #expect(outsider.errorOutput.contains("may not write to this navlogd"), "the refusal's reason reaches the user: \(outsider.errorOutput)")
+            #expect(daemon.terminate() == 0)
+            let stored = try Self.storedEvents(daemon.dataDirectory)
+            #expect(stored.count == 1)
+            #expect(stored.first?["_uid"] as? Int == 65534)
+        }
+    }
+
     @Test("trusted fields come from the kernel, not from the client")
     func trustedFields() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
