@@ -221,6 +221,11 @@ let package = Package(
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
+            name: "NavlogDaemonTests",
+            dependencies: ["NavlogDaemon", "NavlogEvents"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
             name: "NavlogWorkloadTests",
             dependencies: ["NavlogWorkload", "NavlogReplay", "NavlogStore", "NavlogEvents"],
             swiftSettings: upcomingFeatures

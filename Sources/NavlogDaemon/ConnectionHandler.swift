@@ -361,7 +361,6 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         } else if ack != .none {
             var reply = "{\"ack\":\(line),\"stored\":\(outcome.stored),\"duplicates\":\(outcome.duplicates)"
             if outcome.stored > 0 { reply += ",\"lsns\":[\(outcome.lsns.lowerBound),\(outcome.lsns.upperBound - 1)]" }
-            if outcome.lost > 0 { reply += ",\"lost\":\(outcome.lost)" }
             reply += ",\"durable\":\(ack == .durable)}\n"
             context.write(wrapOutboundOut(context.channel.allocator.buffer(string: reply)), promise: nil)
             flushSoon(context)

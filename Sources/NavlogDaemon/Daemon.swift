@@ -31,7 +31,8 @@ public struct Daemon: Sendable {
         if !recovery.isClean {
             logger.warning("Recovered the log: cut \(recovery.truncatedBytes) bytes of incomplete data, set aside \(recovery.setAside), resealed \(recovery.resealed).")
         }
-        let writer = try LogWriter(log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, logger: logger)
+        let writer = try LogWriter(
+            log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, lossGrace: configuration.lossGraceSeconds, logger: logger)
         let writerService = WriterService(writer: writer)
         let server = SocketServer(configuration: configuration, writer: writer, statistics: statistics, logger: logger, environment: environment)
         var groupConfiguration = ServiceGroupConfiguration(

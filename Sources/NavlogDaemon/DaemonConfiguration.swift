@@ -14,7 +14,8 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     public var socketMode = "0660"
     /// If set, only these uids may send events.
     public var allowedUIDs: [UInt32]?
-    /// If set, only these gids may send events (a peer passes if its uid or gid is allowed).
+    /// If set, only these gids may send events (a peer passes if its uid, its gid or one of its
+    /// supplementary groups is allowed).
     public var allowedGIDs: [UInt32]?
     /// Connections beyond this are refused with an error line.
     public var maximumConnections = 1024
@@ -48,6 +49,10 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     public var shutdownTimeoutSeconds = 10.0
     /// Threads that read and validate connections' lines (0 = one per core).
     public var eventLoopThreads = 0
+    /// How long a session's missing sequence numbers wait for their late events: when the
+    /// session stores nothing for this long (or its `session.end` is stored) they are given up
+    /// and counted as lost. Until then `navlog stats` shows them as missing.
+    public var lossGraceSeconds = 300.0
 
     /// Defaults for the environment: under systemd, `/run/navlog/navlog.sock` and
     /// `/var/lib/navlog` (or systemd's `$RUNTIME_DIRECTORY`/`$STATE_DIRECTORY`); otherwise
@@ -105,7 +110,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
         case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes
-        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads
+        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads, lossGraceSeconds
     }
 }
 

@@ -18,8 +18,12 @@ public final class DaemonStatistics: Sendable {
         public var rejected: [String: Int] = [:]
         /// Events dropped as resent duplicates.
         public var duplicates = 0
-        /// Sequence numbers skipped by clients (events lost before reaching the daemon).
+        /// Sequence numbers given up as lost: still missing when their session ended or after
+        /// it stored nothing for `lossGraceSeconds` (a counter).
         public var lost = 0
+        /// Sequence numbers missing now: holes in sessions' numbers whose events may still
+        /// arrive (late, reordered, over another connection).
+        public var missing = 0
         /// Events suppressed by per-connection rate limits.
         public var rateLimited = 0
         /// Rejection reports not sent because the client was not reading.
@@ -69,7 +73,7 @@ public final class DaemonStatistics: Sendable {
         var ackSamples = LatencySamples()
 
         enum CodingKeys: String, CodingKey {
-            case connections, connectionsTotal, refused, overLimit, accepted, rejected, duplicates, lost, rateLimited
+            case connections, connectionsTotal, refused, overLimit, accepted, rejected, duplicates, lost, missing, rateLimited
             case reportsDropped, bytesIn, storeFailures, storeRefusedEvents, storeError, storeErrorSince, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
             case lagEvents, writerQueueBytes, readPausesWriterBehind, readPausesUnreadReplies, segments, bytesOnDisk, ackP50Milliseconds, ackP99Milliseconds
         }

@@ -17,8 +17,8 @@ struct WriteOutcome: Sendable {
     var stored: Int
     /// Events dropped because their `(session, seq)` was already stored.
     var duplicates: Int
-    /// Sequence numbers this batch shows were skipped (lost on the way).
-    var lost: UInt64
+    /// Sequence numbers missing now after this batch, all sessions (a gauge for statistics).
+    var missing: UInt64 = 0
     /// Set when the batch (or its durability) failed; the message says what to do.
     var failure: StoreError?
 }
@@ -87,8 +87,8 @@ final class LogWriter: Sendable {
         /// Set while the log cannot be written (disk full, file size limit, I/O error): new
         /// batches are refused whole until a retry of the pending write succeeds.
         var outage: StoreOutage?
-        /// Sequence numbers skipped before each event of the batch being appended (reused).
-        var skippedBefore: [UInt64] = []
+        /// When sessions were last swept for holes to give up (monotonic µs).
+        var lastSweep: Int64 = 0
     }
 
     /// Since when, and why, the log cannot be written.
@@ -106,24 +106,33 @@ final class LogWriter: Sendable {
     ///   status 75; the next start recovers from what is on disk and rebuilds dedupe from it,
     ///   so clients' resends of what was not acknowledged are stored again.
     init(
-        log: EventLog, statistics: DaemonStatistics, flushInterval: Double, logger: Logger,
+        log: EventLog, statistics: DaemonStatistics, flushInterval: Double, lossGrace: Double = 300, logger: Logger,
         fatal: @escaping @Sendable (String) -> Void = LogWriter.exitAfterFsyncFailure
     ) throws {
         self.statistics = statistics
         self.syncer = Syncer(statistics: statistics, logger: logger, fatal: fatal)
         self.flushInterval = flushInterval
         self.logger = logger
-        var tracker = SequenceTracker()
-        // Dedupe survives restarts: every stored (session, seq) is known again.
+        var tracker = SequenceTracker(grace: Int64(lossGrace * 1_000_000))
+        // Dedupe survives restarts: every stored (session, seq) is known again, and what is
+        // missing gets a whole grace window from now.
+        let started = Int64(monotonicSeconds() * 1_000_000)
         let reader = try LogReader(directory: log.directory)
         try reader.scan(LogQuery()) { block, index in
             if let sequence = block.sequence(index) {
-                block.withEvent(index) { _, session, _ in _ = tracker.record(session: session, sequence: sequence) }
+                block.withEvent(index) { _, session, _ in
+                    _ = tracker.record(session: session, sequence: sequence, now: started)
+                    if block.types[index] == .sessionEnd { tracker.end(session: session, hash: StringHash.hash(session)) }
+                }
             }
             return true
         }
-        owned = NIOLockedValueBox(Owned(log: log, tracker: tracker))
-        statistics.update { $0.sessionsTracked = tracker.sessionCount }
+        owned = NIOLockedValueBox(Owned(log: log, tracker: tracker, lastSweep: started))
+        statistics.update {
+            $0.sessionsTracked = tracker.sessionCount
+            $0.missing = Int(tracker.missing)
+            $0.lost = Int(tracker.lost)
+        }
     }
 
     /// The default reaction to a failed fsync: say why, let the failure replies go out, exit 75
@@ -239,10 +248,20 @@ final class LogWriter: Sendable {
         var needsWrite = false
         var sessionsTracked = 0
         var bufferedEvents = 0
+        var missing: UInt64 = 0
+        var lost: UInt64 = 0
+        let clock = Int64(monotonicSeconds() * 1_000_000)
         owned.withLockedValue { owned in
             defer {
+                // Holes of sessions quiet for the grace window are given up, once a second at most.
+                if clock - owned.lastSweep >= 1_000_000 {
+                    owned.tracker.sweep(now: clock)
+                    owned.lastSweep = clock
+                }
                 sessionsTracked = owned.tracker.sessionCount
                 bufferedEvents = owned.log.bufferedEventCount
+                missing = owned.tracker.missing
+                lost = owned.tracker.lost
             }
             if owned.outage != nil { retryAfterOutage(&owned) }
             if let outage = owned.outage {
@@ -252,7 +271,7 @@ final class LogWriter: Sendable {
                 for request in requests {
                     owned.outage?.refusedEvents += request.batch.count
                     request.order.broken.store(true, ordering: .relaxed)
-                    outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, lost: 0, failure: refusal))
+                    outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, failure: refusal))
                 }
                 return
             }
@@ -261,19 +280,16 @@ final class LogWriter: Sendable {
             var kept = EventBatch()
             for request in requests {
                 if request.order.broken.load(ordering: .relaxed) {
-                    outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, lost: 0, failure: Self.afterFailedBatch))
+                    outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, failure: Self.afterFailedBatch))
                     continue
                 }
-                owned.skippedBefore.removeAll(keepingCapacity: true)
                 var keptIsCopy = false
                 var duplicates = 0
                 let batch = request.batch
                 for index in 0..<batch.count {
-                    var skipped: UInt64 = 0
                     if let sequence = batch.headers[index].sequence {
-                        let verdict: SequenceTracker.Verdict
                         let hash = batch.headers[index].sessionHash
-                        (verdict, skipped) = batch.withSession(of: index) { owned.tracker.record(session: $0, hash: hash, sequence: sequence) }
+                        let verdict = batch.withSession(of: index) { owned.tracker.record(session: $0, hash: hash, sequence: sequence, now: clock) }
                         if verdict == .duplicate {
                             // From the first duplicate on, copy only what is kept.
                             if !keptIsCopy {
@@ -285,11 +301,10 @@ final class LogWriter: Sendable {
                             continue
                         }
                     }
-                    owned.skippedBefore.append(skipped)
                     if keptIsCopy { kept.append(index, of: batch) }
                 }
                 let stored = keptIsCopy ? kept : batch
-                var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, lost: 0, failure: nil)
+                var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, failure: nil)
                 do throws(AppendError) {
                     outcome.lsns = try owned.log.append(stored)
                     outcome.stored = stored.count
@@ -309,8 +324,11 @@ final class LogWriter: Sendable {
                     request.order.broken.store(true, ordering: .relaxed)
                     beginOutage(&owned, error.cause)
                 }
-                // Only stored events tell of loss: the gaps before refused ones are not known yet.
-                outcome.lost = owned.skippedBefore[..<outcome.stored].reduce(0, +)
+                // A stored session.end gives up what its session still misses (lost).
+                for index in 0..<outcome.stored where stored.headers[index].type == .sessionEnd {
+                    let hash = stored.headers[index].sessionHash
+                    stored.withSession(of: index) { owned.tracker.end(session: $0, hash: hash) }
+                }
                 needsSync = needsSync || request.ack == .durable
                 needsWrite = needsWrite || request.ack == .batch
                 outcomes.append(outcome)
@@ -343,10 +361,11 @@ final class LogWriter: Sendable {
         statistics.update { stats in
             stats.sessionsTracked = sessionsTracked
             stats.lagEvents = bufferedEvents
+            stats.missing = Int(missing)
+            stats.lost = Int(lost)
             for (request, outcome) in zip(requests, outcomes) {
                 stats.accepted += outcome.stored
                 stats.duplicates += outcome.duplicates
-                stats.lost += Int(outcome.lost)
                 if outcome.failure != nil {
                     stats.storeFailures += 1
                     stats.storeRefusedEvents += request.batch.count - outcome.stored - outcome.duplicates

@@ -1,11 +1,18 @@
 import NavlogEvents
 
-/// Remembers, per session, which sequence numbers are stored, so a resent event is dropped as
-/// a duplicate and a jump forward is counted as loss (events.md: "safe resend").
+/// Remembers, per session, exactly which sequence numbers are stored, so that any order of
+/// delivery over any number of connections stores each `(session, seq)` once (events.md: an
+/// event whose `(session, seq)` is already stored is dropped; a late event is no duplicate).
 ///
-/// Per session it keeps the highest `seq` stored and the gaps below it (numbers skipped and not
-/// yet received); a late event that fills a gap is stored, not dropped. Sessions are keyed by
-/// their bytes in a ``ByteStringTable``, so checking an event allocates nothing.
+/// Per session the stored numbers are kept as sorted, disjoint, merged ranges: in-order
+/// delivery is one range however long the session, reordering adds a few. The holes between
+/// ranges are numbers *missing now*; they are *given up as lost* when the session ends
+/// (`session.end` stored) or has stored nothing for ``grace`` — a late event that fills a hole
+/// afterwards is still stored. Horizon: at most ``maximumRangesPerSession`` ranges per session;
+/// past that the lowest hole is given up and closed, so an event that arrives in it even later
+/// is dropped as a duplicate. Sessions are kept for the daemon's life (rebuilt from the log on
+/// start, see ``LogWriter``). Sessions are keyed by their bytes in a ``ByteStringTable``, so
+/// checking an event allocates nothing unless the ranges change shape.
 struct SequenceTracker {
     /// What to do with an event's sequence number.
     enum Verdict: Equatable {
@@ -15,72 +22,161 @@ struct SequenceTracker {
         case duplicate
     }
 
-    /// The most gaps remembered per session; older ones are forgotten (a very late resend of
-    /// those would then be dropped as a duplicate).
-    static let maximumGapsPerSession = 4096
+    /// The most ranges (and so holes) remembered per session.
+    static let maximumRangesPerSession = 4096
 
-    /// Session ids → dense indexes into the per-session arrays below.
+    /// One session's stored numbers and bookkeeping.
+    private struct Session {
+        /// Stored numbers: sorted, disjoint, not adjacent.
+        var ranges: [ClosedRange<UInt64>] = []
+        /// When it last stored an event (µs, the daemon's clock).
+        var lastStored: Int64 = 0
+        /// Holes below this number were given up (counted in ``lost``); holes above it are
+        /// missing now (counted in ``missing``). 0: nothing given up.
+        var givenUpBelow: UInt64 = 0
+        /// Its numbers missing now (the holes above ``givenUpBelow``).
+        var missing: UInt64 = 0
+    }
+
+    /// Session ids → dense indexes into ``states``.
     private var sessions = ByteStringTable()
-    private var highest: [UInt64] = []
-    private var gaps: [[ClosedRange<UInt64>]] = []
+    private var states: [Session] = []
+    /// Numbers missing now (holes not given up), all sessions.
+    private(set) var missing: UInt64 = 0
+    /// Numbers given up as lost (a counter).
+    private(set) var lost: UInt64 = 0
+    /// How long a session may store nothing before its holes are given up (µs).
+    var grace: Int64
+
+    /// A tracker that gives up holes after `grace` µs without a stored event (default 5 min).
+    init(grace: Int64 = 300_000_000) {
+        self.grace = grace
+    }
 
     /// Sessions tracked.
     var sessionCount: Int { sessions.count }
 
     /// Looks at `seq` of `session` and records it when it is new.
-    /// - Returns: the verdict and how many numbers this event shows were skipped (lost).
-    mutating func record(session: UnsafeRawBufferPointer, sequence: UInt64) -> (Verdict, lost: UInt64) {
-        record(session: session, hash: StringHash.hash(session), sequence: sequence)
+    mutating func record(session: UnsafeRawBufferPointer, sequence: UInt64, now: Int64 = 0) -> Verdict {
+        record(session: session, hash: StringHash.hash(session), sequence: sequence, now: now)
     }
 
-    /// ``record(session:sequence:)`` for a session whose ``StringHash`` is already known.
-    mutating func record(session: UnsafeRawBufferPointer, hash: UInt64, sequence: UInt64) -> (Verdict, lost: UInt64) {
+    /// ``record(session:sequence:now:)`` for a session whose ``StringHash`` is already known.
+    mutating func record(session: UnsafeRawBufferPointer, hash: UInt64, sequence: UInt64, now: Int64 = 0) -> Verdict {
         let (reference, inserted) = sessions.insert(session, hash: hash)
         let index = Int(reference)
-        if inserted {
-            highest.append(UInt64.max)
-            gaps.append([])
+        if inserted { states.append(Session()) }
+        // The last range starting at or below `sequence` (binary search), and the one after it.
+        let ranges = states[index].ranges
+        var low = 0
+        var high = ranges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].lowerBound <= sequence { low = middle + 1 } else { high = middle }
         }
-        if highest[index] == UInt64.max {  // first event of the session
-            highest[index] = sequence
-            return (.store, 0)
+        let before = low - 1
+        if before >= 0, ranges[before].contains(sequence) { return .duplicate }
+        let joinsBefore = before >= 0 && ranges[before].upperBound &+ 1 == sequence
+        let joinsAfter = low < ranges.count && sequence &+ 1 == ranges[low].lowerBound
+        switch (joinsBefore, joinsAfter) {
+        case (true, true):
+            states[index].ranges[before] = ranges[before].lowerBound...ranges[low].upperBound
+            states[index].ranges.remove(at: low)
+        case (true, false):
+            states[index].ranges[before] = ranges[before].lowerBound...sequence
+        case (false, true):
+            states[index].ranges[low] = sequence...ranges[low].upperBound
+        case (false, false):
+            states[index].ranges.insert(sequence...sequence, at: low)
         }
-        let top = highest[index]
-        if sequence > top {
-            let lost = sequence - top - 1
-            if lost > 0 {
-                gaps[index].append((top + 1)...(sequence - 1))
-                if gaps[index].count > Self.maximumGapsPerSession { gaps[index].removeFirst() }
-            }
-            highest[index] = sequence
-            return (.store, lost)
+        if before >= 0 && low < ranges.count {
+            // It fills one number of a hole.
+            uncount(index, sequence...sequence)
+        } else if before >= 0, sequence > ranges[before].upperBound + 1 {
+            // Above the highest: the numbers skipped are missing now.
+            count(index, (ranges[before].upperBound + 1)...(sequence - 1))
+        } else if low < ranges.count, sequence + 1 < ranges[low].lowerBound {
+            // Below the lowest: the numbers up to the lowest are missing now.
+            count(index, (sequence + 1)...(ranges[low].lowerBound - 1))
         }
-        if sequence == top { return (.duplicate, 0) }
-        // Below the top: stored unless it fills a remembered gap.
-        guard let gap = gaps[index].firstIndex(where: { $0.contains(sequence) }) else { return (.duplicate, 0) }
-        let range = gaps[index][gap]
-        var replacement: [ClosedRange<UInt64>] = []
-        if range.lowerBound < sequence { replacement.append(range.lowerBound...(sequence - 1)) }
-        if sequence < range.upperBound { replacement.append((sequence + 1)...range.upperBound) }
-        gaps[index].replaceSubrange(gap...gap, with: replacement)
-        return (.store, 0)
+        states[index].lastStored = now
+        if states[index].ranges.count > Self.maximumRangesPerSession { closeLowestHole(index) }
+        return .store
     }
 
     /// Forgets that `sequence` of `session` (whose ``StringHash`` is `hash`) was stored (an
-    /// append that failed).
+    /// append that failed): a resend is then stored, not dropped.
     mutating func forget(session: UnsafeRawBufferPointer, hash: UInt64, sequence: UInt64) {
         guard let reference = sessions.reference(of: session, hash: hash) else { return }
         let index = Int(reference)
-        if sequence == highest[index] {
-            // Step back below it; the numbers in between become a gap again only if they were.
-            if let last = gaps[index].last, last.upperBound == sequence - 1 {
-                highest[index] = last.lowerBound - 1
-                gaps[index].removeLast()
-            } else {
-                highest[index] = sequence == 0 ? UInt64.max : sequence - 1
-            }
-        } else {
-            gaps[index].append(sequence...sequence)
+        let ranges = states[index].ranges
+        guard let position = ranges.firstIndex(where: { $0.contains(sequence) }) else { return }
+        let range = ranges[position]
+        var replacement: [ClosedRange<UInt64>] = []
+        if range.lowerBound < sequence { replacement.append(range.lowerBound...(sequence - 1)) }
+        if sequence < range.upperBound { replacement.append((sequence + 1)...range.upperBound) }
+        let isLowest = position == 0 && range.lowerBound == sequence
+        let isHighest = position == ranges.count - 1 && range.upperBound == sequence
+        if !isLowest && !isHighest {
+            count(index, sequence...sequence)  // a hole again
+        } else if replacement.isEmpty && ranges.count > 1 {
+            // The lowest or highest range was this one number: the hole next to it is no hole now.
+            let hole = isHighest ? (ranges[position - 1].upperBound + 1)...(sequence - 1) : (sequence + 1)...(ranges[position + 1].lowerBound - 1)
+            uncount(index, hole)
         }
+        states[index].ranges.replaceSubrange(position...position, with: replacement)
+    }
+
+    /// `session.end` of `session` was stored: what it still misses is given up as lost.
+    mutating func end(session: UnsafeRawBufferPointer, hash: UInt64) {
+        guard let reference = sessions.reference(of: session, hash: hash) else { return }
+        giveUp(Int(reference))
+    }
+
+    /// Gives up the holes of every session that has stored nothing since `now - grace`.
+    mutating func sweep(now: Int64) {
+        for index in states.indices where states[index].missing > 0 && now &- states[index].lastStored > grace {
+            giveUp(index)
+        }
+    }
+
+    /// Numbers `hole` of session `index` are missing now, unless below what was given up.
+    private mutating func count(_ index: Int, _ hole: ClosedRange<UInt64>) {
+        let counted = countAbove(states[index].givenUpBelow, hole)
+        states[index].missing += counted
+        missing &+= counted
+    }
+
+    /// Numbers `hole` of session `index` are no longer missing.
+    private mutating func uncount(_ index: Int, _ hole: ClosedRange<UInt64>) {
+        let counted = min(countAbove(states[index].givenUpBelow, hole), states[index].missing)
+        states[index].missing -= counted
+        missing &-= counted
+    }
+
+    /// How many numbers of `range` are at or above `floor`.
+    private func countAbove(_ floor: UInt64, _ range: ClosedRange<UInt64>) -> UInt64 {
+        guard range.upperBound >= floor else { return 0 }
+        return range.upperBound - max(range.lowerBound, floor) + 1
+    }
+
+    private mutating func giveUp(_ index: Int) {
+        guard let top = states[index].ranges.last?.upperBound else { return }
+        lost &+= states[index].missing
+        missing &-= states[index].missing
+        states[index].missing = 0
+        states[index].givenUpBelow = top &+ 1
+    }
+
+    /// The horizon: the lowest hole is given up and closed (its numbers count as stored).
+    private mutating func closeLowestHole(_ index: Int) {
+        let first = states[index].ranges[0]
+        let second = states[index].ranges[1]
+        let hole = (first.upperBound + 1)...(second.lowerBound - 1)
+        let counted = min(countAbove(states[index].givenUpBelow, hole), states[index].missing)
+        states[index].missing -= counted
+        missing &-= counted
+        lost &+= counted
+        states[index].ranges.replaceSubrange(0...1, with: [first.lowerBound...second.upperBound])
     }
 }

@@ -206,6 +206,48 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("one session's events over four connections at once, shuffled and partly resent: each stored once; missing, then lost at session.end")
+    func reorderedDelivery() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let daemon = try DaemonProcess(directory: dir)
+            // Seq 1…4000 of session r, except 1000 and 1001 (never sent); every line sent once
+            // by one of four clients in a random order, and a fifth of them a second time by another.
+            var lines: [(Int, String)] = []
+            var random = SystemRandomNumberGenerator()
+            for sequence in 1...4000 where sequence != 1000 && sequence != 1001 {
+                let line = #"{"type":"mark","session":"r","seq":\#(sequence),"ts":\#(1_763_715_600_000_000 + Int64(sequence) * 1000),"name":"n"}"#
+                lines.append((Int.random(in: 0..<4, using: &random), line))
+                if Int.random(in: 0..<5, using: &random) == 0 { lines.append((Int.random(in: 0..<4, using: &random), line)) }
+            }
+            lines.shuffle(using: &random)
+            let clients = try (0..<4).map { _ in try SocketClient(path: daemon.socket) }
+            for (number, client) in clients.enumerated() {
+                let mine = lines.filter { $0.0 == number }.map(\.1)
+                try client.send(#"{"hello":1,"ack":"batch"}"# + "\n" + mine.joined(separator: "\n") + "\n")
+            }
+            for (number, client) in clients.enumerated() {
+                let count = lines.filter { $0.0 == number }.count
+                _ = client.readUntil(timeout: 30) { ($0["ack"] as? Int ?? 0) >= count + 1 }
+                client.close()
+            }
+            let during = try daemon.stats()
+            #expect(during["missing"] as? Int == 2, "1000 and 1001 are missing now: \(during)")
+            #expect(during["lost"] as? Int == 0, "nothing is given up while the session may still send them")
+            // The session ends: what it misses is given up as lost.
+            let last = try SocketClient(path: daemon.socket)
+            try last.send(#"{"hello":1,"ack":"batch"}"# + "\n" + #"{"type":"session.end","session":"r","seq":4001}"# + "\n")
+            _ = last.readUntil { $0["ack"] != nil }
+            last.close()
+            let after = try daemon.stats()
+            #expect(after["missing"] as? Int == 0 && after["lost"] as? Int == 2, "\(after)")
+            #expect(daemon.terminate() == 0)
+            let stored = try Self.storedEvents(daemon.dataDirectory).compactMap { $0["seq"] as? Int }
+            #expect(stored.count == 3999, "each event stored exactly once")
+            #expect(Set(stored).count == stored.count)
+            #expect(Set(stored) == Set((1...4001).filter { $0 != 1000 && $0 != 1001 }))
+        }
+    }
+
     @Test("trusted fields come from the kernel, not from the client")
     func trustedFields() throws {
         try TestEnvironment.withTemporaryDirectory { dir in

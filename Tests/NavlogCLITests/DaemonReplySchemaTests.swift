@@ -16,7 +16,7 @@ struct DaemonReplySchemaTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             let replies = try Self.provokeEveryReply(in: dir)
             let kinds: [String] = [
-                #""ack":"#, #""lsns":"#, #""lost":"#, #""duplicates":1"#, #""error":"rejected""#, #""warning":"rate-limited""#, #""error":"refused""#,
+                #""ack":"#, #""lsns":"#, #""missing":"#, #""duplicates":1"#, #""error":"rejected""#, #""warning":"rate-limited""#, #""error":"refused""#,
                 #""error":"store""#, #""connections":"#,
             ]
             for kind in kinds {
@@ -35,7 +35,7 @@ struct DaemonReplySchemaTests {
         defer { _ = daemon.terminate() }
         var replies: [String] = []
 
-        // Acks (durable, with lsns and lost), rejections of several kinds.
+        // Acks (durable, with lsns), rejections of several kinds; seq 3 and 4 missing.
         let first = try SocketClient(path: daemon.socket)
         defer { first.close() }
         let lines: [String] = [
