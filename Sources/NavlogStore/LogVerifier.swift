@@ -101,9 +101,25 @@ public enum LogVerifier {
             previousLast = scan.blocks.last?.header.lastLSN ?? previousLast
             // A sealed segment: the seek table must list exactly the blocks.
             if let table = scan.seekTable {
+                // Every field: each entry's compressed size (header and data frames) and
+                // decompressed size (the payload), the entry count, and the descriptor byte.
                 let sizes = scan.blocks.map { UInt32($0.header.blockSize) }
                 if table.entries.map(\.compressedSize) != sizes || scan.blocks.last?.end != scan.dataEnd {
                     report.problems.append(SegmentDamage(path: segment.path, offset: scan.dataEnd, reason: "the seek table does not match the segment's blocks"))
+                } else if let wrong = zip(table.entries, scan.blocks).enumerated().first(where: { Int($0.element.0.decompressedSize) != $0.element.1.header.payloadSize }) {
+                    report.problems.append(
+                        SegmentDamage(
+                            path: segment.path, offset: scan.dataEnd,
+                            reason:
+                                "seek table entry \(wrong.offset) says block \(wrong.offset) decompresses to \(wrong.element.0.decompressedSize) bytes, but it holds \(wrong.element.1.header.payloadSize): readers that seek by the table would misplace data"
+                        ))
+                }
+                if table.descriptor != 0 {
+                    let flag = table.descriptor & 0x80 != 0 ? "the checksum flag is set (each entry would then be 12 bytes, not 8)" : "reserved or unused bits are set"
+                    report.problems.append(
+                        SegmentDamage(
+                            path: segment.path, offset: scan.dataEnd,
+                            reason: "the seek table's footer descriptor is 0x\(String(table.descriptor, radix: 16)) where navlog writes 0x0: \(flag)"))
                 }
                 // Its index, if present, must agree with the segment.
                 var buffer: [UInt8] = []

@@ -18,6 +18,9 @@ struct SeekTable: Equatable {
     }
 
     var entries: [Entry]
+    /// The footer's descriptor byte as read (navlog writes 0: no per-frame checksums; bit 7 is
+    /// the checksum flag, bits 6–2 are reserved).
+    var descriptor: UInt8 = 0
 
     /// The size of the whole skippable frame.
     var encodedSize: Int { 8 + entries.count * 8 + Self.footerSize }
@@ -77,7 +80,8 @@ struct SeekTable: Equatable {
         let tableSize = 8 + frames * 8 + footerSize
         guard frames < (1 << 27), tableSize <= size else { return .damaged }
         try file.read(at: size - tableSize, count: tableSize, into: &buffer)
-        guard let table = buffer.withUnsafeBytes({ decode($0, frameCount: frames) }) else { return .damaged }
+        guard var table = buffer.withUnsafeBytes({ decode($0, frameCount: frames) }) else { return .damaged }
+        table.descriptor = buffer[buffer.count - 5]
         return .sealed(table, size: tableSize)
     }
 }
