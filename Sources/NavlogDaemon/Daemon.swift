@@ -29,7 +29,7 @@ public struct Daemon: Sendable {
         let log = try EventLog(directory: configuration.dataDirectory, options: configuration.logOptions)
         let recovery = log.recovery
         if !recovery.isClean {
-            logger.warning("Recovered the log: cut \(recovery.truncatedBytes) bytes of incomplete data, set aside \(recovery.setAside), resealed \(recovery.resealed).")
+            for sentence in recovery.sentences { logger.warning("Recovering the log: \(sentence)") }
         }
         let writer = try LogWriter(
             log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, lossGrace: configuration.lossGraceSeconds, logger: logger)

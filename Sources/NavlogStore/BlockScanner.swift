@@ -84,6 +84,16 @@ enum BlockScanner {
                         continue
                     }
                 }
+                // A block whose LSNs do not advance repeats earlier data (a copied block): damage.
+                if verifyFrames, let previous = scan.blocks.last, header.firstLSN <= previous.header.lastLSN {
+                    scan.damage.append(
+                        SegmentDamage(
+                            path: file.path, offset: offset,
+                            reason: "the block with LSNs \(header.firstLSN)–\(header.lastLSN) repeats LSNs up to \(previous.header.lastLSN) of the block before it (a copied block)"
+                        ))
+                    offset = location.end
+                    continue
+                }
                 // A valid block after damage means the damage is not a torn tail.
                 if scan.damage.isEmpty { scan.validPrefixEnd = location.end } else { scan.damageInMiddle = true }
                 scan.blocks.append(location)

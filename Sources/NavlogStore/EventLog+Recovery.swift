@@ -18,11 +18,14 @@ extension EventLog {
     /// `LogLoader.recoverLog`:
     ///
     /// - A sealed segment (seekable footer) is checked block header by block header; one whose
-    ///   data is damaged is renamed to `*.damaged` and never appended to again.
+    ///   data is damaged is rewritten with its valid blocks (the damage quarantined) and resealed.
+    /// - A block that fails its checksum by one flipped bit (header or data) is corrected in place.
     /// - An unsealed segment is read completely, every block checked against its checksum. A torn
-    ///   or corrupt tail (nothing valid after it) is cut off, keeping the exact valid prefix;
-    ///   damage followed by valid blocks sets the segment aside instead (cutting would lose them).
-    ///   An unsealed segment that is not the last one is then sealed.
+    ///   or corrupt tail (nothing valid after it) is cut off, keeping the exact valid prefix; the
+    ///   bytes cut are kept in a quarantine file beside the segment. Damage followed by valid
+    ///   blocks (garbage, an unrepairable block, a copy of a block: LSNs that do not advance) is
+    ///   quarantined and the segment rewritten with every valid block, so damage costs only the
+    ///   damaged bytes. An unsealed segment that is not the last one is then sealed.
     /// - A sealed segment whose seek table is damaged but whose blocks are intact is resealed.
     /// - The next LSN is one past the highest LSN found anywhere, set-aside segments included,
     ///   so LSNs are never reused.
@@ -32,8 +35,8 @@ extension EventLog {
         for (position, segment) in segments.enumerated() {
             let isLast = position == segments.count - 1
             highest = max(highest, segment.base > 0 ? segment.base - 1 : 0)
-            let file = try StoreFile(path: segment.path, writable: true)
-            let size = try file.size()
+            var file = try StoreFile(path: segment.path, writable: true)
+            var size = try file.size()
             let quick = try BlockScanner.scan(file, verifyFrames: false)
             if quick.seekTable != nil && quick.damage.isEmpty && quick.blocks.last?.end == quick.dataEnd
                 && quick.blocks.count == quick.seekTable!.entries.count
@@ -42,19 +45,33 @@ extension EventLog {
                 highest = max(highest, quick.blocks.last?.header.lastLSN ?? 0)
                 continue
             }
-            let full = try BlockScanner.scan(file, verifyFrames: true)
+            // A single flipped bit in a block is corrected first: a complete block that fails its
+            // checksum is damage, not a torn write, and must not be cut as one.
+            let repairs = try repairSingleBitFlips(file, dataEnd: quick.dataEnd)
+            if !repairs.isEmpty {
+                report.repaired.append(contentsOf: repairs)
+                try file.sync()
+            }
+            var full = try BlockScanner.scan(file, verifyFrames: true)
             highest = max(highest, full.blocks.map(\.header.lastLSN).max() ?? 0)
             report.damage.append(contentsOf: full.damage)
             let sealedButDamagedData = full.seekTable != nil && !full.damage.isEmpty
             if full.damageInMiddle || sealedButDamagedData {
-                try files.rename(segment.name, to: segment.name + SegmentName.damagedSuffix)
+                // Damage with valid blocks after it (garbage, an unrepairable block, a repeated
+                // block): keep every valid block, quarantine the rest, and go on with the result.
+                report.quarantined.append(contentsOf: try rewriteKeepingValidBlocks(file, files, segment, full))
+                report.rewritten.append(segment.name)
                 try files.remove(SegmentName.index(segment.base))
-                report.setAside.append(segment.name)
-                continue
+                file = try StoreFile(path: segment.path, writable: true)
+                size = try file.size()
+                full = try BlockScanner.scan(file, verifyFrames: true)
             }
-            // Only a torn tail (or a torn or damaged seek table): keep the exact valid prefix.
+            // Only a torn tail (or a torn or damaged seek table): keep the exact valid prefix; the
+            // bytes cut go to a quarantine file first (a torn write costs a few bytes of disk; a
+            // damaged block that could not be repaired is kept for a later look).
             let keep = full.validPrefixEnd
             if keep < size {
+                report.quarantined.append(try quarantine(file, files, name: segment.name, keep..<size))
                 try file.truncate(to: keep)
                 try file.sync()
                 report.truncatedBytes += size - keep

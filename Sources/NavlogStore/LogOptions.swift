@@ -33,9 +33,35 @@ public struct RecoveryReport: Sendable, Hashable {
     public var resealed: [String] = []
     /// Every problem found.
     public var damage: [SegmentDamage] = []
+    /// Flipped bits corrected from their block's checksum (header or data).
+    public var repaired: [SegmentDamage] = []
+    /// Files holding bytes recovery took out of segments (`<segment>.quarantine-<offset>`).
+    public var quarantined: [String] = []
+    /// Segments rewritten with their valid blocks only (the damage between them quarantined).
+    public var rewritten: [String] = []
+
+    /// What recovery did, one sentence per kind of repair (for logs and the command line).
+    public var sentences: [String] {
+        var sentences: [String] = []
+        if truncatedBytes > 0 {
+            sentences.append(
+                "Cut \(truncatedBytes) bytes of incomplete or damaged data from the end of \(truncatedSegments.joined(separator: ", ")); they are kept in \(quarantined.filter { name in truncatedSegments.contains { name.hasPrefix($0) } }.joined(separator: ", "))."
+            )
+        }
+        for repair in repaired { sentences.append("Repaired \(repair.description).") }
+        for name in rewritten {
+            let kept = quarantined.filter { $0.hasPrefix(name) && !truncatedSegments.contains(name) }
+            sentences.append(
+                "Segment \(name) had damaged data between valid blocks: it was rewritten with every valid block, the damaged bytes kept in \(kept.joined(separator: ", ")) (events in them are missing: navlog verify lists the LSN gaps)."
+            )
+        }
+        for name in setAside { sentences.append("Segment \(name) is damaged; it was renamed to \(name).damaged and new events go to a new segment.") }
+        for name in resealed { sentences.append("Segment \(name) had a damaged or missing seek table; it was rewritten.") }
+        return sentences
+    }
 
     /// Whether anything had to be repaired.
-    public var isClean: Bool { truncatedBytes == 0 && setAside.isEmpty && resealed.isEmpty && damage.isEmpty }
+    public var isClean: Bool { truncatedBytes == 0 && setAside.isEmpty && resealed.isEmpty && damage.isEmpty && repaired.isEmpty && rewritten.isEmpty }
 }
 
 /// An append that stopped part way: the first `accepted` events of the batch have LSNs and will

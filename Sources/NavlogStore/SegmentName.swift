@@ -9,6 +9,8 @@ enum SegmentName {
     static let segmentSuffix = ".zst"
     static let indexSuffix = ".idx"
     static let damagedSuffix = ".damaged"
+    /// Bytes taken out of a segment by recovery: `<segment>.quarantine-<byte offset>`.
+    static let quarantineInfix = ".quarantine-"
     static let lockFile = "navlog.lock"
 
     static func segment(_ base: UInt64) -> String { padded(base) + segmentSuffix }

@@ -132,13 +132,5 @@ struct IngestCommand: ParsableCommand {
 
 /// Tells the user what opening the log repaired.
 func reportRecovery(_ report: RecoveryReport) {
-    if report.truncatedBytes > 0 {
-        printError("navlog: recovered from an unclean stop: cut \(report.truncatedBytes) bytes of incomplete data from \(report.truncatedSegments.joined(separator: ", ")).")
-    }
-    for name in report.setAside {
-        printError("navlog: segment \(name) is damaged; it was renamed to \(name).damaged and new events go to a new segment.")
-    }
-    for name in report.resealed {
-        printError("navlog: segment \(name) had a damaged seek table; it was rewritten.")
-    }
+    for sentence in report.sentences { printError("navlog: recovering the log: \(sentence)") }
 }

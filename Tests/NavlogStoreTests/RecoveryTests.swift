@@ -132,28 +132,91 @@ struct RecoveryTests {
         }
     }
 
-    @Test("damage in the middle of the active segment sets it aside instead of cutting valid blocks")
-    func middleDamageSetsAside() throws {
+    /// A log of 640 events in one unsealed segment (small blocks), its reference output, its
+    /// segment's path and block ends; `damage` changes the segment's bytes; then the log is
+    /// opened again (recovery), 5 events appended, and closed.
+    static func damageAndRestart(
+        _ damage: (inout [UInt8], [(end: Int, lastLSN: UInt64)]) -> Void
+    ) throws -> (reference: [String], after: (lines: [String], damage: [SegmentDamage]), recovery: RecoveryReport, directory: [String], verify: [String]) {
         try TestEnvironment.withTemporaryDirectory { dir in
             var options = StoreFixture.smallOptions
             options.maximumSegmentBytes = 1 << 30
             try StoreFixture.write(StoreFixture.lines(640), to: dir.path, options: options)
+            let reference = try StoreFixture.catLines(dir.path).lines
             let name = try StoreFixture.segmentFiles(dir.path)[0]
             let url = dir.appendingPathComponent(name)
-            let ends = try Self.blockEnds(url.path)
             var bytes = try [UInt8](Data(contentsOf: url))
-            bytes[ends[2].end + 200] ^= 0xFF  // inside block 4's data, blocks 5... stay valid
+            damage(&bytes, try Self.blockEnds(url.path))
             try Data(bytes).write(to: url)
             let log = try EventLog(directory: dir.path, options: options)
-            #expect(log.recovery.setAside == [name])
-            #expect(log.nextLSN == 641, "LSNs of the set-aside segment are not reused")
-            try log.append(StoreFixture.batch(StoreFixture.lines(5)))
+            let recovery = log.recovery
+            try log.append(StoreFixture.batch(StoreFixture.lines(5, seed: 99)))
             try log.close()
-            #expect(FileManager.default.fileExists(atPath: url.path + ".damaged"))
-            let report = try LogVerifier.verify(directory: dir.path)
-            #expect(!report.isClean, "verify keeps pointing at the set-aside segment")
-            #expect(report.problems.contains { $0.path.hasSuffix(".damaged") })
+            let after = try StoreFixture.catLines(dir.path)
+            let verify = try LogVerifier.verify(directory: dir.path).problems.map(\.description)
+            return (reference, after, recovery, try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), verify)
         }
+    }
+
+    @Test("a flipped bit in the last block's data is corrected at restart: every event kept, verify clean")
+    func bitFlipInLastBlockData() throws {
+        for position in [40, 700, 1500] {
+            let result = try Self.damageAndRestart { bytes, ends in
+                let start = ends[ends.count - 2].end
+                bytes[min(start + position, ends.last!.end - 5)] ^= 0x10
+            }
+            #expect(result.recovery.repaired.count == 1, "\(result.recovery)")
+            #expect(Array(result.after.lines.prefix(640)) == result.reference, "no acknowledged event is cut")
+            #expect(result.after.lines.count == 645 && result.after.damage.isEmpty)
+            #expect(result.verify.isEmpty, "\(result.verify)")
+        }
+    }
+
+    @Test("a flipped bit in the last block's header is corrected at restart")
+    func bitFlipInLastBlockHeader() throws {
+        for position in [12, 30, 60] {
+            let result = try Self.damageAndRestart { bytes, ends in bytes[ends[ends.count - 2].end + position] ^= 0x04 }
+            #expect(result.recovery.repaired.count == 1, "byte \(position): \(result.recovery)")
+            #expect(Array(result.after.lines.prefix(640)) == result.reference)
+            #expect(result.verify.isEmpty, "\(result.verify)")
+        }
+    }
+
+    @Test("damage in a middle block that cannot be corrected costs that block only: quarantined, every other block kept")
+    func middleDamageCostsOnlyTheBlock() throws {
+        let result = try Self.damageAndRestart { bytes, ends in bytes[ends[2].end + 200] ^= 0xFF }  // 8 bits in block 4's data
+        #expect(result.recovery.rewritten.count == 1)
+        #expect(result.directory.contains { $0.contains(".quarantine-") }, "the damaged block's bytes are kept: \(result.directory)")
+        let lost = result.reference.count - (result.after.lines.count - 5)
+        #expect(lost > 0 && lost < 100, "only the damaged block's events are missing (\(lost))")
+        #expect(Set(result.after.lines.prefix(result.reference.count - lost)).isSubset(of: Set(result.reference)))
+        #expect(!result.verify.isEmpty, "verify keeps saying events are missing: \(result.verify)")
+    }
+
+    @Test("a copy of the last block appended after a clean stop is recognised: nothing read twice")
+    func copiedLastBlock() throws {
+        let result = try Self.damageAndRestart { bytes, ends in
+            let last = ends[ends.count - 2].end..<ends.last!.end
+            bytes.append(contentsOf: bytes[last])
+        }
+        #expect(Array(result.after.lines.prefix(640)) == result.reference)
+        #expect(result.after.lines.count == 645, "each event once")
+        #expect(result.directory.contains { $0.contains(".quarantine-") }, "the copy is quarantined, not deleted")
+        #expect(result.verify.isEmpty, "\(result.verify)")
+    }
+
+    @Test("100 random bytes before a valid block cost only those bytes")
+    func garbageBeforeValidBlock() throws {
+        let result = try Self.damageAndRestart { bytes, ends in
+            var random = SystemRandomNumberGenerator()
+            let garbage = (0..<100).map { _ in UInt8.random(in: 0...255, using: &random) }
+            bytes.insert(contentsOf: garbage, at: ends[3].end)
+        }
+        #expect(Array(result.after.lines.prefix(640)) == result.reference, "every event survives")
+        #expect(result.after.lines.count == 645)
+        #expect(result.recovery.rewritten.count == 1)
+        #expect(result.directory.contains { $0.contains(".quarantine-") })
+        #expect(result.verify.isEmpty, "\(result.verify)")
     }
 }
 
