@@ -76,6 +76,11 @@ public final class ReplayIndex {
             ReplayFiles.remove(directory + "/" + name)
             report.filesRemoved += 1
         }
+        // Damage records of segments that are gone (retention, recovery) go with them.
+        let wantedDamage = Set(segments.map { Self.damageFileName(ofSegment: $0.name) })
+        for name in ReplayFiles.names(in: directory) where name.hasSuffix(".damage") && !wantedDamage.contains(name) {
+            ReplayFiles.remove(directory + "/" + name)
+        }
         for number in segments.indices {
             let existing = reader(number)
             let covered = Int(existing?.coverage.blockCount ?? 0)
@@ -87,8 +92,48 @@ public final class ReplayIndex {
         lastRefresh = report
     }
 
+    /// The damage the index builds met, as the reader described it, for the log's current
+    /// segments: commands that answer from the index without reading those blocks again say
+    /// it every time, not only the command that built the index.
+    public func recordedDamage() -> [String] {
+        guard let directory else { return [] }
+        var lines: [String] = []
+        for segment in log.segments {
+            guard let file = ReadOnlyFile(path: directory + "/" + Self.damageFileName(ofSegment: segment.name)),
+                let size = file.size, let bytes = file.read(at: 0, count: size)
+            else { continue }
+            lines.append(contentsOf: String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
+        }
+        return lines
+    }
+
+    static func damageFileName(ofSegment segment: String) -> String { segment + ".damage" }
+
+    /// Keeps the damage met while building segment `name`'s file beside it (merged with what an
+    /// earlier build of its first blocks met), or removes the record when there is none.
+    private func recordDamage(segment name: String, met: [String], extending: Bool) {
+        guard let directory else { return }
+        let fileName = Self.damageFileName(ofSegment: name)
+        var lines: [String] = []
+        if extending, let file = ReadOnlyFile(path: directory + "/" + fileName), let size = file.size, let bytes = file.read(at: 0, count: size) {
+            lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        for line in met where !lines.contains(line) { lines.append(line) }
+        if lines.isEmpty {
+            ReplayFiles.remove(directory + "/" + fileName)
+        } else {
+            _ = ReplayFiles.writeAtomically(Array((lines.joined(separator: "\n") + "\n").utf8), directory: directory, name: fileName)
+        }
+    }
+
     /// Writes segment `number`'s file: from its first block, or after the blocks `existing` covers.
     private func build(segment number: Int, extending existing: ReplayIndexFile.Reader?, progress: ((Int) -> Void)? = nil) throws -> Int {
+        let damageBefore = log.damage.count
+        let segmentName = log.segments[number].name
+        defer {
+            let met = log.damage.count > damageBefore ? log.damage[damageBefore...].map(\.description) : []
+            recordDamage(segment: segmentName, met: met, extending: existing != nil)
+        }
         let segment = log.segments[number]
         let firstBlock = Int(existing?.coverage.blockCount ?? 0)
         var writer = try ReplayIndexFile.Writer()

@@ -51,7 +51,14 @@ public final class EventLog {
         try LogDirectory.create(directory)
         files = LogDirectory(path: directory)
         lock = try StoreFile(path: files.file(SegmentName.lockFile), writable: true)
-        guard try lock!.tryLock() else {
+        // A reader probes the lock for an instant (to tell a write in progress from damage): a
+        // lock that stays taken for 2 s is another writer.
+        var locked = try lock!.tryLock()
+        for _ in 0..<200 where !locked {
+            usleep(10_000)
+            locked = try lock!.tryLock()
+        }
+        guard locked else {
             throw StoreError(
                 code: .locked,
                 message: "Another process (probably navlogd) is writing to \(directory). Stop it first, or use read-only commands such as navlog cat, which need no lock.",

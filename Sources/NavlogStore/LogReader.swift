@@ -36,6 +36,7 @@ public final class LogReader {
         var known: [String: SegmentCatalog] = [:]
         for catalog in catalogs where catalog.sealed { known[catalog.segment.name] = catalog }
         var catalogs: [SegmentCatalog] = []
+        let writerActive = (try? StoreFile(path: files.file(SegmentName.lockFile), writable: false))?.isLockedExclusively() ?? false
         for segment in try files.segments() {
             if let cached = known[segment.name], let file = try? StoreFile(path: segment.path, writable: false),
                 (try? file.size()) == cached.index.segmentSize
@@ -45,7 +46,7 @@ public final class LogReader {
             }
             let catalog: SegmentCatalog
             do {
-                catalog = try SegmentCatalog.load(files, segment)
+                catalog = try SegmentCatalog.load(files, segment, writerActive: writerActive)
             } catch  where error.code == .io && error.errno == 2 {
                 continue  // deleted by retention meanwhile
             }

@@ -18,7 +18,9 @@ struct SegmentCatalog {
     /// Catalogues `segment`. A sealed segment's index is loaded and checked against the
     /// segment (size, seek table, contiguity); when missing or wrong it is rebuilt from the
     /// segment and, if the directory is writable, saved again.
-    static func load(_ files: LogDirectory, _ segment: LogDirectory.Segment) throws(StoreError) -> SegmentCatalog {
+    /// - Parameter writerActive: whether a writer holds the log's lock; without one, damage at
+    ///   the end of the active segment is crash damage to report, not a write in progress.
+    static func load(_ files: LogDirectory, _ segment: LogDirectory.Segment, writerActive: Bool = true) throws(StoreError) -> SegmentCatalog {
         let file = try StoreFile(path: segment.path, writable: false)
         let size = try file.size()
         if case .sealed(let table, _) = try SeekTable.read(from: file, size: size) {
@@ -46,9 +48,15 @@ struct SegmentCatalog {
             if damage.isEmpty { try? files.writeAtomically(SegmentName.index(segment.base), index.encode()) }
             return SegmentCatalog(segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: damage.isEmpty, damage: damage)
         }
-        // The active segment: headers only. An incomplete last block is a write in progress.
+        // The active segment: headers only. An incomplete last block is a write in progress while
+        // a writer is active; without one it is damage (the next writer's recovery quarantines it).
         let scan = try BlockScanner.scan(file, verifyFrames: false)
-        let damage = scan.damageInMiddle ? scan.damage : []
+        let damage =
+            scan.damageInMiddle || !writerActive
+            ? scan.damage.map {
+                SegmentDamage(path: $0.path, offset: $0.offset, reason: $0.reason + (scan.damageInMiddle ? "" : " (no writer is active: this is not a write in progress)"))
+            }
+            : []
         let index = SegmentIndex(segmentSize: size, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: [])
         return SegmentCatalog(segment: segment, sealed: false, index: index, headers: scan.blocks.map(\.header), hasPostings: false, damage: damage)
     }

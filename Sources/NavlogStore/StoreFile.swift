@@ -76,6 +76,16 @@ struct StoreFile: ~Copyable {
         if fsync(descriptor.rawValue) != 0 { throw StoreError.errno(Glibc.errno, "fsync", path) }
     }
 
+    /// Whether another open file holds an exclusive lock on this file (a writer is active).
+    /// Probes with a shared lock it releases at once; any error counts as "not held".
+    func isLockedExclusively() -> Bool {
+        if flock(descriptor.rawValue, LOCK_SH | LOCK_NB) == 0 {
+            _ = flock(descriptor.rawValue, LOCK_UN)
+            return false
+        }
+        return Glibc.errno == EWOULDBLOCK
+    }
+
     /// Takes an exclusive advisory lock without waiting; `false` when another process holds it.
     func tryLock() throws(StoreError) -> Bool {
         if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0 { return true }

@@ -95,10 +95,11 @@ struct ExportCommand: ParsableCommand {
         let started = clock.now
         var eventsRead = 0
         let report: ExportReport
+        var index: ReplayIndex?
         do {
             report = try Exporter.export(options: options) { sink in
                 // The replay index's focus journals give every table but events without a replay.
-                if try scanFocusJournals(reader, filter: filter, into: &sink, command: "export") {
+                if try scanFocusJournals(reader, filter: filter, into: &sink, command: "export", indexUsed: &index) {
                     eventsRead = reader.eventCount
                     return
                 }
@@ -127,7 +128,7 @@ struct ExportCommand: ParsableCommand {
         printError(
             "navlog export: \(rows) rows (\(perTable)) from \(eventsRead) events in \(Self.decimal(seconds, 2)) s, \(rate) rows/s; "
                 + "\(files) file(s), \(report.bytesWritten) bytes written (\(report.uncompressedBytes) before compression) to \(directory)")
-        if reportDamage(command: "export", reader) { throw ExitCode.failure }
+        if reportDamage(command: "export", reader, index: index) { throw ExitCode.failure }
     }
 
     /// `value` with `places` decimals.

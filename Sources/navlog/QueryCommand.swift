@@ -88,11 +88,12 @@ struct QueryOptions: ParsableArguments {
             if showProgress { _ = "\r\u{1B}[K".withCString { write(STDERR_FILENO, $0, strlen($0)) } }
         }
         do {
+            var index: ReplayIndex?
             let answered = try scanFocusJournals(
-                reader, filter: filter, into: &sink, command: "query \(command)", progress: progress("indexing"), beforeNote: clearProgress)
+                reader, filter: filter, into: &sink, command: "query \(command)", indexUsed: &index, progress: progress("indexing"), beforeNote: clearProgress)
             clearProgress()
             if answered {
-                if reportDamage(command: "query \(command)", reader) { throw ExitCode.failure }
+                if reportDamage(command: "query \(command)", reader, index: index) { throw ExitCode.failure }
                 return
             }
         } catch let error as StoreError {

@@ -97,7 +97,7 @@ struct ReplayCommand: ParsableCommand {
             printError("navlog replay: \(error.message)")
             throw ExitCode.failure
         }
-        if reportDamage(command: "replay", replayIndex.log) { throw ExitCode.failure }
+        if reportDamage(command: "replay", replayIndex.log, index: replayIndex) { throw ExitCode.failure }
     }
 
     private func noSuchSession() -> ExitCode {

@@ -41,10 +41,14 @@ func openReplayIndex(command: String, data: DataDirectoryOptions, options: Repla
     return index
 }
 
-/// Prints damage the reader met (skipped blocks) and whether there was any.
-func reportDamage(command: String, _ reader: LogReader) -> Bool {
-    for damage in reader.damage { printError("navlog \(command): skipped damaged data: \(damage). Run navlog verify for a full check.") }
-    return !reader.damage.isEmpty
+/// Prints damage the reader met (skipped blocks) and, with an index, the damage its builds met
+/// in blocks this command did not read again: every reading command says it, every time.
+/// Returns whether there was any.
+func reportDamage(command: String, _ reader: LogReader, index: ReplayIndex? = nil) -> Bool {
+    var lines = reader.damage.map(\.description)
+    for line in index?.recordedDamage() ?? [] where !lines.contains(line) { lines.append(line) }
+    for line in lines { printError("navlog \(command): skipped damaged data: \(line). Run navlog verify for a full check.") }
+    return !lines.isEmpty
 }
 
 /// An `--at` value: an absolute time, or an offset from the session's first event (`+12.5s`, `+3m`, `+250ms`).
@@ -156,11 +160,14 @@ func printOutput(_ text: String) {
 ///   directory): then a note says so, after `beforeNote` (which clears a progress line), and the
 ///   caller replays the log instead, with the same rows.
 func scanFocusJournals<Sink: DerivedTableSink>(
-    _ reader: LogReader, filter: AnalyticsFilter, into sink: inout Sink, command: String,
+    _ reader: LogReader, filter: AnalyticsFilter, into sink: inout Sink, command: String, indexUsed: inout ReplayIndex?,
     progress: ((Int) -> Void)? = nil, beforeNote: () -> Void = {}
 ) throws -> Bool {
     do {
-        return try JournalScanner(index: ReplayIndex(log: reader), filter: filter).scan(into: &sink, progress: progress)
+        let index = ReplayIndex(log: reader)
+        let answered = try JournalScanner(index: index, filter: filter).scan(into: &sink, progress: progress)
+        if answered { indexUsed = index }
+        return answered
     } catch let error as ReplayIndexError where error.code == .unwritable {
         beforeNote()
         printError("navlog \(command): \(error.message) Answering by replaying the log instead (slower).")

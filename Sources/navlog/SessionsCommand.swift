@@ -53,7 +53,7 @@ struct SessionsCommand: ParsableCommand {
             ])
         }
         printOutput(table.render(format))
-        if reportDamage(command: "sessions", index.log) { throw ExitCode.failure }
+        if reportDamage(command: "sessions", index.log, index: index) { throw ExitCode.failure }
     }
 }
 
@@ -178,7 +178,7 @@ struct AnomaliesCommand: ParsableCommand {
             }
             printOutput(found.isEmpty ? "no anomalies\n" : table.render(.table))
         }
-        if reportDamage(command: "anomalies", index.log) { throw ExitCode.failure }
+        if reportDamage(command: "anomalies", index.log, index: index) { throw ExitCode.failure }
     }
 }
 
@@ -219,7 +219,7 @@ struct IndexCommand: ParsableCommand {
         printOutput(
             "replay index in \(directory): \(report.filesWritten) file(s) written, \(report.eventsReplayed) events replayed, \(report.filesRemoved) stale file(s) removed in \(elapsed); \(size) bytes (\(Int(share.rounded()))% of the log's \(logBytes) bytes)\n"
         )
-        if reportDamage(command: "index", index.log) { throw ExitCode.failure }
+        if reportDamage(command: "index", index.log, index: index) { throw ExitCode.failure }
     }
 }
 

@@ -81,7 +81,7 @@ struct TimelineCommand: ParsableCommand {
                 "navlog timeline: the log in \(data.dataDirectory) holds no events of session \(session). List the sessions with: navlog sessions --data-dir \(data.dataDirectory)")
             throw ExitCode.failure
         }
-        if reportDamage(command: "timeline", index.log) { throw ExitCode.failure }
+        if reportDamage(command: "timeline", index.log, index: index) { throw ExitCode.failure }
     }
 
     /// The fields worth a glance, as `name=value`.
