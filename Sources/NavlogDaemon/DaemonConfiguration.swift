@@ -37,6 +37,12 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     /// More buys no speed and only adds queueing delay: flat out with 4 clients, 1 MiB gave
     /// ack p99 25–30 ms, 2 MiB 34–35 ms, 16 MiB 175–224 ms, at about the same events/s.
     public var writerQueueBytes = 1 << 20
+    /// Bytes of events read from clients and not yet taken by the writer, all connections
+    /// together: at this, navlogd stops reading every connection until the writer takes its
+    /// queue; it also sizes each connection's reads (an equal share, 4–64 KiB). It bounds
+    /// memory however many connections stream at once: 1000 clients flat out (8M events) took
+    /// navlogd to 395 MiB peak before it, 148 MiB with 2 MiB (126 MiB over 4M events).
+    public var maximumQueuedBytes = 2 << 20
     /// A segment is sealed at this size.
     public var segmentBytes = 64 << 20
     /// Delete the oldest segments beyond this total size (bytes); nil = keep all.
@@ -109,7 +115,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
-        case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes
+        case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes
         case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads, lossGraceSeconds
     }
 }

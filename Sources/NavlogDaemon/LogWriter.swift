@@ -67,6 +67,9 @@ final class LogWriter: Sendable {
         var queuedBytes = 0
         /// Why the final write before stopping failed, if it did.
         var closeFailure: StoreError?
+        /// Connections paused because the queue reached the daemon-wide budget, resumed when
+        /// the thread takes the queue (see ``whenRoom(below:_:)``).
+        var roomWaiters: [@Sendable () -> Void] = []
     }
 
     private let shared = NIOLockedValueBox(Shared())
@@ -152,6 +155,18 @@ final class LogWriter: Sendable {
     /// Bytes of events queued and not yet taken by the thread (for backpressure decisions).
     var queuedBytes: Int { shared.withLockedValue { $0.queuedBytes } }
 
+    /// Calls `resume` once the queue holds fewer than `budget` bytes: now (on this thread) if it
+    /// already does, else when the writer thread next takes the queue. A connection paused for
+    /// the daemon-wide budget has nothing of its own to wait for, so this is what wakes it.
+    func whenRoom(below budget: Int, _ resume: @escaping @Sendable () -> Void) {
+        let now = shared.withLockedValue { shared -> Bool in
+            if shared.queuedBytes < budget { return true }
+            shared.roomWaiters.append(resume)
+            return false
+        }
+        if now { resume() }
+    }
+
     /// Queues a request; `false` once the writer is stopping.
     func submit(_ request: WriteRequest) -> Bool {
         let accepted = shared.withLockedValue { shared -> Bool in
@@ -193,13 +208,16 @@ final class LogWriter: Sendable {
             // Only unflushed events need a timed wake-up; with nothing to flush the writer
             // sleeps until woken, so an idle navlogd costs no CPU.
             handshake.waitForWork(timeout: dirty ? max(0.001, flushInterval - (monotonicSeconds() - lastFlush)) : nil)
-            let (requests, state) = shared.withLockedValue { shared -> ([WriteRequest], State) in
+            let (requests, state, waiters) = shared.withLockedValue { shared -> ([WriteRequest], State, [@Sendable () -> Void]) in
                 let taken = shared.queue
                 shared.queue.removeAll(keepingCapacity: true)
                 shared.queuedEvents = 0
                 shared.queuedBytes = 0
-                return (taken, shared.state)
+                let waiters = shared.roomWaiters
+                shared.roomWaiters.removeAll()
+                return (taken, shared.state, waiters)
             }
+            for resume in waiters { resume() }
             if !requests.isEmpty {
                 process(requests)
                 dirty = true

@@ -53,6 +53,7 @@ public final class SocketServer: Service, Sendable {
             data.append(0x0A)
             return ByteBuffer(bytes: data)
         }
+        let readBudget = SharedReadBudget(budget: configuration.maximumQueuedBytes)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 8 << 10, high: 32 << 10))
@@ -60,8 +61,14 @@ public final class SocketServer: Service, Sendable {
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [configuration, writer, logger] channel in
                 children.add(channel)
-                channel.closeFuture.whenComplete { _ in children.remove(channel) }
+                readBudget.opened()
+                channel.closeFuture.whenComplete { _ in
+                    children.remove(channel)
+                    readBudget.closed()
+                }
                 return channel.eventLoop.makeCompletedFuture {
+                    // Reads sized by the connection's share of the daemon-wide budget.
+                    try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: readBudget.allocator)
                     try channel.pipeline.syncOperations.addHandler(
                         ConnectionHandler(writer: writer, statistics: statistics, configuration: configuration, logger: logger, control: control)
                     )
