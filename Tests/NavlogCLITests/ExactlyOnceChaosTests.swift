@@ -1,0 +1,64 @@
+import Foundation
+import NavlogTesting
+import NavlogWorkload
+import Testing
+
+/// Exactly once whatever the delivery (issue 18): sessions delivered as random permutations,
+/// with duplicates, split over several connections at once, with navlogd killed (SIGKILL) and
+/// restarted in between and everything sent again after each restart — the way clients resend
+/// what they cannot know was stored. Each `(session, seq)` must be stored exactly once.
+/// The long version is `tools/chaos`; this one runs in CI.
+@Suite("Exactly once under permuted, duplicated, split delivery and kill -9")
+struct ExactlyOnceChaosTests {
+    @Test("three rounds of shuffled, duplicated sends over four connections with a crash in each: every event stored once")
+    func permutationsAndCrashes() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            var generator = WorkloadGenerator(WorkloadConfiguration(seed: 404))
+            let lines = generator.lines(40_000).map { String(decoding: $0, as: UTF8.self) }
+            let expected = Set(lines.compactMap(Self.key))
+            #expect(expected.count == lines.count, "the workload's (session, seq) pairs are unique")
+            var random = SystemRandomNumberGenerator()
+            for round in 0..<3 {
+                let daemon = try DaemonProcess(directory: dir)
+                // Every line, a fifth of them twice, shuffled, dealt to four connections.
+                var deliveries = lines
+                deliveries += lines.filter { _ in Int.random(in: 0..<5, using: &random) == 0 }
+                deliveries.shuffle(using: &random)
+                let clients = try (0..<4).map { _ in try SocketClient(path: daemon.socket) }
+                for (number, client) in clients.enumerated() {
+                    let mine = deliveries.enumerated().filter { $0.offset % 4 == number }.map(\.element)
+                    try client.send(#"{"hello":1,"ack":"durable"}"# + "\n" + mine.joined(separator: "\n") + "\n")
+                }
+                if round < 2 {
+                    // A crash while the batches are being written.
+                    usleep(useconds_t(Int.random(in: 5_000...60_000, using: &random)))
+                    daemon.crash()
+                } else {
+                    for (number, client) in clients.enumerated() {
+                        let count = deliveries.enumerated().filter { $0.offset % 4 == number }.count
+                        _ = client.readUntil(timeout: 60) { ($0["ack"] as? Int ?? 0) >= count + 1 }
+                    }
+                    #expect(daemon.terminate() == 0)
+                }
+                clients.forEach { $0.close() }
+            }
+            let stored = try DaemonEndToEndTests.storedEvents(dir.appendingPathComponent("data").path)
+            let keys = stored.compactMap { event -> String? in
+                guard let session = event["session"] as? String, let sequence = event["seq"] as? Int else { return nil }
+                return "\(session)#\(sequence)"
+            }
+            #expect(keys.count == Set(keys).count, "no (session, seq) stored twice: \(keys.count - Set(keys).count) doubles")
+            #expect(Set(keys) == expected, "every event stored: \(expected.subtracting(keys).count) missing")
+            let verify = try ProcessRunner.navlog(["verify", "--data-dir", dir.appendingPathComponent("data").path])
+            #expect(verify.status == 0, "\(verify.output)\(verify.errorOutput)")
+        }
+    }
+
+    /// `session#seq` of an event line.
+    static func key(_ line: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let session = object["session"] as? String,
+            let sequence = object["seq"] as? Int
+        else { return nil }
+        return "\(session)#\(sequence)"
+    }
+}
