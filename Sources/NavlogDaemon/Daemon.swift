@@ -1,5 +1,7 @@
 public import Logging
+import Metrics
 import NavlogStore
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -26,6 +28,14 @@ public struct Daemon: Sendable {
         // A file size limit (ulimit -f, LimitFSIZE=) must make writes fail with EFBIG, which the
         // writer handles like a full disk, instead of killing the daemon with SIGXFSZ.
         signal(SIGXFSZ, SIG_IGN)
+        // Metrics first: the timers the writer records bind to the factory in force then.
+        var metrics: (host: String, port: Int, registry: PrometheusCollectorRegistry)?
+        if let address = configuration.metricsAddress {
+            let (host, port) = try MetricsServer.parse(address).get()
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            metrics = (host, port, registry)
+        }
         let log = try EventLog(directory: configuration.dataDirectory, options: configuration.logOptions)
         let recovery = log.recovery
         if !recovery.isClean {
@@ -35,11 +45,15 @@ public struct Daemon: Sendable {
             log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, lossGrace: configuration.lossGraceSeconds, logger: logger)
         let writerService = WriterService(writer: writer)
         let server = SocketServer(configuration: configuration, writer: writer, statistics: statistics, logger: logger, environment: environment)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: writerService), .init(service: server)]
+        if let metrics {
+            services.append(
+                .init(
+                    service: MetricsServer(
+                        host: metrics.host, port: metrics.port, registry: metrics.registry, statistics: statistics, writer: writer, logger: logger)))
+        }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [
-                .init(service: writerService),
-                .init(service: server),
-            ],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )

@@ -55,6 +55,9 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     public var shutdownTimeoutSeconds = 10.0
     /// Threads that read and validate connections' lines (0 = one per core).
     public var eventLoopThreads = 0
+    /// Where to serve Prometheus metrics (`GET /metrics`), as HOST:PORT on loopback, such as
+    /// "127.0.0.1:9477"; nil (the default) serves none.
+    public var metricsAddress: String?
     /// How long a session's missing sequence numbers wait for their late events: when the
     /// session stores nothing for this long (or its `session.end` is stored) they are given up
     /// and counted as lost. Until then `navlog stats` shows them as missing.
@@ -116,7 +119,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
         case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes
-        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads, lossGraceSeconds
+        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads, lossGraceSeconds, metricsAddress
     }
 }
 

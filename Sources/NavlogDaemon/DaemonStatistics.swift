@@ -1,3 +1,4 @@
+import CoreMetrics
 import Synchronization
 
 /// The daemon's counters, shared by every connection and the writer (a `Mutex` guards them).
@@ -83,6 +84,7 @@ public final class DaemonStatistics: Sendable {
         mutating func recordFsync(seconds: Double) {
             fsyncs += 1
             fsyncSamples.record(seconds * 1000)
+            DaemonMetrics.fsyncDuration.recordSeconds(seconds)
         }
 
         /// Fills the percentiles from the samples.

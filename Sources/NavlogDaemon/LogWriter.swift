@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation  // Thread: the writer's dedicated OS thread
 import Logging
 import NIOConcurrencyHelpers
@@ -389,6 +390,7 @@ final class LogWriter: Sendable {
                     stats.storeRefusedEvents += request.batch.count - outcome.stored - outcome.duplicates
                 } else if request.ack != .none && !waitsForSync(request, outcome) {
                     stats.ackSamples.record((now - request.submittedAt) * 1000)
+                    DaemonMetrics.ackLatency.recordSeconds(now - request.submittedAt)
                 }
             }
         }

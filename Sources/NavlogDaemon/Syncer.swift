@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation  // Thread: the syncer's dedicated OS thread
 import Logging
 import NIOConcurrencyHelpers
@@ -80,7 +81,10 @@ final class Syncer: Sendable {
             stats.recordFsync(seconds: now - started)
             for (point, waiting) in items {
                 if failures[point.fileName] == nil {
-                    for (request, _) in waiting { stats.ackSamples.record((now - request.submittedAt) * 1000) }
+                    for (request, _) in waiting {
+                        stats.ackSamples.record((now - request.submittedAt) * 1000)
+                        DaemonMetrics.ackLatency.recordSeconds(now - request.submittedAt)
+                    }
                 } else {
                     stats.storeFailures += waiting.count
                 }
