@@ -25,6 +25,12 @@ public final class SessionSeeker {
         session: String, to target: ReplayTarget, useCheckpoints: Bool = true,
         visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)? = nil
     ) throws -> SessionReplayer? {
+        // E4: a session whose events were stored out of seq order (delivery over several
+        // connections, a late resend) is replayed in seq order from its first event: its
+        // checkpoints, built in log order, do not hold for it.
+        // The index's end state tells (a late event shows there as A18); without one, look.
+        let outOfOrder = index.start(session: session, for: .end)?.state.anomalies.contains { $0.code == .seqDuplicate } ?? true
+        if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
         var state = SessionReplayer()
         var from: (segment: Int, block: Int)? = (0, -1)
         if useCheckpoints, let start = index.start(session: session, for: target) {
@@ -61,6 +67,57 @@ public final class SessionSeeker {
             }
         }
         return sawEvent ? state : nil
+    }
+
+    /// Replays `session` with its events in `seq` order (rule E4), reading its blocks again as
+    /// the order needs them; nil when its events are already in order (the caller's usual
+    /// replay is then the same and cheaper) or not all of them carry a `seq`.
+    private func replayInSequenceOrder(
+        session: String, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
+    ) throws -> SessionReplayer? {
+        let wanted = Array(session.utf8)
+        // Where each event of the session is, with its seq.
+        var events: [(sequence: UInt64, segment: Int, block: Int, position: Int)] = []
+        var inOrder = true
+        for segment in index.log.segments.indices {
+            for block in index.log.blocks(ofSegment: segment, mayHoldSession: session) {
+                guard try index.log.readBlock(segment: segment, block: block, into: &decoded), let reference = reference(of: wanted) else { continue }
+                for position in 0..<decoded.count where Int(decoded.sessions[position]) == reference {
+                    guard let sequence = decoded.sequence(position) else { return nil }
+                    if let last = events.last, sequence < last.sequence { inOrder = false }
+                    events.append((sequence, segment, block, position))
+                }
+            }
+        }
+        guard !inOrder, !events.isEmpty else { return nil }
+        // Stable: true duplicates (the same seq twice) stay in log order; the replayer reports them (A18).
+        events = events.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }.map(\.element)
+        var state = SessionReplayer()
+        var loaded: (segment: Int, block: Int)?
+        for event in events {
+            if loaded.map({ $0 != (event.segment, event.block) }) ?? true {
+                guard try index.log.readBlock(segment: event.segment, block: event.block, into: &decoded) else { continue }
+                loaded = (event.segment, event.block)
+            }
+            let position = event.position
+            if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) { return state }
+            let resolution = decoded.withBody(position) { body in
+                state.apply(
+                    ReplayEvent(
+                        type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position], lsn: decoded.lsn(position),
+                        body: body))
+            }
+            if let visit, try !visit(decoded, position, state, resolution) { return state }
+            if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return state }
+        }
+        return state
+    }
+
+    /// The number of `session` (its bytes) in the decoded block's string table.
+    private func reference(of session: [UInt8]) -> Int? {
+        decoded.withStrings { strings in
+            session.withUnsafeBytes { bytes in (0..<strings.count).first { strings[$0].map { $0.elementsEqual(bytes) } ?? false } }
+        }
     }
 
     /// Whether the next event (with this seq and time) lies beyond `target`.
