@@ -161,4 +161,9 @@ public struct AnalyticsFilter: Sendable, Hashable {
         self.idiom = idiom
         self.session = session
     }
+
+    /// Whether `time` lies in the window (`since`…`until`, either open).
+    public func contains(_ time: Int64) -> Bool {
+        (since.map { time >= $0 } ?? true) && (until.map { time <= $0 } ?? true)
+    }
 }

@@ -65,8 +65,7 @@ public struct DerivedTableScanner {
                         (filter.app.map { $0 == state.tags.app } ?? true) && (filter.version.map { $0 == state.tags.version } ?? true)
                         && (filter.idiom.map { $0 == state.tags.idiom } ?? true)
                 }
-                func inRange(_ time: Int64) -> Bool { (filter.since.map { time >= $0 } ?? true) && (filter.until.map { time <= $0 } ?? true) }
-                let emit = state.included && inRange(timestamp)
+                let emit = state.included && filter.contains(timestamp)
                 if emit && wantsEvents {
                     let session = names[slot]
                     sink.event(
@@ -96,7 +95,7 @@ public struct DerivedTableScanner {
                 if let closedView = state.replayer.closedView, let closed = FocusJournal.view(state.replayer, closedView, end: timestamp) {
                     state.screens.insert(closed.screen)
                     if state.included {
-                        if inRange(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }
+                        if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }
                         if emit { sink.visit(row(closed, state, session: session, number: slot)) }
                     }
                 }
@@ -133,8 +132,7 @@ public struct DerivedTableScanner {
         let closed = FocusJournal.view(state.replayer, state.replayer.visit, end: end)
         if let closed {
             state.screens.insert(closed.screen)
-            let inRange = (filter.since.map { closed.start >= $0 } ?? true) && (filter.until.map { closed.start <= $0 } ?? true)
-            if inRange { sink.transition(Self.transitionRow(closed, session: session, number: number, tags: state.tags)) }
+            if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: number, tags: state.tags)) }
             if filter.until.map({ closed.start <= $0 }) ?? true { sink.visit(row(closed, state, session: session, number: number)) }
             sink.exit(ExitRow(session: session, sessionNumber: number, tags: state.tags, timestamp: end, screen: closed.screen, reason: "end"))
         }

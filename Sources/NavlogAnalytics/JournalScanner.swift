@@ -42,9 +42,7 @@ public struct JournalScanner {
         var numbers: [String: Int] = [:]
         var frameSessions: [Int] = []
         let filter = self.filter
-        @inline(__always) func inWindow(_ timestamp: Int64) -> Bool {
-            (filter.since.map { timestamp >= $0 } ?? true) && (filter.until.map { timestamp <= $0 } ?? true)
-        }
+        @inline(__always) func inWindow(_ timestamp: Int64) -> Bool { filter.contains(timestamp) }
         func number(_ id: String, _ key: Int) -> Int {
             if key < frameSessions.count, frameSessions[key] >= 0 { return frameSessions[key] }
             let found =

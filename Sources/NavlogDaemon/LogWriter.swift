@@ -18,8 +18,6 @@ struct WriteOutcome: Sendable {
     var stored: Int
     /// Events dropped because their `(session, seq)` was already stored.
     var duplicates: Int
-    /// Sequence numbers missing now after this batch, all sessions (a gauge for statistics).
-    var missing: UInt64 = 0
     /// Set when the batch (or its durability) failed; the message says what to do.
     var failure: StoreError?
 }
@@ -304,6 +302,7 @@ final class LogWriter: Sendable {
                 }
                 var keptIsCopy = false
                 var duplicates = 0
+                var endsSession = false
                 let batch = request.batch
                 for index in 0..<batch.count {
                     if let sequence = batch.headers[index].sequence {
@@ -321,6 +320,7 @@ final class LogWriter: Sendable {
                         }
                     }
                     if keptIsCopy { kept.append(index, of: batch) }
+                    endsSession = endsSession || batch.headers[index].type == .sessionEnd
                 }
                 let stored = keptIsCopy ? kept : batch
                 var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, failure: nil)
@@ -329,8 +329,7 @@ final class LogWriter: Sendable {
                     outcome.stored = stored.count
                 } catch {
                     // Events after the accepted prefix were not stored: forget their sequence
-                    // numbers, newest first so each session steps back exactly to where it was,
-                    // and a resend is stored, not dropped.
+                    // numbers, so that a resend is stored, not dropped.
                     for index in (error.accepted..<stored.count).reversed() {
                         if let sequence = stored.headers[index].sequence {
                             let hash = stored.headers[index].sessionHash
@@ -343,10 +342,13 @@ final class LogWriter: Sendable {
                     request.order.broken.store(true, ordering: .relaxed)
                     beginOutage(&owned, error.cause)
                 }
-                // A stored session.end gives up what its session still misses (lost).
-                for index in 0..<outcome.stored where stored.headers[index].type == .sessionEnd {
-                    let hash = stored.headers[index].sessionHash
-                    stored.withSession(of: index) { owned.tracker.end(session: $0, hash: hash) }
+                // A stored session.end gives up what its session still misses (lost); most
+                // batches hold none, and are not walked again.
+                if endsSession {
+                    for index in 0..<outcome.stored where stored.headers[index].type == .sessionEnd {
+                        let hash = stored.headers[index].sessionHash
+                        stored.withSession(of: index) { owned.tracker.end(session: $0, hash: hash) }
+                    }
                 }
                 needsSync = needsSync || request.ack == .durable
                 needsWrite = needsWrite || request.ack == .batch

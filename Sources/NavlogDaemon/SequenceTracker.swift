@@ -67,37 +67,41 @@ struct SequenceTracker {
         let index = Int(reference)
         if inserted { states.append(Session()) }
         // The last range starting at or below `sequence` (binary search), and the one after it.
-        let ranges = states[index].ranges
+        // Only their bounds are kept: a copy of the array held across the mutations below would
+        // make each of them copy the whole array (one allocation per event on the ingest path).
+        let rangeCount = states[index].ranges.count
         var low = 0
-        var high = ranges.count
+        var high = rangeCount
         while low < high {
             let middle = (low + high) / 2
-            if ranges[middle].lowerBound <= sequence { low = middle + 1 } else { high = middle }
+            if states[index].ranges[middle].lowerBound <= sequence { low = middle + 1 } else { high = middle }
         }
         let before = low - 1
-        if before >= 0, ranges[before].contains(sequence) { return .duplicate }
-        let joinsBefore = before >= 0 && ranges[before].upperBound &+ 1 == sequence
-        let joinsAfter = low < ranges.count && sequence &+ 1 == ranges[low].lowerBound
+        let below = before >= 0 ? states[index].ranges[before] : nil
+        let above = low < rangeCount ? states[index].ranges[low] : nil
+        if let below, below.contains(sequence) { return .duplicate }
+        let joinsBefore = below.map { $0.upperBound &+ 1 == sequence } ?? false
+        let joinsAfter = above.map { sequence &+ 1 == $0.lowerBound } ?? false
         switch (joinsBefore, joinsAfter) {
         case (true, true):
-            states[index].ranges[before] = ranges[before].lowerBound...ranges[low].upperBound
+            states[index].ranges[before] = below!.lowerBound...above!.upperBound
             states[index].ranges.remove(at: low)
         case (true, false):
-            states[index].ranges[before] = ranges[before].lowerBound...sequence
+            states[index].ranges[before] = below!.lowerBound...sequence
         case (false, true):
-            states[index].ranges[low] = sequence...ranges[low].upperBound
+            states[index].ranges[low] = sequence...above!.upperBound
         case (false, false):
             states[index].ranges.insert(sequence...sequence, at: low)
         }
-        if before >= 0 && low < ranges.count {
+        if below != nil && above != nil {
             // It fills one number of a hole.
             uncount(index, sequence...sequence)
-        } else if before >= 0, sequence > ranges[before].upperBound + 1 {
+        } else if let below, sequence > below.upperBound + 1 {
             // Above the highest: the numbers skipped are missing now.
-            count(index, (ranges[before].upperBound + 1)...(sequence - 1))
-        } else if low < ranges.count, sequence + 1 < ranges[low].lowerBound {
+            count(index, (below.upperBound + 1)...(sequence - 1))
+        } else if let above, sequence + 1 < above.lowerBound {
             // Below the lowest: the numbers up to the lowest are missing now.
-            count(index, (sequence + 1)...(ranges[low].lowerBound - 1))
+            count(index, (sequence + 1)...(above.lowerBound - 1))
         }
         states[index].lastStored = now
         if states[index].ranges.count > Self.maximumRangesPerSession { closeLowestHole(index) }

@@ -30,30 +30,21 @@ final class SharedReadBudget: Sendable {
     /// The allocator a connection's channel reads with.
     var allocator: Allocator { Allocator(budget: self) }
 
-    /// Like NIO's adaptive allocator, capped at the connection's share of the budget.
+    /// NIO's adaptive allocator (its growing and shrinking), capped at the connection's share.
     struct Allocator: RecvByteBufferAllocator {
         let budget: SharedReadBudget
-        private var size = 2048
+        private var adaptive = AdaptiveRecvByteBufferAllocator()
 
         init(budget: SharedReadBudget) {
             self.budget = budget
         }
 
         func buffer(allocator: ByteBufferAllocator) -> ByteBuffer {
-            allocator.buffer(capacity: min(size, budget.readSize))
+            allocator.buffer(capacity: nextBufferSize()!)
         }
 
-        func nextBufferSize() -> Int? { min(size, budget.readSize) }
+        func nextBufferSize() -> Int? { min(adaptive.nextBufferSize() ?? 2048, budget.readSize) }
 
-        mutating func record(actualReadBytes: Int) -> Bool {
-            // Grow when a read filled the buffer, shrink when it used under a quarter of it.
-            let current = min(size, budget.readSize)
-            if actualReadBytes >= current, size < 64 << 10 {
-                size *= 2
-                return true
-            }
-            if actualReadBytes < current / 4, size > 2048 { size /= 2 }
-            return false
-        }
+        mutating func record(actualReadBytes: Int) -> Bool { adaptive.record(actualReadBytes: actualReadBytes) }
     }
 }

@@ -40,9 +40,9 @@ extension SessionReplayer {
         return true
     }
 
-    /// E2: UIKit's default duration of a navigation controller's push and pop animation (the
-    /// parallax slide since iOS 7: 0.35 s, `UINavigationControllerHideShowBarDuration`'s value
-    /// too). A session that records no end of the transition has it end after this long.
+    /// E2: UIKit's default duration of a navigation controller's push and pop animation, about
+    /// 0.35 s (the figure rule E2 gives). A session that records no end of the transition has
+    /// it end after this long.
     static let standardPushDuration: Int64 = 350_000
     static let standardPopDuration: Int64 = 350_000
 

@@ -62,11 +62,12 @@ extension SessionReplayer {
         guard let vc = controller(body, .vc) else { return }
         let will = body.field(.phase)?.equals("will") ?? false
         let appearing = type == .vcAppear
+        evidence.formUnion(.of(type, will: will))
         let state = appearance[Int(vc)]
         // E5: a will reversed before its did is what a cancelled interactive transition does.
         // It is a misuse only when the session records transitions and none was in progress.
         let reversal =
-            !evidence.contains(.transitions) || transitions.contains { $0.snapshot != nil }
+            !evidence.contains(.transitions) || interactiveTransitionInProgress
             || (cancelledTransitionAt != .min && current.timestamp &- cancelledTransitionAt <= Self.cancelledTransitionGrace)
         var problem: String?
         switch (appearing, will, state) {

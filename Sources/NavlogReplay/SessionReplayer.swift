@@ -49,7 +49,8 @@ public struct SessionReplayer: Sendable {
     /// What holds the focus now: the current view, or none (E3).
     public internal(set) var visit = FocusVisit()
     /// The view the last event closed, if it closed one (E3: a screen that held the focus for
-    /// a positive time). Analytics emit a screen view and its transition from it.
+    /// a positive time); it ended at that event. Analytics emit a screen view and its
+    /// transition from it.
     public internal(set) var closedView: FocusVisit?
     /// How many views have closed.
     public internal(set) var viewsClosed = 0
@@ -111,7 +112,7 @@ public struct SessionReplayer: Sendable {
         // R19: while an interactive transition is in progress its change may still be rolled
         // back as if it never happened, so the focus (dwell, views) stays where it was until
         // the transition ends; `focus` and the hierarchy show the change in progress.
-        let newFocus = transitions.contains(where: { $0.snapshot != nil }) ? focusedScreen : focusedHandle()
+        let newFocus = interactiveTransitionInProgress ? focusedScreen : focusedHandle()
         if newFocus != focusedScreen {
             // E3: what held the focus since this same instant was replaced at once: it is no
             // view, and the view that follows keeps the cause of the event that began the
@@ -127,10 +128,8 @@ public struct SessionReplayer: Sendable {
                 next.detail = visit.detail
                 next.sequence = visit.sequence
             } else if focusedScreen >= 0 {
-                // A screen that held the focus for a positive time: a view (E3), closed now.
-                var closed = visit
-                closed.end = event.timestamp
-                closedView = closed
+                // A screen that held the focus for a positive time: a view (E3), closed at this event.
+                closedView = visit
                 viewsClosed += 1
                 next.index = viewsClosed
                 next.from = focusedScreen
@@ -159,6 +158,9 @@ public struct SessionReplayer: Sendable {
         return resolution
     }
 
+    /// Whether an interactive transition has begun and not ended (R19: it may still be cancelled).
+    var interactiveTransitionInProgress: Bool { transitions.contains { $0.snapshot != nil } }
+
     /// How a segue is named in analytics: `#unwind` for an unwind, else its identifier, else `#kind`.
     static func segueDetail(_ body: StoredBody) -> String? {
         if body.field(.kind)?.equals("unwind") == true { return "#unwind" }
@@ -183,15 +185,13 @@ public struct SessionReplayer: Sendable {
         public var screen: Int32 = -1
         /// The screen of the previous view (-1 for none): where the transition into this one came from.
         public var from: Int32 = -1
-        /// When it ended (set on ``SessionReplayer/closedView``).
-        public var end: Int64 = 0
         /// False only for the state before the session's first event.
         public var started = false
 
         /// Creates a visit.
         public init(
             since: Int64 = 0, dwellBaseline: Int64 = 0, cause: EventType = .sessionStart, detail: String? = nil, index: Int = 0, sequence: UInt64? = nil,
-            screen: Int32 = -1, from: Int32 = -1, end: Int64 = 0, started: Bool = false
+            screen: Int32 = -1, from: Int32 = -1, started: Bool = false
         ) {
             self.since = since
             self.dwellBaseline = dwellBaseline
@@ -201,7 +201,6 @@ public struct SessionReplayer: Sendable {
             self.sequence = sequence
             self.screen = screen
             self.from = from
-            self.end = end
             self.started = started
         }
     }
@@ -235,9 +234,8 @@ public struct SessionReplayer: Sendable {
         }
         let body = event.body
         switch event.type {
-        case .vcAppear, .vcDisappear:
-            evidence.formUnion(.of(event.type, will: body.field(.phase)?.equals("will") ?? false))
-        case .mark: break
+        case .vcAppear, .vcDisappear, .mark: break  // appearance evidence is learned where the phase is read
+
         case .transitionEnd:
             operations &+= 1
         default:
@@ -245,10 +243,9 @@ public struct SessionReplayer: Sendable {
             operations &+= 1
             cancelledTransitionAt = .min
         }
-        if event.type.isOperation, body.field(.cause) != nil { evidence.insert(.cause) }
-        if event.type.isOperation, let cause = body.field(.cause)?.integer, cause >= 0,
-            let intent = intents.last(where: { $0.sequence == UInt64(cause) })
-        {
+        let causeField = event.type.isOperation ? body.field(.cause) : nil
+        if causeField != nil { evidence.insert(.cause) }
+        if let cause = causeField?.integer, cause >= 0, let intent = intents.last(where: { $0.sequence == UInt64(cause) }) {
             confirm(event.type, body, intent: intent)
             return nil
         }

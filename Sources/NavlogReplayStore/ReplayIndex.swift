@@ -97,27 +97,23 @@ public final class ReplayIndex {
     /// it every time, not only the command that built the index.
     public func recordedDamage() -> [String] {
         guard let directory else { return [] }
-        var lines: [String] = []
-        for segment in log.segments {
-            guard let file = ReadOnlyFile(path: directory + "/" + Self.damageFileName(ofSegment: segment.name)),
-                let size = file.size, let bytes = file.read(at: 0, count: size)
-            else { continue }
-            lines.append(contentsOf: String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
-        }
-        return lines
+        return log.segments.flatMap { Self.damageLines(directory + "/" + Self.damageFileName(ofSegment: $0.name)) }
     }
 
     static func damageFileName(ofSegment segment: String) -> String { segment + ".damage" }
+
+    /// The lines of a damage record (none when it is missing or unreadable).
+    private static func damageLines(_ path: String) -> [String] {
+        guard let file = ReadOnlyFile(path: path), let size = file.size, let bytes = file.read(at: 0, count: size) else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
 
     /// Keeps the damage met while building segment `name`'s file beside it (merged with what an
     /// earlier build of its first blocks met), or removes the record when there is none.
     private func recordDamage(segment name: String, met: [String], extending: Bool) {
         guard let directory else { return }
         let fileName = Self.damageFileName(ofSegment: name)
-        var lines: [String] = []
-        if extending, let file = ReadOnlyFile(path: directory + "/" + fileName), let size = file.size, let bytes = file.read(at: 0, count: size) {
-            lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
-        }
+        var lines = extending ? Self.damageLines(directory + "/" + fileName) : []
         for line in met where !lines.contains(line) { lines.append(line) }
         if lines.isEmpty {
             ReplayFiles.remove(directory + "/" + fileName)

@@ -29,11 +29,12 @@ public final class SessionSeeker {
         // connections, a late resend) is replayed in seq order from its first event: its
         // checkpoints, built in log order, do not hold for it.
         // The index's end state tells (a late event shows there as A18); without one, look.
-        let outOfOrder = index.start(session: session, for: .end)?.state.anomalies.contains { $0.code == .seqDuplicate } ?? true
+        let end = index.start(session: session, for: .end)
+        let outOfOrder = end?.state.anomalies.contains { $0.code == .seqDuplicate } ?? true
         if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
         var state = SessionReplayer()
         var from: (segment: Int, block: Int)? = (0, -1)
-        if useCheckpoints, let start = index.start(session: session, for: target) {
+        if useCheckpoints, let start = target == .end ? end : index.start(session: session, for: target) {
             state = start.state
             from = start.block
             if from == nil { return state }
@@ -45,11 +46,7 @@ public final class SessionSeeker {
         for segment in from.segment..<segments.count {
             for block in index.log.blocks(ofSegment: segment, mayHoldSession: session) {
                 if segment == from.segment && block < from.block { continue }
-                guard try index.log.readBlock(segment: segment, block: block, into: &decoded) else { continue }
-                let reference: Int? = decoded.withStrings { strings in
-                    wanted.withUnsafeBytes { bytes in (0..<strings.count).first { strings[$0].map { $0.elementsEqual(bytes) } ?? false } }
-                }
-                guard let reference else { continue }
+                guard try index.log.readBlock(segment: segment, block: block, into: &decoded), let reference = reference(of: wanted) else { continue }
                 for position in 0..<decoded.count where Int(decoded.sessions[position]) == reference {
                     if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) {
                         return sawEvent ? state : nil

@@ -73,9 +73,12 @@ extension CRC32C {
     /// Where a single flipped bit in `bytes` is, given the checksum they should have: CRC-32C
     /// is affine, so `checksum(bytes) ^ expected` is the checksum (zero start, no final
     /// inversion) of the error pattern alone, and a one-bit pattern's checksum tells its
-    /// position (CRC-32C's Hamming distance is at least 4 for any length navlog writes, so no
-    /// two one-bit patterns share it). Returns `(byte, bit)` to flip, `(-1, bit)` when the
-    /// stored checksum itself has the flipped bit, or nil when the damage is not one bit.
+    /// position (published CRC tables give CRC-32C a Hamming distance of at least 3 for the
+    /// frame sizes navlog writes, so no two one-bit patterns share a checksum; not checked
+    /// here). Damage of several bits can still match some one-bit pattern by chance (about
+    /// 8·n/2³² for n bytes): the caller must not take a match as proof on its own. Returns
+    /// `(byte, bit)` to flip, `(-1, bit)` when the stored checksum itself has the flipped bit,
+    /// or nil when no one-bit pattern explains the checksum.
     /// Cost: eight table steps per byte (a few ms per MiB).
     public static func locateSingleBitError(in bytes: UnsafeRawBufferPointer, expected: UInt32) -> (byte: Int, bit: UInt8)? {
         let syndrome = checksum(bytes) ^ expected

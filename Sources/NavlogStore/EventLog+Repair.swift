@@ -1,4 +1,5 @@
 import NavlogEvents
+import NavlogZstd
 
 /// Repairs that recovery makes before it decides what to keep: a single flipped bit in a block
 /// (header or data) is corrected from its CRC-32C, and bytes recovery must take out of a
@@ -40,7 +41,12 @@ extension EventLog {
                     return repairs
                 }
                 buffer[byte] ^= 1 << bit
-                guard buffer.withUnsafeBytes({ CRC32C.checksum($0) }) == header.frameChecksum else { return repairs }
+                // Several damaged bits can match a one-bit pattern by chance: write only what
+                // also decompresses to the payload the header announces, else leave the damage
+                // (and its original bytes) for quarantine.
+                guard buffer.withUnsafeBytes({ CRC32C.checksum($0) }) == header.frameChecksum,
+                    (try? ZstdDecompressor().decompress(frame: buffer, limit: header.payloadSize))?.count == header.payloadSize
+                else { return repairs }
                 try [buffer[byte]].withBytes { (raw) throws(StoreError) in try file.write(raw, at: offset + header.encodedSize + byte) }
                 repairs.append(
                     SegmentDamage(

@@ -26,10 +26,7 @@ public enum LogVerifier {
         }
         let files = LogDirectory(path: directory)
         // If no writer holds the lock, an incomplete last block is crash damage, not a write in progress.
-        var writerActive = false
-        if let lock = try? StoreFile(path: files.file(SegmentName.lockFile), writable: false) {
-            writerActive = !((try? lock.tryLock()) ?? true)
-        }
+        let writerActive = (try? StoreFile(path: files.file(SegmentName.lockFile), writable: false))?.isLockedExclusively() ?? false
         var report = Report()
         var reader = try BlockReader()
         var block = DecodedBlock()

@@ -68,22 +68,22 @@ RECORDS = {
     "navOnly": dict(will=False, did=False, disappear=False, transitions=False, containment=False, intents=False),
 }
 
-# Seeded misuses and the profiles whose recordings hold their evidence (docs/anomalies.md).
-# Every misuse is performed the same way in every profile (the app does the same calls); a
-# session's labels list it only where its profile records the evidence.
+# Seeded misuses, each performed the same way in every profile (the app makes the same calls).
+# Whether a session's labels list it is decided where it is seeded (Session.seed): only when the
+# profile records the evidence (docs/anomalies.md).
 MISUSES = {
-    "A1": PROFILES,  # present from a popped controller
-    "A2": PROFILES,  # present while the presenter already presents
-    "A5": PROFILES,  # dismiss with nothing presented
-    "A6": PROFILES,  # push the top controller again
-    "A8": PROFILES,  # a second push 0.1 s into an animated push
-    "A9": PROFILES,  # pop a stack of one
-    "A10": PROFILES,  # popTo a controller not in the stack
-    "A11": ["full"],  # removeFromParent with no willMove(toParent: nil) (needs willMove recorded)
-    "A12": PROFILES,  # unwind that no controller implements
-    "A13": ["full", "didOnly", "willDid", "appearOnly"],  # a custom segue that swaps views, then the destination appears
-    "A14": ["full", "didOnly", "willDid", "appearOnly"],  # a screen's appear callbacks sent twice
-    "A14w": ["full", "didOnly"],  # will-disappear then will-appear with no did between, outside any transition
+    "A1": "present from a popped controller",
+    "A2": "present while the presenter already presents",
+    "A5": "dismiss with nothing presented",
+    "A6": "push the top controller again",
+    "A8": "a second push 0.1 s into an animated push",
+    "A9": "pop a stack of one",
+    "A10": "popTo a controller not in the stack",
+    "A11": "removeFromParent with no willMove(toParent: nil)",
+    "A12": "unwind that no controller implements",
+    "A13": "a custom segue that swaps views, then the destination appears",
+    "A14": "a screen's appear callbacks sent twice",
+    "A14w": "will-disappear then will-appear with no did between, outside any transition",
 }
 
 
@@ -586,10 +586,9 @@ def make_session(seed, number, profile, start, misuse_rate):
     """One session. Its navigation depends on `seed` only: the same seed gives the same
     navigation (and the same misuse, performed the same way) in every profile."""
     rng = random.Random(seed)
-    session_rng_seed = seed
     session = Session(rng, "%08x-%04x-4%03x-a%03x-%012x" % (rng.randrange(1 << 32), number & 0xFFFF, PROFILES.index(profile),
                                                             rng.randrange(4096), rng.randrange(1 << 48)), profile, start)
-    session.navigation = session_rng_seed
+    session.navigation = seed
     session.launch()
     actions = rng.randrange(20, 200)
     seeded = rng.random() < misuse_rate
