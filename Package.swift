@@ -222,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogAnalyticsTests",
-            dependencies: ["NavlogAnalytics", "NavlogStore", "NavlogEvents", "NavlogTesting", "NavlogWorkload"],
+            dependencies: ["NavlogAnalytics", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogEvents", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -1,14 +1,17 @@
 import NavlogEvents
 import NavlogReplay
 public import NavlogReplayStore
+import NavlogStore
 
 /// The derived rows from the replay index's focus journals (``FocusJournal``) instead of a
 /// replay of the log: the journals were written when the checkpoints were built, so a query
 /// reads a few records per screen change rather than every event. Sessions still open at the
 /// end of the log are finished from their checkpointed end state.
 ///
-/// Gives the same rows as ``DerivedTableScanner`` (a test compares the two), except `events`
-/// rows, which the journal does not hold.
+/// Gives the same rows as ``DerivedTableScanner`` on a log stored in `seq` order (a test
+/// compares the two); where events arrived late, the journals hold each session's rows in `seq`
+/// order (E4: the index re-derived it) where a replay in log order would not. `events` rows,
+/// which the journals do not hold, come from one plain pass over the log after them.
 public struct JournalScanner {
     /// The replay index (refreshed by ``scan(into:)``).
     public let index: ReplayIndex
@@ -34,7 +37,7 @@ public struct JournalScanner {
     ///   nothing was given to `sink`, and the caller should use ``DerivedTableScanner``.
     /// - Parameter progress: told how many events the index build replayed so far, when it has to.
     public func scan<Sink: DerivedTableSink>(into sink: inout Sink, progress: ((Int) -> Void)? = nil) throws -> Bool {
-        guard !sink.wantsEvents, index.directory != nil else { return false }
+        guard index.directory != nil else { return false }
         try index.refresh(progress: progress)
         // Sessions by number (in order of first record); the journal's string numbers map to
         // them through `frameSessions`, so most records need no lookup by id.
@@ -127,6 +130,40 @@ public struct JournalScanner {
             }
             finish(id, n, &sessions[n], figures, ended: false)
         }
+        if sink.wantsEvents { try scanEvents(into: &sink, tags: { id in numbers[id].map { (sessions[$0].tags, sessions[$0].included) } }) }
         return true
+    }
+
+    /// Feeds `sink` one `events` row per event in the filter, in log order, with its session's
+    /// tags (known from the journals, so an event stored before its session's `session.start`
+    /// has them too).
+    private func scanEvents<Sink: DerivedTableSink>(into sink: inout Sink, tags: (String) -> (SessionTags, Bool)?) throws {
+        let filter = self.filter
+        // Per session of the log (by id bytes): its id, tags and whether the filter keeps it,
+        // looked up once, so that the pass makes nothing per event but the row.
+        var slots = ByteStringTable()
+        var known: [(id: String, tags: SessionTags, included: Bool)] = []
+        try index.log.scan(LogQuery(session: filter.session)) { block, position in
+            let timestamp = block.timestamps[position]
+            let slot = block.withEvent(position) { _, session, _ in
+                let (reference, inserted) = slots.insert(session)
+                if inserted {
+                    let id = String(decoding: session, as: UTF8.self)
+                    // A session no journal names (no record of its own): untagged, as a replay sees it.
+                    let untagged =
+                        (filter.session.map { $0 == id } ?? true) && (filter.app.map { $0.isEmpty } ?? true) && (filter.version.map { $0.isEmpty } ?? true)
+                        && (filter.idiom.map { $0.isEmpty } ?? true)
+                    let (sessionTags, included) = tags(id) ?? (SessionTags(), untagged)
+                    known.append((id, sessionTags, included))
+                }
+                return Int(reference)
+            }
+            guard known[slot].included, filter.contains(timestamp) else { return true }
+            sink.event(
+                EventRow(
+                    lsn: block.lsn(position), session: known[slot].id, tags: known[slot].tags, sequence: block.sequence(position), timestamp: timestamp,
+                    receivedAt: block.receiveTimes[position], type: block.types[position].name))
+            return true
+        }
     }
 }

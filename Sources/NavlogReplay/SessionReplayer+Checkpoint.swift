@@ -9,8 +9,8 @@ import NavlogEvents
 extension SessionReplayer {
     /// The version of the encoding; a checkpoint of another version is rebuilt from the events.
     /// 2: dwell (F4) added. 3: the focus visit and deepest depths (analytics). 4: recording
-    /// evidence (E1–E5), transition ends in time (E2), views (E3).
-    public static let checkpointVersion: UInt8 = 4
+    /// evidence (E1–E5), transition ends in time (E2), views (E3). 5: events replayed late (E4).
+    public static let checkpointVersion: UInt8 = 5
 
     /// Appends the state to `output`.
     public func encodeCheckpoint(into output: inout [UInt8]) {
@@ -66,6 +66,7 @@ extension SessionReplayer {
         writer.handle(visit.from)
         writer.byte(visit.started ? 1 : 0)
         writer.count(viewsClosed)
+        writer.count(lateEvents)
         writer.count(deepest.stack)
         writer.count(deepest.presentations)
         writer.count(intents.count)
@@ -411,11 +412,12 @@ private struct CheckpointReader {
         guard let since = signed(), let baseline = signed(), let cause = byte().flatMap(EventType.init(rawValue:)),
             let detail = optional({ $0.string() }), let index = number(), let sequence = optional({ $0.unsigned() }), let screen = handle(),
             screen < Int32(controllerCount), let from = handle(), from < Int32(controllerCount), let started = byte(), started <= 1,
-            let viewsClosed = number(), let stack = number(), let presentations = number()
+            let viewsClosed = number(), let lateEvents = number(), let stack = number(), let presentations = number()
         else { return nil }
         state.visit = SessionReplayer.FocusVisit(
             since: since, dwellBaseline: baseline, cause: cause, detail: detail, index: index, sequence: sequence, screen: screen, from: from, started: started == 1)
         state.viewsClosed = viewsClosed
+        state.lateEvents = lateEvents
         state.deepest = SessionReplayer.Depths(stack: stack, presentations: presentations)
         guard let intentCount = count() else { return nil }
         for _ in 0..<intentCount {

@@ -59,6 +59,9 @@ extension SessionReplayer {
             json.string(name)
         }
         json.raw("]")
+        // E4: events the log stored after a higher seq, replayed in seq order.
+        json.raw(",\"lateEvents\":")
+        json.integer(Int64(lateEvents))
         json.raw(",\"anomalies\":[")
         for (index, anomaly) in anomalies.enumerated() {
             if index > 0 { json.raw(",") }
@@ -257,6 +260,9 @@ extension SessionReplayer {
         }
         // E1–E5: what the session records decides which misuses can be proven (docs/anomalies.md).
         lines.append("records: navigation calls" + evidence.names.map { ", " + $0 }.joined())
+        if lateEvents > 0 {
+            lines.append("late events: \(lateEvents) stored after a higher seq, replayed in seq order (E4)")
+        }
         if anomalies.isEmpty {
             lines.append("no anomalies")
         } else {

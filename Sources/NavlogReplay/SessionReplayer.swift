@@ -64,6 +64,17 @@ public struct SessionReplayer: Sendable {
 
     /// The last `seq` seen (A17, A18).
     var lastSequence: UInt64?
+    /// Events of this session applied in `seq` order although the log stored them after an
+    /// event with a higher `seq` (rule E4: delivered late or over another connection).
+    /// Replays of such a session sort its events; checkpoints taken in log order do not hold.
+    public internal(set) var lateEvents = 0
+
+    /// The highest `seq` applied so far: an event at or below it arrived late or twice.
+    public var highestSequence: UInt64? { lastSequence }
+
+    /// Counts the event about to be applied as one stored late (E4); replays that sort a
+    /// session's events call it for each event the log held after a higher `seq`.
+    public mutating func noteLateEvent() { lateEvents += 1 }
     /// Appearance state per controller handle (R20).
     var appearance: [AppearanceState] = []
     /// Per controller handle, ``operations`` at its last appear callback: an appear again with

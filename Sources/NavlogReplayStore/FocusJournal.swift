@@ -41,6 +41,15 @@ public enum FocusJournal {
         case anomaly(
             session: String, timestamp: Int64, sequence: UInt64?, lsn: UInt64?, code: String, name: String, rule: String?, fatal: Bool,
             controllers: String, message: String)
+
+        /// The session the record is about.
+        public var session: String {
+            switch self {
+            case .start(let session, _, _, _, _, _), .view(let session, _, _), .background(let session, _, _),
+                .end(let session, _, _, _, _, _, _, _, _, _), .anomaly(let session, _, _, _, _, _, _, _, _, _):
+                session
+            }
+        }
     }
 
     /// The state of a session before an event, for ``Writer/record(_:session:before:after:sequence:timestamp:body:)``.
@@ -91,15 +100,33 @@ public enum FocusJournal {
     public struct Writer {
         private(set) var bytes: [UInt8] = []
         private var strings = ByteStringTable()
+        /// Records written so far.
+        private var records = 0
+        /// Sessions re-derived in this journal (E4), with the number of the record where their
+        /// re-derived records begin.
+        private var rederived: [(session: [UInt8], firstRecord: Int)] = []
 
         public init() {}
 
         /// Whether nothing was recorded.
-        public var isEmpty: Bool { bytes.isEmpty }
+        public var isEmpty: Bool { bytes.isEmpty && rederived.isEmpty }
 
-        /// The journal: the string table, then the records.
+        /// Starts the records of `session` replayed again from its first event in `seq` order
+        /// (E4, after a late event): readers drop every record of the session before this
+        /// point, in this journal and in the earlier ones, and read these instead.
+        public mutating func beginRederived(session: UnsafeRawBufferPointer) {
+            rederived.append((Array(session), records))
+        }
+
+        /// The journal: the re-derived sessions, the string table, then the records.
         public func finished() -> [UInt8] {
             var output: [UInt8] = []
+            Varint.append(UInt64(rederived.count), to: &output)
+            for (session, firstRecord) in rederived {
+                Varint.append(UInt64(session.count), to: &output)
+                output.append(contentsOf: session)
+                Varint.append(UInt64(firstRecord), to: &output)
+            }
             Varint.append(UInt64(strings.count), to: &output)
             for number in 0..<strings.count {
                 strings.withString(UInt32(number)) { raw in
@@ -117,6 +144,7 @@ public enum FocusJournal {
         ) {
             if type == .sessionStart {
                 let info = after.info
+                records += 1
                 bytes.append(1)
                 string(session)
                 Varint.append(Varint.zigzag(timestamp), to: &bytes)
@@ -124,6 +152,7 @@ public enum FocusJournal {
             }
             if after.anomalies.count > before.anomalies {
                 for anomaly in after.anomalies[before.anomalies...] {
+                    records += 1
                     bytes.append(5)
                     string(session)
                     Varint.append(Varint.zigzag(anomaly.event.timestamp), to: &bytes)
@@ -137,12 +166,14 @@ public enum FocusJournal {
             }
             let focus = after.focusedScreenHandle
             if let closedView = after.closedView, let closed = FocusJournal.view(after, closedView, end: timestamp) {
+                records += 1
                 bytes.append(2)
                 string(session)
                 Varint.append(Varint.zigzag(timestamp), to: &bytes)
                 visit(closed)
             }
             if type == .appBackground {
+                records += 1
                 bytes.append(3)
                 string(session)
                 Varint.append(Varint.zigzag(timestamp), to: &bytes)
@@ -150,6 +181,7 @@ public enum FocusJournal {
             }
             if type == .sessionEnd {
                 let info = after.info
+                records += 1
                 bytes.append(4)
                 string(session)
                 Varint.append(Varint.zigzag(timestamp), to: &bytes)
@@ -215,8 +247,28 @@ public enum FocusJournal {
         try decode(bytes, makeStrings: true, visit)
     }
 
+    /// The sessions a journal re-derived (``Writer/beginRederived(session:)``), each with the
+    /// number of its first re-derived record; nil when the journal is malformed.
+    public static func rederivedSessions(_ bytes: UnsafeRawBufferPointer) -> [(session: String, firstRecord: Int)]? {
+        var reader = ByteReader(bytes)
+        return readRederived(&reader, makeStrings: true)
+    }
+
+    private static func readRederived(_ reader: inout ByteReader, makeStrings: Bool) -> [(session: String, firstRecord: Int)]? {
+        guard let count = reader.readCount(limit: reader.remaining) else { return nil }
+        var sessions: [(String, Int)] = []
+        for _ in 0..<count {
+            guard let length = reader.readCount(limit: reader.remaining), let raw = reader.readBytes(length), let first = reader.readVarint(),
+                first <= UInt64(Int.max)
+            else { return nil }
+            if makeStrings { sessions.append((String(decoding: raw, as: UTF8.self), Int(first))) }
+        }
+        return sessions
+    }
+
     private static func decode(_ bytes: UnsafeRawBufferPointer, makeStrings: Bool, _ visitor: (Record, Int) throws -> Void) rethrows -> Bool {
         var reader = ByteReader(bytes)
+        guard readRederived(&reader, makeStrings: false) != nil else { return false }
         guard let tableCount = reader.readCount(limit: bytes.count) else { return false }
         var table: [String] = []
         if makeStrings { table.reserveCapacity(tableCount) }

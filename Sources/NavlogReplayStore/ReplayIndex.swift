@@ -141,6 +141,10 @@ public final class ReplayIndex {
         var carried: [(id: String, end: ReplayPiece)] = []
         var journal = FocusJournal.Writer()
         var compressedJournal: [UInt8] = []
+        // Sessions that received a late event in this pass (E4): left out of the rest of the
+        // pass and replayed again in seq order from their first event at its end.
+        var late: [Bool] = []
+        var lateSlots: [Int] = []
 
         if let existing {
             guard let kept = existing.compressedJournal() else { return try build(segment: number, extending: nil, progress: progress) }
@@ -162,6 +166,7 @@ public final class ReplayIndex {
                 states.append(state)
                 lastBlock.append(-1)
                 touched.append(false)
+                late.append(false)
             }
         }
         var decoded = DecodedBlock()
@@ -177,8 +182,15 @@ public final class ReplayIndex {
                         states.append(previousState(of: String(decoding: session, as: UTF8.self), before: number) ?? SessionReplayer())
                         lastBlock.append(-1)
                         touched.append(true)
+                        late.append(false)
                     }
                     touched[slot] = true
+                    if late[slot] { return }
+                    if let sequence, let highest = states[slot].highestSequence, sequence <= highest {
+                        late[slot] = true
+                        lateSlots.append(slot)
+                        return
+                    }
                     if lastBlock[slot] != block {
                         lastBlock[slot] = block
                         let piece = ReplayPiece(
@@ -193,6 +205,9 @@ public final class ReplayIndex {
                 replayed += 1
                 if replayed & 0x3FFFF == 0 { progress?(replayed) }
             }
+        }
+        if !lateSlots.isEmpty {
+            try rederive(lateSlots, sessionNumbers: sessionNumbers, states: &states, throughSegment: number, journal: &journal, decoded: &decoded)
         }
         for slot in states.indices {
             let state = states[slot]
@@ -212,6 +227,40 @@ public final class ReplayIndex {
         }
         readers[segment.name] = nil
         return replayed
+    }
+
+    /// Replays the sessions in `slots` again from their first event, with their events in `seq`
+    /// order (E4), through segment `lastSegment`: their states become the sessions' true states
+    /// and their journal records replace every earlier record of theirs (see
+    /// ``FocusJournal/Writer/beginRederived(session:)``). One pass locates the events of all of
+    /// them; a few decoded blocks are kept, since a late event is seldom far from its place.
+    private func rederive(
+        _ slots: [Int], sessionNumbers: ByteStringTable, states: inout [SessionReplayer], throughSegment lastSegment: Int,
+        journal: inout FocusJournal.Writer, decoded: inout DecodedBlock
+    ) throws {
+        let ids = slots.map { slot in sessionNumbers.withString(UInt32(slot)) { String(decoding: $0, as: UTF8.self) } }
+        let located = try SessionEventOrder(sessions: ids, log: log, throughSegment: lastSegment, decoded: &decoded)
+        var cache = DecodedBlockCache()
+        for (number, slot) in slots.enumerated() {
+            var events = located.events[number]
+            SessionEventOrder.sortForReplay(&events)
+            var state = SessionReplayer()
+            withUTF8(ids[number]) { journal.beginRederived(session: $0) }
+            for event in events {
+                _ = try cache.with(segment: event.segment, block: event.block, log: log) { block in
+                    let position = Int(event.position)
+                    if event.late { state.noteLateEvent() }
+                    let type = block.types[position], sequence = block.sequence(position), timestamp = block.timestamps[position]
+                    block.withEvent(position) { strings, session, tokens in
+                        let body = StoredBody(tokens: tokens, strings: strings)
+                        let before = FocusJournal.Before(state)
+                        state.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: block.lsn(position), body: body))
+                        journal.record(type, session: session, before: before, after: state, sequence: sequence, timestamp: timestamp, body: body)
+                    }
+                }
+            }
+            states[slot] = state
+        }
     }
 
     /// The state of `session` at the end of the last segment before `segment` that holds it.
@@ -306,11 +355,32 @@ public final class ReplayIndex {
             }
             journals.append(contentsOf: frames.map { (number, $0) })
         }
-        for (number, frame) in journals {
+        // E4: a session replayed again after a late event has its true records where it was
+        // re-derived; every record of it before that point is void.
+        var rederived: [String: (frame: Int, record: Int)] = [:]
+        for (frameNumber, (_, frame)) in journals.enumerated() {
+            guard let sessions = frame.withUnsafeBytes({ FocusJournal.rederivedSessions($0) }) else { continue }
+            for (session, record) in sessions { rederived[session] = (frameNumber, record) }
+        }
+        for (frameNumber, (number, frame)) in journals.enumerated() {
             frameStarted()
+            var recordNumber = 0
+            func isVoid(_ record: FocusJournal.Record) -> Bool {
+                defer { recordNumber += 1 }
+                guard !rederived.isEmpty else { return false }
+                guard let until = rederived[record.session] else { return false }
+                if until.frame > frameNumber { return true }
+                return until.frame == frameNumber && recordNumber < until.record
+            }
             // A journal whose CRC and version are right but that does not decode is a bug, not
             // damage: say so rather than give a partial answer.
-            guard try frame.withUnsafeBytes({ raw in try FocusJournal.decode(raw, visit) }) else {
+            guard
+                try frame.withUnsafeBytes({ raw in
+                    try FocusJournal.decode(raw) { record, key in
+                        if !isVoid(record) { try visit(record, key) }
+                    }
+                })
+            else {
                 let name = log.segments[number].name
                 discard(number)
                 throw ReplayIndexError(

@@ -46,7 +46,8 @@ enum ReplayIndexFile {
     static let magic: [UInt8] = Array("NLRX".utf8)
     /// 2: the focus journal (``FocusJournal``) added. 3: journals start with a string table.
     /// 4: journals record screen views as they close (E3), with the view they came from.
-    static let formatVersion: UInt16 = 4
+    /// 5: journals start with the sessions they re-derived after a late event (E4).
+    static let formatVersion: UInt16 = 5
     static let headerSize = 96
     static let frameRecordSize = 16
     /// States are gathered into frames of about this many bytes before compression.

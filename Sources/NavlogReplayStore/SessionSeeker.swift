@@ -28,9 +28,10 @@ public final class SessionSeeker {
         // E4: a session whose events were stored out of seq order (delivery over several
         // connections, a late resend) is replayed in seq order from its first event: its
         // checkpoints, built in log order, do not hold for it.
-        // The index's end state tells (a late event shows there as A18); without one, look.
+        // The index's end state tells (it counts late events, and a true duplicate shows there
+        // as A18); without one, look.
         let end = index.start(session: session, for: .end)
-        let outOfOrder = end?.state.anomalies.contains { $0.code == .seqDuplicate } ?? true
+        let outOfOrder = end.map { $0.state.lateEvents > 0 || $0.state.anomalies.contains { $0.code == .seqDuplicate } } ?? true
         if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
         var state = SessionReplayer()
         var from: (segment: Int, block: Int)? = (0, -1)
@@ -72,40 +73,26 @@ public final class SessionSeeker {
     private func replayInSequenceOrder(
         session: String, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
     ) throws -> SessionReplayer? {
-        let wanted = Array(session.utf8)
-        // Where each event of the session is, with its seq.
-        var events: [(sequence: UInt64, segment: Int, block: Int, position: Int)] = []
-        var inOrder = true
-        for segment in index.log.segments.indices {
-            for block in index.log.blocks(ofSegment: segment, mayHoldSession: session) {
-                guard try index.log.readBlock(segment: segment, block: block, into: &decoded), let reference = reference(of: wanted) else { continue }
-                for position in 0..<decoded.count where Int(decoded.sessions[position]) == reference {
-                    guard let sequence = decoded.sequence(position) else { return nil }
-                    if let last = events.last, sequence < last.sequence { inOrder = false }
-                    events.append((sequence, segment, block, position))
-                }
-            }
-        }
-        guard !inOrder, !events.isEmpty else { return nil }
-        // Stable: true duplicates (the same seq twice) stay in log order; the replayer reports them (A18).
-        events = events.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }.map(\.element)
+        var events = try SessionEventOrder(sessions: [session], log: index.log, decoded: &decoded).events[0]
+        guard SessionEventOrder.sortForReplay(&events) else { return nil }
         var state = SessionReplayer()
-        var loaded: (segment: Int, block: Int)?
+        var cache = DecodedBlockCache()
         for event in events {
-            if loaded.map({ $0 != (event.segment, event.block) }) ?? true {
-                guard try index.log.readBlock(segment: event.segment, block: event.block, into: &decoded) else { continue }
-                loaded = (event.segment, event.block)
+            let stop = try cache.with(segment: event.segment, block: event.block, log: index.log) { decoded -> Bool in
+                let position = Int(event.position)
+                if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) { return true }
+                if event.late { state.noteLateEvent() }
+                let resolution = decoded.withBody(position) { body in
+                    state.apply(
+                        ReplayEvent(
+                            type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
+                            lsn: decoded.lsn(position), body: body))
+                }
+                if let visit, try !visit(decoded, position, state, resolution) { return true }
+                if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return true }
+                return false
             }
-            let position = event.position
-            if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) { return state }
-            let resolution = decoded.withBody(position) { body in
-                state.apply(
-                    ReplayEvent(
-                        type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position], lsn: decoded.lsn(position),
-                        body: body))
-            }
-            if let visit, try !visit(decoded, position, state, resolution) { return state }
-            if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return state }
+            if stop == true { return state }
         }
         return state
     }

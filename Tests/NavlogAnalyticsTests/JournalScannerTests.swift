@@ -16,6 +16,9 @@ struct JournalScannerTests {
     /// (Session numbers are left out: each scan numbers sessions in its own reading order.)
     struct Recorder: DerivedTableSink {
         var rows: [String] = []
+        /// Whether `events` rows are asked for too.
+        var wantsEvents = false
+        mutating func event(_ row: EventRow) { rows.append("event \(row)") }
         var numbers: [String: Set<Int>] = [:]
         mutating func note(_ session: String, _ number: Int) { numbers[session, default: []].insert(number) }
         mutating func visit(_ row: ScreenVisit) {
@@ -82,13 +85,14 @@ struct JournalScannerTests {
             ]
             var open = 0
             for filter in filters {
-                var replayed = Recorder()
+                var replayed = Recorder(wantsEvents: true)
                 var scanner = DerivedTableScanner(reader: reader, filter: filter)
                 try scanner.scan(into: &replayed)
-                var journaled = Recorder()
+                var journaled = Recorder(wantsEvents: true)
                 let index = ReplayIndex(log: reader)
                 #expect(try JournalScanner(index: index, filter: filter).scan(into: &journaled))
                 #expect(!replayed.rows.isEmpty)
+                #expect(journaled.rows.contains { $0.hasPrefix("event") }, "events rows come with the journals' rows")
                 let a = replayed.rows.sorted(), b = journaled.rows.sorted()
                 #expect(a.count == b.count, "\(filter): \(a.count) rows replayed, \(b.count) from journals")
                 if let difference = zip(a, b).first(where: { $0 != $1 }) {

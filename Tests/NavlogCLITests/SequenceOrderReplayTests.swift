@@ -45,6 +45,32 @@ struct SequenceOrderReplayTests {
             // Replaying to seq 4 stops after b's push.
             let atFour = try ProcessRunner.navlog(["replay", "--data-dir", data, "--session", "late", "--seq", "4", "--format", "json"])
             #expect((try JSONSerialization.jsonObject(with: Data(atFour.output.utf8)) as? [String: Any])?["focus"] as? String == "b")
+            #expect(state["lateEvents"] as? Int == 1)
+
+            // Analytics, sessions and anomalies agree with the same events stored in seq order.
+            let sortedFile = dir.appendingPathComponent("sorted.jsonl")
+            let sortedLines = lines.sorted { $0.seqNumber < $1.seqNumber }
+            try (sortedLines.joined(separator: "\n") + "\n").write(to: sortedFile, atomically: true, encoding: .utf8)
+            let sortedData = dir.appendingPathComponent("sorted").path
+            #expect(try ProcessRunner.navlog(["ingest", "--quiet", "--data-dir", sortedData, sortedFile.path]).status == 0)
+            for command in [
+                ["query", "screens", "--format", "json"], ["query", "transitions", "--format", "json"], ["sessions", "--format", "json"],
+                ["anomalies", "--format", "json"],
+            ] {
+                let late = try ProcessRunner.navlog(command + ["--data-dir", data])
+                let inOrder = try ProcessRunner.navlog(command + ["--data-dir", sortedData])
+                #expect(late.status == 0 && inOrder.status == 0, "\(command): \(late.errorOutput) \(inOrder.errorOutput)")
+                #expect(late.output == inOrder.output, "\(command.joined(separator: " ")): late log \(late.output) vs in order \(inOrder.output)")
+            }
+            let screens = try ProcessRunner.navlog(["query", "screens", "--format", "json", "--data-dir", data])
+            #expect(screens.output.contains("BVC"), "b's view is counted: \(screens.output)")
         }
+    }
+}
+
+extension String {
+    /// The `seq` of an event line (test lines put it right after the session).
+    fileprivate var seqNumber: Int {
+        Int(self.split(separator: "\"seq\":")[1].prefix { $0.isNumber })!
     }
 }

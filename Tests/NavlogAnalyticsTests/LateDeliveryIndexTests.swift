@@ -1,0 +1,168 @@
+import Foundation
+import NavlogAnalytics
+import NavlogEvents
+import NavlogReplay
+import NavlogReplayStore
+import NavlogStore
+import NavlogTesting
+import NavlogWorkload
+import Testing
+
+/// Rule E4 through the replay index: a log whose events arrived late (stored after higher
+/// `seq`s of their session, blocks and segments away) gives, through checkpoints and focus
+/// journals, exactly what the same events stored in `seq` order give: every session's state at
+/// any `seq` and at its end, and every analytics row. The oracle is the in-order log, replayed
+/// by the plain log-order path; the late log goes through re-derivation.
+@Suite("Late events through the replay index (E4)")
+struct LateDeliveryIndexTests {
+    static var options: LogOptions {
+        var options = LogOptions()
+        options.maximumEventsPerBlock = 300
+        options.maximumSegmentBytes = 16 << 10
+        return options
+    }
+
+    /// Lines of many interleaved sessions, in `seq` order within each session.
+    static func lines() -> [[UInt8]] {
+        var configuration = WorkloadConfiguration(seed: 44)
+        configuration.concurrentSessions = 30
+        configuration.meanEventsPerSession = 200
+        var generator = WorkloadGenerator(configuration)
+        return generator.lines(9_000)
+    }
+
+    /// The same lines as delivery goes wrong: about one in thirty moved later by up to 2,500
+    /// lines (several blocks, often another segment), as a resend after a reconnect would.
+    static func delivered(_ lines: [[UInt8]], seed: UInt64) -> (lines: [[UInt8]], moved: Int) {
+        var random = SplitMix64(seed: seed)
+        var output = lines
+        var moved = 0
+        for _ in 0..<(lines.count / 30) {
+            let from = Int(random.next() % UInt64(output.count - 1))
+            let line = output.remove(at: from)
+            let to = min(output.count, from + 1 + Int(random.next() % 2_500))
+            output.insert(line, at: to)
+            moved += 1
+        }
+        return (output, moved)
+    }
+
+    static func write(_ lines: [[UInt8]], to directory: String) throws {
+        let log = try EventLog(directory: directory, options: options)
+        var parser = EventLineParser()
+        var batch = EventBatch()
+        for (number, line) in lines.enumerated() {
+            _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
+            if batch.count == 97 {
+                _ = try log.append(batch)
+                _ = try log.flush()
+                batch.removeAll()
+            }
+        }
+        if !batch.isEmpty { _ = try log.append(batch) }
+        try log.close()
+    }
+
+    /// A state as JSON without LSNs (the two logs store the events at different LSNs) and
+    /// without the late-event count (only the late log has late events).
+    static func json(_ state: SessionReplayer?, _ session: String) -> String {
+        guard let state else { return "nil" }
+        var bytes: [UInt8] = []
+        state.appendJSON(session: session, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: #""lsn":(\d+|null),?"#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: #""lateEvents":\d+,"#, with: "", options: .regularExpression)
+    }
+
+    /// Every analytics row the journals give (events rows too), as text, LSNs left out, sorted.
+    static func rows(_ index: ReplayIndex) throws -> [String] {
+        var recorder = JournalScannerTests.Recorder(wantsEvents: true)
+        #expect(try JournalScanner(index: index).scan(into: &recorder))
+        return recorder.rows.map { $0.replacingOccurrences(of: #"lsn: (Optional\(\d+\)|nil|\d+)"#, with: "", options: .regularExpression) }.sorted()
+    }
+
+    static func sessions(_ lines: [[UInt8]]) throws -> [(id: String, sequences: [UInt64])] {
+        var found: [String: [UInt64]] = [:]
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            let session = try #require(object["session"] as? String)
+            found[session, default: []].append(try #require((object["seq"] as? NSNumber)?.uint64Value))
+        }
+        return found.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    @Test("late events re-derive their sessions: states at every seq, end states and analytics rows equal the in-order log's")
+    func lateEventsMatchInOrderLog() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let inOrder = Self.lines()
+            let (late, moved) = Self.delivered(inOrder, seed: 9)
+            #expect(moved > 100)
+            try Self.write(inOrder, to: dir.path + "/sorted")
+            try Self.write(late, to: dir.path + "/late")
+            let sortedIndex = ReplayIndex(log: try LogReader(directory: dir.path + "/sorted"))
+            try sortedIndex.refresh()
+            let lateIndex = ReplayIndex(log: try LogReader(directory: dir.path + "/late"))
+            try lateIndex.refresh()
+            #expect(lateIndex.log.segments.count > 3)
+
+            let sessions = try Self.sessions(inOrder)
+            let sortedSeeker = SessionSeeker(index: sortedIndex), lateSeeker = SessionSeeker(index: lateIndex)
+            var random = SplitMix64(seed: 3)
+            var lateSessions = 0
+            for (session, sequences) in sessions {
+                let end = try lateSeeker.replay(session: session, to: .end)
+                #expect(Self.json(end, session) == Self.json(try sortedSeeker.replay(session: session, to: .end), session), "end of \(session)")
+                if (end?.lateEvents ?? 0) > 0 { lateSessions += 1 }
+                // The index's own end state (what sessions and analytics read) is the re-derived one.
+                #expect(Self.json(lateIndex.start(session: session, for: .end)?.state, session) == Self.json(end, session), "index end of \(session)")
+                for _ in 0..<3 {
+                    let sequence = sequences[Int(random.next() % UInt64(sequences.count))]
+                    #expect(
+                        Self.json(try lateSeeker.replay(session: session, to: .sequence(sequence)), session)
+                            == Self.json(try sortedSeeker.replay(session: session, to: .sequence(sequence)), session), "\(session) at seq \(sequence)")
+                }
+            }
+            #expect(lateSessions > 10, "the late log has sessions with late events (\(lateSessions))")
+            #expect(sortedIndex.log.eventCount == lateIndex.log.eventCount)
+
+            let expected = try Self.rows(sortedIndex)
+            let actual = try Self.rows(lateIndex)
+            #expect(expected.count == actual.count, "\(expected.count) rows in order, \(actual.count) from the late log")
+            if let difference = zip(expected, actual).first(where: { $0 != $1 }) {
+                Issue.record("first difference:\n  in order: \(difference.0)\n  late:     \(difference.1)")
+            }
+            #expect(!actual.contains { $0.contains("A18") || $0.contains("A17") }, "no seq duplicate or gap reported for a late event")
+        }
+    }
+
+    @Test("an index extended as the late log grows equals one built from scratch")
+    func incrementalEqualsScratch() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let (late, _) = Self.delivered(Self.lines(), seed: 12)
+            let path = dir.path + "/late"
+            // The first 60%, indexed; then the rest appended (late events among it reach back
+            // into sessions the first build already journaled) and the index refreshed.
+            try Self.write(Array(late[..<5_400]), to: path)
+            try ReplayIndex(log: try LogReader(directory: path)).refresh()
+            let log = try EventLog(directory: path, options: Self.options)
+            var parser = EventLineParser()
+            var batch = EventBatch()
+            for (number, line) in late[5_400...].enumerated() {
+                _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
+            }
+            _ = try log.append(batch)
+            try log.close()
+            let grown = ReplayIndex(log: try LogReader(directory: path))
+            try grown.refresh()
+            #expect(grown.lastRefresh.eventsReplayed < late.count, "only new blocks were replayed")
+            let scratch = ReplayIndex(log: try LogReader(directory: path), directory: dir.path + "/scratch")
+            try scratch.refresh()
+            #expect(scratch.lastRefresh.eventsReplayed == late.count)
+            #expect(try Self.rows(grown) == Self.rows(scratch))
+            for (session, _) in try Self.sessions(late) {
+                #expect(
+                    Self.json(grown.start(session: session, for: .end)?.state, session) == Self.json(scratch.start(session: session, for: .end)?.state, session),
+                    "end of \(session)")
+            }
+        }
+    }
+}
