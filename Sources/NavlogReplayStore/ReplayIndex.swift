@@ -239,24 +239,18 @@ public final class ReplayIndex {
         journal: inout FocusJournal.Writer, decoded: inout DecodedBlock
     ) throws {
         let ids = slots.map { slot in sessionNumbers.withString(UInt32(slot)) { String(decoding: $0, as: UTF8.self) } }
-        let located = try SessionEventOrder(sessions: ids, log: log, throughSegment: lastSegment, decoded: &decoded)
-        var cache = DecodedBlockCache()
+        let copies = try SessionEventOrder.copyEvents(of: ids, log: log, throughSegment: lastSegment, decoded: &decoded)
         for (number, slot) in slots.enumerated() {
-            var events = located.events[number]
-            SessionEventOrder.sortForReplay(&events)
+            var events = copies[number]
+            events.sortForReplay()
             var state = SessionReplayer()
-            withUTF8(ids[number]) { journal.beginRederived(session: $0) }
-            for event in events {
-                _ = try cache.with(segment: event.segment, block: event.block, log: log) { block in
-                    let position = Int(event.position)
+            withUTF8(ids[number]) { session in
+                journal.beginRederived(session: session)
+                events.forEach { event, body in
                     if event.late { state.noteLateEvent() }
-                    let type = block.types[position], sequence = block.sequence(position), timestamp = block.timestamps[position]
-                    block.withEvent(position) { strings, session, tokens in
-                        let body = StoredBody(tokens: tokens, strings: strings)
-                        let before = FocusJournal.Before(state)
-                        state.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: block.lsn(position), body: body))
-                        journal.record(type, session: session, before: before, after: state, sequence: sequence, timestamp: timestamp, body: body)
-                    }
+                    let before = FocusJournal.Before(state)
+                    state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                    journal.record(event.type, session: session, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: body)
                 }
             }
             states[slot] = state

@@ -25,15 +25,31 @@ struct SessionEventOrder {
     }
 
     /// The events of each session asked for, in log order until ``sortForReplay(_:)``.
-    private(set) var events: [[Location]]
+    private(set) var events: [[Location]] = []
 
     /// Locates every stored event of `sessions` in one pass over the blocks that may hold any of
     /// them, in segments `0...lastSegment` (all when nil). Damaged blocks are skipped (the log
     /// reader records them).
     /// - Throws: ``StoreError`` for I/O failures.
     init(sessions: [String], log: LogReader, throughSegment lastSegment: Int? = nil, decoded: inout DecodedBlock) throws {
-        events = Array(repeating: [], count: sessions.count)
-        let wanted = sessions.map { Array($0.utf8) }
+        var events = Array(repeating: [Location](), count: sessions.count)
+        try Self.forEachEvent(of: sessions, log: log, throughSegment: lastSegment, decoded: &decoded) { number, block, position in
+            events[number].append(
+                Location(sequence: block.decoded.sequence(position), segment: Int32(block.segment), block: Int32(block.block), position: Int32(position)))
+        }
+        self.events = events
+    }
+
+    /// Calls `body` with every stored event of `sessions` (the number of its session in
+    /// `sessions`, its block, its position), in log order, reading once each block that may
+    /// hold any of them in segments `0...lastSegment` (all when nil).
+    static func forEachEvent(
+        of sessions: [String], log: LogReader, throughSegment lastSegment: Int?, decoded: inout DecodedBlock,
+        _ body: (Int, (segment: Int, block: Int, decoded: DecodedBlock), Int) throws -> Void
+    ) throws {
+        // The wanted ids, numbered as in `sessions` (ids are distinct).
+        var wanted = ByteStringTable()
+        for session in sessions { _ = withUTF8(session) { wanted.insert($0) } }
         let segmentCount = min(log.segments.count, (lastSegment ?? Int.max - 1) + 1)
         for segment in 0..<segmentCount {
             var blocks = Set<Int>()
@@ -43,19 +59,16 @@ struct SessionEventOrder {
                 // Which of the wanted sessions this block's string table holds, by string number.
                 var sessionOfString: [Int: Int] = [:]
                 decoded.withStrings { strings in
-                    for (number, id) in wanted.enumerated() {
-                        id.withUnsafeBytes { bytes in
-                            if let found = (0..<strings.count).first(where: { strings[$0].map { $0.elementsEqual(bytes) } ?? false }) {
-                                sessionOfString[found] = number
-                            }
-                        }
+                    for reference in 0..<strings.count {
+                        guard let text = strings[reference], let number = wanted.reference(of: text) else { continue }
+                        sessionOfString[reference] = Int(number)
                     }
                 }
                 guard !sessionOfString.isEmpty else { continue }
+                let current = (segment: segment, block: block, decoded: decoded)
                 for position in 0..<decoded.count {
                     guard let number = sessionOfString[Int(decoded.sessions[position])] else { continue }
-                    events[number].append(
-                        Location(sequence: decoded.sequence(position), segment: Int32(segment), block: Int32(block), position: Int32(position)))
+                    try body(number, current, position)
                 }
             }
         }
@@ -105,5 +118,131 @@ struct DecodedBlockCache {
         guard try log.readBlock(segment: Int(segment), block: Int(block), into: &decoded) else { return nil }
         entries.append((segment, block, decoded))
         return try body(entries[entries.count - 1].decoded)
+    }
+}
+
+/// One session's events copied out of their blocks (bodies re-interned into a table of the
+/// session's own strings), so that replaying them in `seq` order reads each block once however
+/// scattered they were: the replay index re-derives many sessions at once with these.
+struct CopiedSessionEvents {
+    /// One copied event.
+    struct Event {
+        var type: EventType
+        var sequence: UInt64?
+        var timestamp: Int64
+        var lsn: UInt64
+        /// Where its body's tokens are in ``CopiedSessionEvents/tokens``.
+        var body: Range<Int>
+        /// Whether the log stored it after an event of the session with a higher `seq`.
+        var late = false
+    }
+
+    private(set) var events: [Event] = []
+    private var tokens: [UInt8] = []
+    private var strings = ByteStringTable()
+
+    /// Copies event `position` of `block`; false (nothing copied) when its body is malformed.
+    mutating func append(_ block: borrowing DecodedBlock, _ position: Int) -> Bool {
+        let start = tokens.count
+        let copied = block.withEvent(position) { table, _, body -> Bool in
+            var reader = ByteReader(body)
+            return Self.copyValue(&reader, table, &tokens, &strings, depth: 0) && reader.isAtEnd
+        }
+        guard copied else {
+            tokens.removeSubrange(start...)
+            return false
+        }
+        events.append(
+            Event(
+                type: block.types[position], sequence: block.sequence(position), timestamp: block.timestamps[position], lsn: block.lsn(position),
+                body: start..<tokens.count))
+        return true
+    }
+
+    /// Puts the events in the order E4 replays them (see ``SessionEventOrder``) and marks the late ones.
+    /// - Returns: whether the order differs from log order.
+    @discardableResult
+    mutating func sortForReplay() -> Bool {
+        var highest: UInt64?
+        var reordered = false
+        for index in events.indices {
+            guard let sequence = events[index].sequence else { return false }
+            if let top = highest, sequence < top {
+                events[index].late = true
+                reordered = true
+            }
+            highest = max(highest ?? sequence, sequence)
+        }
+        guard reordered else { return false }
+        events = events.enumerated().sorted { ($0.element.sequence!, $0.offset) < ($1.element.sequence!, $1.offset) }.map(\.element)
+        return true
+    }
+
+    /// Calls `body` with each event, in the current order, and a reader of its fields.
+    func forEach(_ body: (Event, StoredBody) throws -> Void) rethrows {
+        try tokens.withUnsafeBytes { raw in
+            try strings.bytes.withUnsafeBytes { bytes in
+                try strings.ends.withUnsafeBufferPointer { ends in
+                    let table = StringTable(bytes: bytes, ends: ends)
+                    for event in events {
+                        try body(event, StoredBody(tokens: UnsafeRawBufferPointer(rebasing: raw[event.body]), strings: table))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies one interned value, its string references renumbered into `strings` (no deeper
+    /// than the parser lets a line nest: 256).
+    private static func copyValue(
+        _ reader: inout ByteReader, _ table: StringTable, _ output: inout [UInt8], _ strings: inout ByteStringTable, depth: Int
+    ) -> Bool {
+        guard depth < 256, let tag = reader.readByte(), let token = BodyToken(rawValue: tag) else { return false }
+        output.append(tag)
+        func reference() -> Bool {
+            guard let ref = reader.readVarint(), let text = table[Int(truncatingIfNeeded: ref)] else { return false }
+            Varint.append(UInt64(strings.intern(text)), to: &output)
+            return true
+        }
+        switch token {
+        case .object, .array:
+            guard let count = reader.readCount(limit: reader.remaining) else { return false }
+            Varint.append(UInt64(count), to: &output)
+            for _ in 0..<count {
+                if token == .object {
+                    guard let key = reader.readByte() else { return false }
+                    output.append(key)
+                    if key == BodyToken.unknownKey, !reference() { return false }
+                }
+                guard copyValue(&reader, table, &output, &strings, depth: depth + 1) else { return false }
+            }
+            return true
+        case .string, .number:
+            return reference()
+        case .integer:
+            guard let raw = reader.readVarint() else { return false }
+            Varint.append(raw, to: &output)
+            return true
+        case .true, .false, .null:
+            return true
+        }
+    }
+}
+
+extension SessionEventOrder {
+    /// Copies every stored event of `sessions` in one pass over the blocks that may hold any of
+    /// them, in segments `0...lastSegment`; damaged blocks and malformed bodies are skipped (the
+    /// log reader records damaged blocks).
+    /// - Throws: ``StoreError`` for I/O failures.
+    static func copyEvents(
+        of sessions: [String], log: LogReader, throughSegment lastSegment: Int?, decoded: inout DecodedBlock
+    ) throws
+        -> [CopiedSessionEvents]
+    {
+        var copies = Array(repeating: CopiedSessionEvents(), count: sessions.count)
+        try forEachEvent(of: sessions, log: log, throughSegment: lastSegment, decoded: &decoded) { number, block, position in
+            _ = copies[number].append(block.decoded, position)
+        }
+        return copies
     }
 }

@@ -73,6 +73,26 @@ public final class SessionSeeker {
     private func replayInSequenceOrder(
         session: String, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
     ) throws -> SessionReplayer? {
+        if visit == nil {
+            // Copied out in one pass: each block read once, however scattered the events are.
+            var events = try SessionEventOrder.copyEvents(of: [session], log: index.log, throughSegment: nil, decoded: &decoded)[0]
+            guard events.sortForReplay() else { return nil }
+            var state = SessionReplayer()
+            var stopped = false
+            events.forEach { event, body in
+                guard !stopped else { return }
+                if Self.isPast(target, state: state, sequence: event.sequence, timestamp: event.timestamp) {
+                    stopped = true
+                    return
+                }
+                if event.late { state.noteLateEvent() }
+                state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                if case .sequence(let wanted) = target, event.sequence == wanted { stopped = true }
+            }
+            return state
+        }
+        // The caller looks at each event in its block (timeline): follow them through the blocks,
+        // a few kept decoded.
         var events = try SessionEventOrder(sessions: [session], log: index.log, decoded: &decoded).events[0]
         guard SessionEventOrder.sortForReplay(&events) else { return nil }
         var state = SessionReplayer()
