@@ -7,18 +7,25 @@ import Testing
 /// with duplicates, split over several connections at once, with navlogd killed (SIGKILL) and
 /// restarted in between and everything sent again after each restart — the way clients resend
 /// what they cannot know was stored. Each `(session, seq)` must be stored exactly once.
-/// The long version is `tools/chaos`; this one runs in CI.
+/// Then every replay and derived answer must equal that of the sorted, deduplicated input.
+/// The long version is `tools/chaos order` (more rounds, events and replays, through the
+/// environment variables below); this one runs in CI.
 @Suite("Exactly once under permuted, duplicated, split delivery and kill -9")
 struct ExactlyOnceChaosTests {
     @Test("three rounds of shuffled, duplicated sends over four connections with a crash in each: every event stored once")
     func permutationsAndCrashes() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            var generator = WorkloadGenerator(WorkloadConfiguration(seed: 404))
-            let lines = generator.lines(40_000).map { String(decoding: $0, as: UTF8.self) }
+            let environment = ProcessInfo.processInfo.environment
+            let rounds = environment["NAVLOG_CHAOS_ROUNDS"].flatMap(Int.init) ?? 3
+            let replays = environment["NAVLOG_CHAOS_REPLAYS"].flatMap(Int.init) ?? 12
+            var configuration = WorkloadConfiguration(seed: environment["NAVLOG_CHAOS_SEED"].flatMap(UInt64.init) ?? 404)
+            configuration.concurrentSessions = environment["NAVLOG_CHAOS_SESSIONS"].flatMap(Int.init) ?? configuration.concurrentSessions
+            var generator = WorkloadGenerator(configuration)
+            let lines = generator.lines(environment["NAVLOG_CHAOS_EVENTS"].flatMap(Int.init) ?? 40_000).map { String(decoding: $0, as: UTF8.self) }
             let expected = Set(lines.compactMap(Self.key))
             #expect(expected.count == lines.count, "the workload's (session, seq) pairs are unique")
             var random = SystemRandomNumberGenerator()
-            for round in 0..<3 {
+            for round in 0..<rounds {
                 let daemon = try DaemonProcess(directory: dir)
                 // Every line, a fifth of them twice, shuffled, dealt to four connections.
                 var deliveries = lines
@@ -29,7 +36,7 @@ struct ExactlyOnceChaosTests {
                     let mine = deliveries.enumerated().filter { $0.offset % 4 == number }.map(\.element)
                     try client.send(#"{"hello":1,"ack":"durable"}"# + "\n" + mine.joined(separator: "\n") + "\n")
                 }
-                if round < 2 {
+                if round < rounds - 1 {
                     // A crash while the batches are being written.
                     usleep(useconds_t(Int.random(in: 5_000...60_000, using: &random)))
                     daemon.crash()
@@ -69,7 +76,7 @@ struct ExactlyOnceChaosTests {
                 #expect(Self.withoutLSNs(chaos.output) == Self.withoutLSNs(inOrder.output), "navlog \(command.joined(separator: " ")) differs from the sorted input's")
             }
             var late = 0
-            for session in Set(lines.compactMap { Self.key($0)?.split(separator: "#").first.map(String.init) }).sorted().prefix(12) {
+            for session in Set(lines.compactMap { Self.key($0)?.split(separator: "#").first.map(String.init) }).sorted().prefix(replays) {
                 let arguments = ["replay", "--session", session, "--end", "--format", "json", "--data-dir"]
                 let chaos = try ProcessRunner.navlog(arguments + [data])
                 let inOrder = try ProcessRunner.navlog(arguments + [sorted])
