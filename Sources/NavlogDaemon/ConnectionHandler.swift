@@ -397,7 +397,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         // The daemon-wide budget of bytes read and not yet taken by the writer bounds memory
         // however many connections stream; under it, a connection past its pending batches
         // reads on only while the queue is under writerQueueBytes.
-        let overBudget = queued >= configuration.maximumQueuedBytes
+        // A connection with nothing in the queue may always hand over one batch (a read's worth,
+        // which the shared read budget keeps small): a client sending a batch a second is
+        // never held behind a flood it has no part in; the floods wait for their turn.
+        let overBudget = queued >= configuration.maximumQueuedBytes && pendingBatches > 0
         let writerFull = overBudget || (pendingBatches >= configuration.maximumPendingBatchesPerConnection && queued >= configuration.writerQueueBytes)
         let repliesUnread = !context.channel.isWritable
         let shouldPause = writerFull || repliesUnread

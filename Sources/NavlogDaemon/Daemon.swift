@@ -42,7 +42,8 @@ public struct Daemon: Sendable {
             for sentence in recovery.sentences { logger.warning("Recovering the log: \(sentence)") }
         }
         let writer = try LogWriter(
-            log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, lossGrace: configuration.lossGraceSeconds, logger: logger)
+            log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, lossGrace: configuration.lossGraceSeconds,
+            roundBytes: configuration.writerRoundBytes, logger: logger)
         let writerService = WriterService(writer: writer)
         let server = SocketServer(configuration: configuration, writer: writer, statistics: statistics, logger: logger, environment: environment)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: writerService), .init(service: server)]

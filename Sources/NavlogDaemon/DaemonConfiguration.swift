@@ -38,11 +38,17 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     /// ack p99 25–30 ms, 2 MiB 34–35 ms, 16 MiB 175–224 ms, at about the same events/s.
     public var writerQueueBytes = 1 << 20
     /// Bytes of events read from clients and not yet taken by the writer, all connections
-    /// together: at this, navlogd stops reading every connection until the writer takes its
-    /// queue; it also sizes each connection's reads (an equal share, 4–64 KiB). It bounds
+    /// together: at this, navlogd stops reading every connection that has a batch queued until
+    /// the writer's rounds take the queue under it (one with none may hand over one batch, so a
+    /// quiet client is not held behind floods); it also sizes each connection's reads (an equal share, 4–64 KiB). It bounds
     /// memory however many connections stream at once: 1000 clients flat out (8M events) took
     /// navlogd to 395 MiB peak before it, 148 MiB with 2 MiB (126 MiB over 4M events).
     public var maximumQueuedBytes = 2 << 20
+    /// Bytes of one connection's batches the writer takes per round at most (one batch at
+    /// least): every connection with batches waiting gets a turn each round, so a quiet client's
+    /// batch waits for one round, not for a flood's backlog. 0 takes the whole queue at once
+    /// (the behaviour before rounds; the fairness benchmark's baseline).
+    public var writerRoundBytes = 64 << 10
     /// A segment is sealed at this size.
     public var segmentBytes = 64 << 20
     /// Delete the oldest segments beyond this total size (bytes); nil = keep all.
@@ -118,7 +124,8 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
-        case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes
+        case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes,
+            writerRoundBytes
         case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads, lossGraceSeconds, metricsAddress
     }
 }

@@ -39,10 +39,14 @@ struct WriteRequest: Sendable {
     var submittedAt = monotonicSeconds()
     /// Called on the writer thread once the batch is in the log (`none`, `batch`) or fsynced (`durable`).
     var completion: @Sendable (WriteOutcome) -> Void
+    /// The memory its batch holds, as the queue budget counts it: the bytes of its sessions
+    /// and bodies and its fixed-size headers (about as much again for small events).
+    var memoryBytes: Int { batch.bytes.count + batch.count * MemoryLayout<EventBatch.Header>.stride }
 }
 
 /// The single writer of the data directory: a dedicated thread that takes every batch waiting
-/// from all connections at once (group commit), drops resent events, appends, and then makes
+/// from all connections at once, a round of each connection's at a time (group commit with a
+/// fair share: see ``WriterQueue/takeRound()``), drops resent events, appends, and then makes
 /// the whole group visible (one block write) or durable (one fsync) together.
 ///
 /// It runs on its own OS thread because writing and `fsync` block; event loops and the
@@ -59,16 +63,26 @@ final class LogWriter: Sendable {
     }
 
     private struct Shared {
-        var queue: [WriteRequest] = []
+        /// The batches waiting, taken a round at a time.
+        var queue = WriterQueue()
         var state = State.running
-        var queuedEvents = 0
-        /// Bytes of the queued batches (their sessions and bodies).
-        var queuedBytes = 0
         /// Why the final write before stopping failed, if it did.
         var closeFailure: StoreError?
         /// Connections paused because the queue reached the daemon-wide budget, resumed when
-        /// the thread takes the queue (see ``whenRoom(below:_:)``).
-        var roomWaiters: [@Sendable () -> Void] = []
+        /// the thread has taken enough of it (see ``whenRoom(below:_:)``).
+        var roomWaiters: [(budget: Int, resume: @Sendable () -> Void)] = []
+
+        /// The waiters whose budget the queue is now under (removed from the list).
+        mutating func waitersWithRoom() -> [@Sendable () -> Void] {
+            guard !roomWaiters.isEmpty else { return [] }
+            var ready: [@Sendable () -> Void] = []
+            roomWaiters.removeAll { waiter in
+                guard queue.bytes < waiter.budget else { return false }
+                ready.append(waiter.resume)
+                return true
+            }
+            return ready
+        }
     }
 
     private let shared = NIOLockedValueBox(Shared())
@@ -108,13 +122,14 @@ final class LogWriter: Sendable {
     ///   status 75; the next start recovers from what is on disk and rebuilds dedupe from it,
     ///   so clients' resends of what was not acknowledged are stored again.
     init(
-        log: EventLog, statistics: DaemonStatistics, flushInterval: Double, lossGrace: Double = 300, logger: Logger,
+        log: EventLog, statistics: DaemonStatistics, flushInterval: Double, lossGrace: Double = 300, roundBytes: Int = 64 << 10, logger: Logger,
         fatal: @escaping @Sendable (String) -> Void = LogWriter.exitAfterFsyncFailure
     ) throws {
         self.statistics = statistics
         self.syncer = Syncer(statistics: statistics, logger: logger, fatal: fatal)
         self.flushInterval = flushInterval
         self.logger = logger
+        shared.withLockedValue { $0.queue.roundBytes = roundBytes > 0 ? roundBytes : Int.max }
         var tracker = SequenceTracker(grace: Int64(lossGrace * 1_000_000))
         // Dedupe survives restarts: every stored (session, seq) is known again, and what is
         // missing gets a whole grace window from now.
@@ -149,18 +164,18 @@ final class LogWriter: Sendable {
     }
 
     /// Events queued and not yet taken by the thread (for backpressure decisions).
-    var queuedEvents: Int { shared.withLockedValue { $0.queuedEvents } }
+    var queuedEvents: Int { shared.withLockedValue { $0.queue.events } }
 
     /// Bytes of events queued and not yet taken by the thread (for backpressure decisions).
-    var queuedBytes: Int { shared.withLockedValue { $0.queuedBytes } }
+    var queuedBytes: Int { shared.withLockedValue { $0.queue.bytes } }
 
     /// Calls `resume` once the queue holds fewer than `budget` bytes: now (on this thread) if it
     /// already does, else when the writer thread next takes the queue. A connection paused for
     /// the daemon-wide budget has nothing of its own to wait for, so this is what wakes it.
     func whenRoom(below budget: Int, _ resume: @escaping @Sendable () -> Void) {
         let now = shared.withLockedValue { shared -> Bool in
-            if shared.queuedBytes < budget { return true }
-            shared.roomWaiters.append(resume)
+            if shared.queue.bytes < budget { return true }
+            shared.roomWaiters.append((budget, resume))
             return false
         }
         if now { resume() }
@@ -171,8 +186,6 @@ final class LogWriter: Sendable {
         let accepted = shared.withLockedValue { shared -> Bool in
             guard case .running = shared.state else { return false }
             shared.queue.append(request)
-            shared.queuedEvents += request.batch.count
-            shared.queuedBytes += request.batch.bytes.count
             return true
         }
         if accepted {
@@ -202,20 +215,18 @@ final class LogWriter: Sendable {
     private func run() {
         var lastFlush = monotonicSeconds()
         var dirty = false
+        var more = false
         while true {
             // Clear the flag before taking the queue: a request queued after this sets it again.
             // Only unflushed events need a timed wake-up; with nothing to flush the writer
             // sleeps until woken, so an idle navlogd costs no CPU.
-            handshake.waitForWork(timeout: dirty ? max(0.001, flushInterval - (monotonicSeconds() - lastFlush)) : nil)
-            let (requests, state, waiters) = shared.withLockedValue { shared -> ([WriteRequest], State, [@Sendable () -> Void]) in
-                let taken = shared.queue
-                shared.queue.removeAll(keepingCapacity: true)
-                shared.queuedEvents = 0
-                shared.queuedBytes = 0
-                let waiters = shared.roomWaiters
-                shared.roomWaiters.removeAll()
-                return (taken, shared.state, waiters)
+            // A round left batches in the queue: take the next one without waiting.
+            if !more { handshake.waitForWork(timeout: dirty ? max(0.001, flushInterval - (monotonicSeconds() - lastFlush)) : nil) }
+            let (requests, state, waiters, left) = shared.withLockedValue { shared -> ([WriteRequest], State, [@Sendable () -> Void], Bool) in
+                let taken = shared.queue.takeRound()
+                return (taken, shared.state, shared.waitersWithRoom(), !shared.queue.isEmpty)
             }
+            more = left
             for resume in waiters { resume() }
             if !requests.isEmpty {
                 process(requests)
