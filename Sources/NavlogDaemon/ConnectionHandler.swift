@@ -37,6 +37,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var peer = PeerCredentials(uid: UInt32.max, gid: UInt32.max, pid: -1)
     private var ack = HelloLine.AckMode.none
     private var pendingBatches = 0
+    /// Memory its batches in the writer hold (``WriteRequest/memoryBytes``), until completed.
+    private var pendingBytes = 0
     private var readPaused = false
     /// Registered with the writer to be woken when the daemon-wide queue budget has room.
     private var waitingForRoom = false
@@ -56,7 +58,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// At most this many bytes of replies are queued in one read; more are dropped and counted.
     private static let maximumQueuedReplyBytes = 16 << 10
 
-    init(writer: LogWriter, statistics: DaemonStatistics, configuration: DaemonConfiguration, logger: Logger, control: @escaping @Sendable (String) -> ByteBuffer?) {
+    /// The daemon-wide read budget, whose count of open connections sets this one's fair share.
+    private let readBudget: SharedReadBudget?
+
+    init(
+        writer: LogWriter, statistics: DaemonStatistics, configuration: DaemonConfiguration, logger: Logger, readBudget: SharedReadBudget? = nil,
+        control: @escaping @Sendable (String) -> ByteBuffer?
+    ) {
+        self.readBudget = readBudget
         self.writer = writer
         self.statistics = statistics
         self.configuration = configuration
@@ -330,26 +339,30 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         // keep that much idle (1000 flat-out clients, 8M events, an 8 MiB queue budget: 225 MiB
         // peak with it, 193 MiB without; one client's events/s unchanged within the spread).
         batch = EventBatch()
+        let requestBytes = request.bytes.count + request.count * MemoryLayout<EventBatch.Header>.stride
         pendingBatches += 1
+        pendingBytes += requestBytes
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         let accepted = writer.submit(
             WriteRequest(batch: request, ack: ack, order: order) { outcome in
                 eventLoop.execute {
                     let (handler, context) = loopBound.value
-                    handler.completed(outcome, line: line, context)
+                    handler.completed(outcome, line: line, bytes: requestBytes, context)
                 }
             })
         if !accepted {
             pendingBatches -= 1
+            pendingBytes -= requestBytes
             refuse(context, reason: "navlogd is shutting down; events after line \(line - request.count) were not stored, resend them to the next navlogd")
             return
         }
         updateReading(context)
     }
 
-    private func completed(_ outcome: WriteOutcome, line: Int, _ context: ChannelHandlerContext) {
+    private func completed(_ outcome: WriteOutcome, line: Int, bytes: Int, _ context: ChannelHandlerContext) {
         pendingBatches -= 1
+        pendingBytes -= bytes
         if let failure = outcome.failure {
             // Nothing after a batch that was not stored is stored (see ``ConnectionOrder``):
             // say so once, then close, so the client reconnects and resends in order.
@@ -401,7 +414,13 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         // which the shared read budget keeps small): a client sending a batch a second is
         // never held behind a flood it has no part in; the floods wait for their turn.
         let overBudget = queued >= configuration.maximumQueuedBytes && pendingBatches > 0
-        let writerFull = overBudget || (pendingBatches >= configuration.maximumPendingBatchesPerConnection && queued >= configuration.writerQueueBytes)
+        // Its fair share of the budget: with many connections streaming, each may hold only its
+        // part in the writer (16 KiB at least: a read's batch or two), so a thousand flooders
+        // hold about the budget, not a thousand times their pending batches.
+        let share = max(16 << 10, configuration.maximumQueuedBytes / max(1, readBudget?.openConnections ?? 1))
+        let overShare = pendingBytes >= share && queued >= share
+        let writerFull =
+            overBudget || overShare || (pendingBatches >= configuration.maximumPendingBatchesPerConnection && queued >= configuration.writerQueueBytes)
         let repliesUnread = !context.channel.isWritable
         let shouldPause = writerFull || repliesUnread
         if overBudget && !waitingForRoom {

@@ -21,6 +21,9 @@ final class SharedReadBudget: Sendable {
     func opened() { connections.add(1, ordering: .relaxed) }
     func closed() { connections.subtract(1, ordering: .relaxed) }
 
+    /// Connections open now.
+    var openConnections: Int { connections.load(ordering: .relaxed) }
+
     /// The size of one read for each connection now.
     var readSize: Int {
         let open = max(1, connections.load(ordering: .relaxed))

@@ -70,7 +70,8 @@ public final class SocketServer: Service, Sendable {
                     // Reads sized by the connection's share of the daemon-wide budget.
                     try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: readBudget.allocator)
                     try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(writer: writer, statistics: statistics, configuration: configuration, logger: logger, control: control)
+                        ConnectionHandler(
+                            writer: writer, statistics: statistics, configuration: configuration, logger: logger, readBudget: readBudget, control: control)
                     )
                 }
             }
