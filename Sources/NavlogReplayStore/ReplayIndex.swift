@@ -145,6 +145,9 @@ public final class ReplayIndex {
         // pass and replayed again in seq order from their first event at its end.
         var late: [Bool] = []
         var lateSlots: [Int] = []
+        // Per late session, about how many events its re-derivation copies (its events applied
+        // before the late one, and those left out after), to bound the copies held at once.
+        var copiedEvents: [Int] = []
 
         if let existing {
             guard let kept = existing.compressedJournal() else { return try build(segment: number, extending: nil, progress: progress) }
@@ -167,6 +170,7 @@ public final class ReplayIndex {
                 lastBlock.append(-1)
                 touched.append(false)
                 late.append(false)
+                copiedEvents.append(0)
             }
         }
         var decoded = DecodedBlock()
@@ -183,12 +187,17 @@ public final class ReplayIndex {
                         lastBlock.append(-1)
                         touched.append(true)
                         late.append(false)
+                        copiedEvents.append(0)
                     }
                     touched[slot] = true
-                    if late[slot] { return }
+                    if late[slot] {
+                        copiedEvents[slot] += 1
+                        return
+                    }
                     if let sequence, let highest = states[slot].highestSequence, sequence <= highest {
                         late[slot] = true
                         lateSlots.append(slot)
+                        copiedEvents[slot] = states[slot].eventCount + 1
                         return
                     }
                     if lastBlock[slot] != block {
@@ -206,8 +215,18 @@ public final class ReplayIndex {
                 if replayed & 0x3FFFF == 0 { progress?(replayed) }
             }
         }
-        if !lateSlots.isEmpty {
-            try rederive(lateSlots, sessionNumbers: sessionNumbers, states: &states, throughSegment: number, journal: &journal, decoded: &decoded)
+        // In groups of about a million events (about 100 MB of copies): a pass over the blocks
+        // per group, and memory that does not grow with the number of late sessions.
+        var group: [Int] = []
+        var groupEvents = 0
+        for (position, slot) in lateSlots.enumerated() {
+            group.append(slot)
+            groupEvents += copiedEvents[slot]
+            if groupEvents >= rederivedEventsPerPass || position == lateSlots.count - 1 {
+                try rederive(group, sessionNumbers: sessionNumbers, states: &states, throughSegment: number, journal: &journal, decoded: &decoded)
+                group.removeAll()
+                groupEvents = 0
+            }
         }
         for slot in states.indices {
             let state = states[slot]
@@ -229,11 +248,15 @@ public final class ReplayIndex {
         return replayed
     }
 
+    /// Events whose copies one E4 re-derivation pass holds at most (one session more than
+    /// this): about 100 MB. Tests set it small to make several passes.
+    public var rederivedEventsPerPass = 1 << 20
+
     /// Replays the sessions in `slots` again from their first event, with their events in `seq`
     /// order (E4), through segment `lastSegment`: their states become the sessions' true states
     /// and their journal records replace every earlier record of theirs (see
-    /// ``FocusJournal/Writer/beginRederived(session:)``). One pass locates the events of all of
-    /// them; a few decoded blocks are kept, since a late event is seldom far from its place.
+    /// ``FocusJournal/Writer/beginRederived(session:)``). One pass over the blocks copies the
+    /// events of all of them out, so each block is read once however scattered they are.
     private func rederive(
         _ slots: [Int], sessionNumbers: ByteStringTable, states: inout [SessionReplayer], throughSegment lastSegment: Int,
         journal: inout FocusJournal.Writer, decoded: inout DecodedBlock

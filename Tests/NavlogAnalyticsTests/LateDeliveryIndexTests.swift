@@ -101,6 +101,8 @@ struct LateDeliveryIndexTests {
             let sortedIndex = ReplayIndex(log: try LogReader(directory: dir.path + "/sorted"))
             try sortedIndex.refresh()
             let lateIndex = ReplayIndex(log: try LogReader(directory: dir.path + "/late"))
+            // Several re-derivation passes per segment, as a big log with many late sessions makes.
+            lateIndex.rederivedEventsPerPass = 500
             try lateIndex.refresh()
             #expect(lateIndex.log.segments.count > 3)
 
