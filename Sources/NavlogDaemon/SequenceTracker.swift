@@ -28,7 +28,7 @@ struct SequenceTracker {
     /// One session's stored numbers and bookkeeping.
     private struct Session {
         /// Stored numbers: sorted, disjoint, not adjacent.
-        var ranges: [ClosedRange<UInt64>] = []
+        var ranges = StoredRanges()
         /// When it last stored an event (µs, the daemon's clock).
         var lastStored: Int64 = 0
         /// Holes below this number were given up (counted in ``lost``); holes above it are
@@ -182,5 +182,57 @@ struct SequenceTracker {
         missing &-= counted
         lost &+= counted
         states[index].ranges.replaceSubrange(0...1, with: [first.lowerBound...second.upperBound])
+    }
+}
+
+/// A session's stored ranges: the first inline, the rest in an array that in-order delivery
+/// never allocates (one range however long the session), so that tracking tens of thousands of
+/// sessions costs no heap block each.
+struct StoredRanges: RandomAccessCollection, MutableCollection {
+    private var head: ClosedRange<UInt64>?
+    private var tail: [ClosedRange<UInt64>] = []
+
+    init() {}
+
+    init(_ ranges: some Sequence<ClosedRange<UInt64>>) {
+        for range in ranges { append(range) }
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { head == nil ? 0 : 1 + tail.count }
+
+    subscript(position: Int) -> ClosedRange<UInt64> {
+        get { position == 0 ? head! : tail[position - 1] }
+        set {
+            if position == 0 { head = newValue } else { tail[position - 1] = newValue }
+        }
+    }
+
+    mutating func append(_ range: ClosedRange<UInt64>) {
+        if head == nil { head = range } else { tail.append(range) }
+    }
+
+    mutating func insert(_ range: ClosedRange<UInt64>, at position: Int) {
+        if position == 0 {
+            if let head { tail.insert(head, at: 0) }
+            head = range
+        } else {
+            tail.insert(range, at: position - 1)
+        }
+    }
+
+    mutating func remove(at position: Int) {
+        if position == 0 {
+            head = tail.isEmpty ? nil : tail.removeFirst()
+        } else {
+            tail.remove(at: position - 1)
+        }
+    }
+
+    /// Replaces the ranges at `positions` with `replacement` (rare: a failed append, the horizon).
+    mutating func replaceSubrange(_ positions: ClosedRange<Int>, with replacement: [ClosedRange<UInt64>]) {
+        var all = Array(self)
+        all.replaceSubrange(positions, with: replacement)
+        self = StoredRanges(all)
     }
 }

@@ -248,7 +248,9 @@ public final class EventLog {
         let size = activeSize + table.count
         let index: SegmentIndex
         if activePostingsComplete {
-            index = SegmentIndex(segmentSize: size, entries: activeEntries, postings: activePostings)
+            let postings = activePostings
+            activePostings = []
+            index = SegmentIndex(segmentSize: size, entries: activeEntries, postings: consume postings)
         } else {
             index = try SegmentIndexBuilder.build(active!, segmentSize: size)
         }

@@ -77,10 +77,14 @@ public struct SegmentIndex: Equatable, Sendable {
     /// For each block, the smallest event time in it and every block after it (for `until`).
     public private(set) var suffixMinTimestamp: [Int64] = []
 
-    init(segmentSize: Int, entries: [Entry], postings: [Posting]) {
+    /// An index of `entries` and `postings`, which it sorts where they are when the caller
+    /// hands them over (`consume`): a segment's postings are millions of bytes, and sealing
+    /// should not hold a second sorted copy of them.
+    init(segmentSize: Int, entries: [Entry], postings: consuming [Posting]) {
         self.segmentSize = segmentSize
         self.entries = entries
-        self.postings = postings.sorted()
+        self.postings = postings
+        self.postings.sort()
         computeBounds()
     }
 
@@ -150,6 +154,8 @@ public struct SegmentIndex: Equatable, Sendable {
     /// The index's bytes.
     func encode() -> [UInt8] {
         var buffer: [UInt8] = []
+        // Its exact size, so that encoding a big index does not regrow (and copy) the buffer.
+        buffer.reserveCapacity(28 + entries.count * 56 + postings.count * 12 + 4)
         Varint.appendUInt32(Self.magic, to: &buffer)
         buffer.append(contentsOf: [1, 0, 0, 0] as [UInt8])
         appendUInt64(UInt64(segmentSize), to: &buffer)
