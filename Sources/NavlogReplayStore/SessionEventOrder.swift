@@ -78,19 +78,26 @@ struct SessionEventOrder {
     /// - Returns: whether the order differs from log order.
     @discardableResult
     static func sortForReplay(_ events: inout [Location]) -> Bool {
+        sortForReplay(&events, sequence: \.sequence, late: \.late)
+    }
+
+    /// Sorts `items` (in log order) by `seq`, stably, and sets `late` on those the log stored
+    /// after a higher `seq`; leaves them as they are when one has no `seq` or none is late.
+    /// - Returns: whether the order changed.
+    static func sortForReplay<Item>(_ items: inout [Item], sequence: KeyPath<Item, UInt64?>, late: WritableKeyPath<Item, Bool>) -> Bool {
         var highest: UInt64?
         var reordered = false
-        for index in events.indices {
-            guard let sequence = events[index].sequence else { return false }
-            if let top = highest, sequence < top {
-                events[index].late = true
+        for index in items.indices {
+            guard let value = items[index][keyPath: sequence] else { return false }
+            if let top = highest, value < top {
+                items[index][keyPath: late] = true
                 reordered = true
             }
-            highest = max(highest ?? sequence, sequence)
+            highest = max(highest ?? value, value)
         }
         guard reordered else { return false }
         // Stable: equal seqs keep log order.
-        events = events.enumerated().sorted { ($0.element.sequence!, $0.offset) < ($1.element.sequence!, $1.offset) }.map(\.element)
+        items = items.enumerated().sorted { ($0.element[keyPath: sequence]!, $0.offset) < ($1.element[keyPath: sequence]!, $1.offset) }.map(\.element)
         return true
     }
 }
@@ -163,19 +170,7 @@ struct CopiedSessionEvents {
     /// - Returns: whether the order differs from log order.
     @discardableResult
     mutating func sortForReplay() -> Bool {
-        var highest: UInt64?
-        var reordered = false
-        for index in events.indices {
-            guard let sequence = events[index].sequence else { return false }
-            if let top = highest, sequence < top {
-                events[index].late = true
-                reordered = true
-            }
-            highest = max(highest ?? sequence, sequence)
-        }
-        guard reordered else { return false }
-        events = events.enumerated().sorted { ($0.element.sequence!, $0.offset) < ($1.element.sequence!, $1.offset) }.map(\.element)
-        return true
+        SessionEventOrder.sortForReplay(&events, sequence: \.sequence, late: \.late)
     }
 
     /// Calls `body` with each event, in the current order, and a reader of its fields.
