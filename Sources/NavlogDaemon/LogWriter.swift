@@ -216,12 +216,18 @@ final class LogWriter: Sendable {
         var lastFlush = monotonicSeconds()
         var dirty = false
         var more = false
+        // Numbers are missing: they must be given up after the grace window even if no batch
+        // comes, so the writer wakes once a second to sweep while there are any.
+        var holes = false
         while true {
             // Clear the flag before taking the queue: a request queued after this sets it again.
             // Only unflushed events need a timed wake-up; with nothing to flush the writer
             // sleeps until woken, so an idle navlogd costs no CPU.
             // A round left batches in the queue: take the next one without waiting.
-            if !more { handshake.waitForWork(timeout: dirty ? max(0.001, flushInterval - (monotonicSeconds() - lastFlush)) : nil) }
+            if !more {
+                let flushIn: Double? = dirty ? max(0.001, flushInterval - (monotonicSeconds() - lastFlush)) : nil
+                handshake.waitForWork(timeout: holes ? min(flushIn ?? 1, 1) : flushIn)
+            }
             let (requests, state, waiters, left) = shared.withLockedValue { shared -> ([WriteRequest], State, [@Sendable () -> Void], Bool) in
                 let taken = shared.queue.takeRound()
                 return (taken, shared.state, shared.waitersWithRoom(), !shared.queue.isEmpty)
@@ -231,7 +237,10 @@ final class LogWriter: Sendable {
             if !requests.isEmpty {
                 process(requests)
                 dirty = true
+            } else if holes {
+                sweepWhileIdle()
             }
+            holes = owned.withLockedValue { $0.tracker.missing > 0 }
             if dirty && monotonicSeconds() - lastFlush >= flushInterval {
                 owned.withLockedValue { owned in
                     if owned.outage != nil {
@@ -265,6 +274,23 @@ final class LogWriter: Sendable {
                 handshake.finish()
                 return
             }
+        }
+    }
+
+    /// Gives up the holes of sessions quiet for the grace window when no batch comes (see
+    /// ``process(_:)``, which sweeps under load), and updates the counters.
+    private func sweepWhileIdle() {
+        let clock = Int64(monotonicSeconds() * 1_000_000)
+        let (missing, lost) = owned.withLockedValue { owned -> (UInt64, UInt64) in
+            if clock - owned.lastSweep >= 1_000_000 {
+                owned.tracker.sweep(now: clock)
+                owned.lastSweep = clock
+            }
+            return (owned.tracker.missing, owned.tracker.lost)
+        }
+        statistics.update { stats in
+            stats.missing = Int(missing)
+            stats.lost = Int(lost)
         }
     }
 

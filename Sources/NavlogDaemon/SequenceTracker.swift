@@ -43,6 +43,9 @@ struct SequenceTracker {
     private var states: [Session] = []
     /// Numbers missing now (holes not given up), all sessions.
     private(set) var missing: UInt64 = 0
+    /// The sessions with numbers missing now: what ``sweep(now:)`` looks at (few, against all
+    /// the sessions tracked).
+    private var sessionsMissing = Set<Int>()
     /// Numbers given up as lost (a counter).
     private(set) var lost: UInt64 = 0
     /// How long a session may store nothing before its holes are given up (µs).
@@ -139,7 +142,7 @@ struct SequenceTracker {
 
     /// Gives up the holes of every session that has stored nothing since `now - grace`.
     mutating func sweep(now: Int64) {
-        for index in states.indices where states[index].missing > 0 && now &- states[index].lastStored > grace {
+        for index in sessionsMissing where now &- states[index].lastStored > grace {
             giveUp(index)
         }
     }
@@ -149,6 +152,7 @@ struct SequenceTracker {
         let counted = countAbove(states[index].givenUpBelow, hole)
         states[index].missing += counted
         missing &+= counted
+        if states[index].missing > 0 { sessionsMissing.insert(index) }
     }
 
     /// Numbers `hole` of session `index` are no longer missing.
@@ -156,6 +160,7 @@ struct SequenceTracker {
         let counted = min(countAbove(states[index].givenUpBelow, hole), states[index].missing)
         states[index].missing -= counted
         missing &-= counted
+        if states[index].missing == 0 { sessionsMissing.remove(index) }
     }
 
     /// How many numbers of `range` are at or above `floor`.
@@ -169,6 +174,7 @@ struct SequenceTracker {
         lost &+= states[index].missing
         missing &-= states[index].missing
         states[index].missing = 0
+        sessionsMissing.remove(index)
         states[index].givenUpBelow = top &+ 1
     }
 
@@ -181,6 +187,7 @@ struct SequenceTracker {
         states[index].missing -= counted
         missing &-= counted
         lost &+= counted
+        if states[index].missing == 0 { sessionsMissing.remove(index) }
         states[index].ranges.replaceSubrange(0...1, with: [first.lowerBound...second.upperBound])
     }
 }

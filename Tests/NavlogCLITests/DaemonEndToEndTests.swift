@@ -248,6 +248,31 @@ struct DaemonEndToEndTests {
         }
     }
 
+    @Test("holes of a session that sends nothing more are given up as lost after lossGraceSeconds, with no other traffic")
+    func lossGraceWhileIdle() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let config = dir.appendingPathComponent("navlogd.json")
+            try #"{"lossGraceSeconds": 1}"#.write(to: config, atomically: true, encoding: .utf8)
+            let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config.path])
+            let client = try SocketClient(path: daemon.socket)
+            // seq 1, 2 and 5: 3 and 4 are missing.
+            let lines = [1, 2, 5].map { #"{"type":"mark","session":"g","seq":\#($0),"name":"n"}"# }
+            try client.send(#"{"hello":1,"ack":"batch"}"# + "\n" + lines.joined(separator: "\n") + "\n")
+            _ = client.readUntil { ($0["ack"] as? Int ?? 0) >= 4 }
+            client.close()
+            #expect(try daemon.stats()["missing"] as? Int == 2)
+            // Nothing else is sent; the writer sweeps on its own.
+            var stats: [String: Any] = [:]
+            for _ in 0..<40 {
+                usleep(100_000)
+                stats = try daemon.stats()
+                if stats["lost"] as? Int == 2 { break }
+            }
+            #expect(stats["lost"] as? Int == 2 && stats["missing"] as? Int == 0, "given up while idle: \(stats)")
+            #expect(daemon.terminate() == 0)
+        }
+    }
+
     @Test("trusted fields come from the kernel, not from the client")
     func trustedFields() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
