@@ -29,6 +29,11 @@ public final class ReplayIndex {
         public var eventsReplayed = 0
         /// Stale files removed (their segment is gone).
         public var filesRemoved = 0
+        /// Files another navlog version wrote (another index format or checkpoint version),
+        /// rebuilt for this one: commands say so once.
+        public var filesOfAnotherVersion = 0
+        /// The index format of those files (the first one met).
+        public var otherFormat: Int?
     }
 
     private var readers: [String: ReplayIndexFile.Reader] = [:]
@@ -83,6 +88,10 @@ public final class ReplayIndex {
         }
         for number in segments.indices {
             let existing = reader(number)
+            if existing == nil, let path = path(segments[number].name), let other = ReplayIndexFile.Reader.otherVersion(path: path) {
+                report.filesOfAnotherVersion += 1
+                report.otherFormat = report.otherFormat ?? Int(other.format)
+            }
             let covered = Int(existing?.coverage.blockCount ?? 0)
             if existing != nil, covered == segments[number].blocks.count { continue }
             let before = report.eventsReplayed

@@ -196,6 +196,18 @@ enum ReplayIndexFile {
         /// The last frame decompressed (pieces of one lookup are often in the same frame).
         private var cachedFrame: (number: UInt32, bytes: [UInt8])?
 
+        /// The format and checkpoint versions of the index file at `path` when they are not this
+        /// navlog's (a file another version wrote); nil when they are, or it is no index file.
+        static func otherVersion(path: String) -> (format: UInt16, checkpoint: UInt16)? {
+            guard let file = ReadOnlyFile(path: path), let header = file.read(at: 0, count: 8), header.count == 8,
+                Array(header[0..<4]) == ReplayIndexFile.magic
+            else { return nil }
+            var reader = LittleEndianReader(bytes: header, offset: 4)
+            let format = reader.u16(), checkpoint = reader.u16()
+            if format == ReplayIndexFile.formatVersion && checkpoint == UInt16(SessionReplayer.checkpointVersion) { return nil }
+            return (format, checkpoint)
+        }
+
         /// Opens `path`; nil when it is missing, of another version, or damaged.
         init?(path: String) {
             guard let file = ReadOnlyFile(path: path), let header = file.read(at: 0, count: ReplayIndexFile.headerSize),

@@ -34,11 +34,23 @@ func openReplayIndex(command: String, data: DataDirectoryOptions, options: Repla
     if refresh {
         do {
             try index.refresh()
+            noteRebuiltIndex(command: command, index)
         } catch {
             printError("navlog \(command): \(error) Replays will read sessions from their first event.")
         }
     }
     return index
+}
+
+/// Says, in one line, that the last refresh rebuilt index files another navlog version wrote
+/// (an upgrade changes the index format; the first command after it rebuilds, slower).
+func noteRebuiltIndex(command: String, _ index: ReplayIndex) {
+    let report = index.lastRefresh
+    guard report.filesOfAnotherVersion > 0 else { return }
+    let format = report.otherFormat.map { " (index format \($0))" } ?? ""
+    printError(
+        "navlog \(command): the replay index in \(index.directory ?? "the data directory") was written by another navlog version\(format); rebuilt \(report.filesOfAnotherVersion) file(s) for this one. This happens once after an upgrade."
+    )
 }
 
 /// Prints damage the reader met (skipped blocks) and, with an index, the damage its builds met
@@ -166,6 +178,10 @@ func scanFocusJournals<Sink: DerivedTableSink>(
     do {
         let index = ReplayIndex(log: reader)
         let answered = try JournalScanner(index: index, filter: filter).scan(into: &sink, progress: progress)
+        if index.lastRefresh.filesOfAnotherVersion > 0 {
+            beforeNote()
+            noteRebuiltIndex(command: command, index)
+        }
         if answered { indexUsed = index }
         return answered
     } catch let error as ReplayIndexError where error.code == .unwritable {

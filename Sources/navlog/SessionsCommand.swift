@@ -207,6 +207,7 @@ struct IndexCommand: ParsableCommand {
         }
         do {
             try index.refresh()
+            noteRebuiltIndex(command: "index", index)
         } catch {
             printError("navlog index: \(error)")
             throw ExitCode.failure

@@ -36,6 +36,30 @@ struct ReplayEndToEndTests {
 
     /// The tab bar (empty for 1 s) and nav1 (empty for 1 s) have no dwell: a container whose
     /// content is not set is no focused screen (E3).
+    @Test("an index written by another navlog version is rebuilt with one line saying so, and answers the same")
+    func indexOfAnotherVersionRebuilt() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = try Self.ingest(into: dir)
+            let first = try ProcessRunner.navlog(["sessions", "--format", "json", "--data-dir", data])
+            #expect(first.status == 0 && first.errorOutput.isEmpty, "\(first.errorOutput)")
+            // Make every index file look like an older format's (version 4 in the header).
+            let replay = URL(fileURLWithPath: data).appendingPathComponent("replay")
+            for name in try FileManager.default.contentsOfDirectory(atPath: replay.path) where name.hasSuffix(".nrx") {
+                let handle = try FileHandle(forUpdating: replay.appendingPathComponent(name))
+                try handle.seek(toOffset: 4)
+                handle.write(Data([4, 0]))
+                try handle.close()
+            }
+            let upgraded = try ProcessRunner.navlog(["sessions", "--format", "json", "--data-dir", data])
+            #expect(upgraded.status == 0)
+            #expect(upgraded.output == first.output)
+            #expect(upgraded.errorOutput.contains("written by another navlog version (index format 4); rebuilt"), "\(upgraded.errorOutput)")
+            #expect(upgraded.errorOutput.split(separator: "\n").count == 1, "one line: \(upgraded.errorOutput)")
+            let again = try ProcessRunner.navlog(["query", "screens", "--data-dir", data])
+            #expect(again.status == 0 && again.errorOutput.isEmpty, "once: \(again.errorOutput)")
+        }
+    }
+
     @Test("the tree format shows stacks, tabs, the presentation with its adapted style, the focus and what is hidden")
     func treeFormat() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
