@@ -164,6 +164,9 @@ let package = Package(
                 "NavlogStoryboard",
                 "NavlogWorkload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: upcomingFeatures
         ),

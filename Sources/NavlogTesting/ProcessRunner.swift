@@ -79,14 +79,26 @@ public final class RunningProcess: @unchecked Sendable {
     /// What it has written to standard output so far.
     public var output: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
 
+    /// What it has written to standard error so far.
+    public var errorOutput: String { (try? String(contentsOf: errFile, encoding: .utf8)) ?? "" }
+
     /// Waits until its output contains `text` (or `timeout` passes); returns whether it did.
     public func waitForOutput(containing text: String, timeout: Double) -> Bool {
+        wait(timeout) { output.contains(text) }
+    }
+
+    /// Waits until its standard error satisfies `condition` (or `timeout` passes); returns whether it did.
+    public func waitForErrorOutput(timeout: Double, until condition: (String) -> Bool) -> Bool {
+        wait(timeout) { condition(errorOutput) }
+    }
+
+    private func wait(_ timeout: Double, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if output.contains(text) { return true }
+            if condition() { return true }
             usleep(20_000)
         }
-        return output.contains(text)
+        return condition()
     }
 
     /// Stops it (SIGTERM) and returns everything it printed.

@@ -182,22 +182,34 @@ struct AnomaliesCommand: ParsableCommand {
     }
 }
 
-/// `navlog index`: builds or refreshes the replay checkpoints.
-struct IndexCommand: ParsableCommand {
+/// `navlog index`: builds or refreshes the replay checkpoints, once or following the log.
+struct IndexCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index",
         abstract: "Build or bring up to date the replay checkpoints of a data directory.",
         discussion: """
-            navlog replay, sessions, timeline and anomalies do this themselves; run it ahead (from \
-            a timer, say) so that they answer at once. Checkpoints are derived from the log: \
-            deleting them is safe, they are rebuilt.
+            navlog replay, sessions, timeline, anomalies, query and export do this themselves; \
+            run it ahead so that they answer at once. With --follow it keeps running and indexes \
+            what navlogd appends within a second (systemd/navlog-index.service runs it beside \
+            navlogd), so the first query after ingest is as fast as the next. Checkpoints are \
+            derived from the log: deleting them is safe, they are rebuilt.
             """
     )
 
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var indexOptions: ReplayIndexOptions
 
-    func run() throws {
+    @Flag(help: "Keep running: index new events as they are stored, until SIGTERM or SIGINT.")
+    var follow = false
+
+    @Option(help: ArgumentHelp("With --follow: seconds between two looks at the log.", valueName: "seconds"))
+    var interval = 1.0
+
+    func run() async throws {
+        if follow {
+            try await runFollowing()
+            return
+        }
         let clock = ContinuousClock()
         let started = clock.now
         let index = try openReplayIndex(command: "index", data: data, options: indexOptions, refresh: false)

@@ -13,7 +13,7 @@ struct SystemdTests {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")
 
-    @Test("systemd-analyze verify accepts the units", .enabled(if: systemdAvailable))
+    @Test("systemd-analyze verify accepts the units (navlogd's and the index follower's)", .enabled(if: systemdAvailable))
     func unitsVerify() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let units = TestEnvironment.packageRoot.appendingPathComponent("systemd")
@@ -21,10 +21,14 @@ struct SystemdTests {
                 .replacingOccurrences(of: "/usr/local/bin/navlogd", with: TestEnvironment.binaries.appendingPathComponent("navlogd").path)
             try service.write(to: dir.appendingPathComponent("navlogd.service"), atomically: true, encoding: .utf8)
             try FileManager.default.copyItem(at: units.appendingPathComponent("navlogd.socket"), to: dir.appendingPathComponent("navlogd.socket"))
+            let follower = try String(contentsOf: units.appendingPathComponent("navlog-index.service"), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/navlog ", with: TestEnvironment.binaries.appendingPathComponent("navlog").path + " ")
+            try follower.write(to: dir.appendingPathComponent("navlog-index.service"), atomically: true, encoding: .utf8)
             let result = try ProcessRunner.run(
                 URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
                 [
                     "verify", dir.appendingPathComponent("navlogd.service").path, dir.appendingPathComponent("navlogd.socket").path,
+                    dir.appendingPathComponent("navlog-index.service").path,
                 ])
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(!result.errorOutput.contains("Unknown"), "\(result.errorOutput)")
