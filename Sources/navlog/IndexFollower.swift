@@ -25,8 +25,20 @@ struct IndexFollower: Service {
 
     /// Refreshes the index every ``interval`` until the task is cancelled.
     private func follow() async throws {
-        // The reader and index are this task's own (neither is Sendable).
-        let reader = try LogReader(directory: dataDirectory)
+        // The reader and index are this task's own (neither is Sendable). The data directory
+        // may not exist yet (started before navlogd's first start): wait for it, saying so once.
+        var opened: LogReader?
+        var said = false
+        while opened == nil && !Task.isCancelled {
+            do {
+                opened = try LogReader(directory: dataDirectory)
+            } catch {
+                if !said { report("\(error.message) Waiting for it.") }
+                said = true
+                try? await Task.sleep(for: interval)
+            }
+        }
+        guard let reader = opened else { return }
         let index = ReplayIndex(log: reader, directory: indexDirectory)
         guard index.directory != nil else {
             throw FollowError(
