@@ -41,75 +41,99 @@ public struct DerivedTableScanner {
         var read = 0
         let wantsEvents = sink.wantsEvents
         let filter = self.filter
+        // E4: sessions the log stored out of seq order are left out of the pass in log order
+        // and replayed after it, sorted (a first pass finds them: without the replay index,
+        // nothing else knows).
+        let late = try sessionsStoredOutOfOrder()
+
+        /// Applies one event of session `slot` and hands the rows it makes to the sink.
+        func handle(slot: Int, type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, receivedAt: Int64, body: StoredBody, late: Bool) {
+            if live[slot] == nil { live[slot] = Live() }
+            let state = live[slot]!
+            if late { state.replayer.noteLateEvent() }
+            state.replayer.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
+            if type == .sessionStart {
+                let info = state.replayer.info
+                state.tags = SessionTags(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
+                state.included =
+                    (filter.app.map { $0 == state.tags.app } ?? true) && (filter.version.map { $0 == state.tags.version } ?? true)
+                    && (filter.idiom.map { $0 == state.tags.idiom } ?? true)
+            }
+            let emit = state.included && filter.contains(timestamp)
+            if emit && wantsEvents {
+                let session = names[slot]
+                sink.event(
+                    EventRow(
+                        lsn: lsn, session: session, tags: state.tags, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt,
+                        type: type.name))
+            }
+            var session: String { names[slot] }
+            // Anomalies raised by this event.
+            if state.replayer.anomalies.count > state.anomaliesSeen {
+                let anomalies = state.replayer.anomalies
+                if emit {
+                    for anomaly in anomalies[state.anomaliesSeen...] {
+                        sink.anomaly(
+                            AnomalyRow(
+                                session: session, sessionNumber: slot, tags: state.tags, timestamp: anomaly.event.timestamp, sequence: anomaly.event.sequence,
+                                lsn: anomaly.event.lsn,
+                                code: anomaly.code.code, name: anomaly.code.name, rule: anomaly.rule, fatal: anomaly.isFatal,
+                                controllers: anomaly.controllers.map { state.replayer.id(of: $0) }.joined(separator: " "), message: anomaly.message))
+                    }
+                }
+                state.anomaliesSeen = anomalies.count
+            }
+            // A screen view that closed (E3: it held the focus for a positive time) makes a
+            // view row and the transition into it (the view the focus journal records).
+            let focus = state.replayer.focusedScreenHandle
+            if let closedView = state.replayer.closedView, let closed = FocusJournal.view(state.replayer, closedView, end: timestamp) {
+                state.screens.insert(closed.screen)
+                if state.included {
+                    if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }
+                    if emit { sink.visit(row(closed, state, session: session, number: slot)) }
+                }
+            }
+            if type == .appBackground, emit, let focus {
+                let controller = state.replayer.controllers[focus]
+                sink.exit(
+                    ExitRow(session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: controller.className ?? controller.id, reason: "background"))
+            }
+            if type == .sessionEnd {
+                finish(state, session: session, number: slot, end: timestamp, emit: state.included, into: &sink)
+                live[slot] = nil
+            }
+        }
+
         try reader.scan(LogQuery(session: filter.session)) { block, index in
             read += 1
             if read & 0xFFFF == 0 { progress?(read) }
-            let type = block.types[index]
-            let timestamp = block.timestamps[index]
-            let sequence = block.sequence(index)
             try block.withEvent(index) { strings, sessionBytes, tokens in
+                if !late.ids.isEmpty, late.table.reference(of: sessionBytes) != nil { return }
                 let (reference, inserted) = sessions.insert(sessionBytes)
                 let slot = Int(reference)
                 if inserted {
                     live.append(Live())
                     names.append(String(decoding: sessionBytes, as: UTF8.self))
                 }
-                if live[slot] == nil { live[slot] = Live() }
-                let body = StoredBody(tokens: tokens, strings: strings)
-                let state = live[slot]!
-                state.replayer.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: block.lsn(index), body: body))
-                if type == .sessionStart {
-                    let info = state.replayer.info
-                    state.tags = SessionTags(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
-                    state.included =
-                        (filter.app.map { $0 == state.tags.app } ?? true) && (filter.version.map { $0 == state.tags.version } ?? true)
-                        && (filter.idiom.map { $0 == state.tags.idiom } ?? true)
-                }
-                let emit = state.included && filter.contains(timestamp)
-                if emit && wantsEvents {
-                    let session = names[slot]
-                    sink.event(
-                        EventRow(
-                            lsn: block.lsn(index), session: session, tags: state.tags, sequence: sequence, timestamp: timestamp, receivedAt: block.receiveTimes[index],
-                            type: type.name))
-                }
-                var session: String { names[slot] }
-                // Anomalies raised by this event.
-                if state.replayer.anomalies.count > state.anomaliesSeen {
-                    let anomalies = state.replayer.anomalies
-                    if emit {
-                        for anomaly in anomalies[state.anomaliesSeen...] {
-                            sink.anomaly(
-                                AnomalyRow(
-                                    session: session, sessionNumber: slot, tags: state.tags, timestamp: anomaly.event.timestamp, sequence: anomaly.event.sequence,
-                                    lsn: anomaly.event.lsn,
-                                    code: anomaly.code.code, name: anomaly.code.name, rule: anomaly.rule, fatal: anomaly.isFatal,
-                                    controllers: anomaly.controllers.map { state.replayer.id(of: $0) }.joined(separator: " "), message: anomaly.message))
-                        }
-                    }
-                    state.anomaliesSeen = anomalies.count
-                }
-                // A screen view that closed (E3: it held the focus for a positive time) makes a
-                // view row and the transition into it (the view the focus journal records).
-                let focus = state.replayer.focusedScreenHandle
-                if let closedView = state.replayer.closedView, let closed = FocusJournal.view(state.replayer, closedView, end: timestamp) {
-                    state.screens.insert(closed.screen)
-                    if state.included {
-                        if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }
-                        if emit { sink.visit(row(closed, state, session: session, number: slot)) }
-                    }
-                }
-                if type == .appBackground, emit, let focus {
-                    let controller = state.replayer.controllers[focus]
-                    sink.exit(
-                        ExitRow(session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: controller.className ?? controller.id, reason: "background"))
-                }
-                if type == .sessionEnd {
-                    finish(state, session: session, number: slot, end: timestamp, emit: state.included, into: &sink)
-                    live[slot] = nil
-                }
+                handle(
+                    slot: slot, type: block.types[index], sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: block.lsn(index),
+                    receivedAt: block.receiveTimes[index], body: StoredBody(tokens: tokens, strings: strings), late: false)
             }
             return true
+        }
+        var slots: [Int] = []
+        for id in late.ids {
+            let (reference, inserted) = withBytes(id) { sessions.insert($0) }
+            if inserted {
+                live.append(Live())
+                names.append(id)
+            }
+            slots.append(Int(reference))
+        }
+        try SequenceOrderedSessions.forEachEvent(of: late.ids, eventCounts: late.counts, log: reader) { number, event, fields in
+            handle(
+                slot: slots[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt,
+                body: fields, late: event.late)
         }
         for slot in live.indices {
             guard let state = live[slot] else { continue }
@@ -117,6 +141,48 @@ public struct DerivedTableScanner {
         }
         eventsRead = read
         progress?(read)
+    }
+
+    /// The sessions (of the filter) with an event the log stored after a higher `seq` of
+    /// theirs, with their event counts; all their events carry a `seq` (E4 sorts only then).
+    private func sessionsStoredOutOfOrder() throws -> (ids: [String], counts: [Int], table: ByteStringTable) {
+        var table = ByteStringTable()
+        var highest: [UInt64] = []
+        var counts: [Int] = []
+        var late: [Bool] = []
+        var unnumbered: [Bool] = []
+        try reader.scan(LogQuery(session: filter.session)) { block, index in
+            let sequence = block.sequence(index)
+            block.withEvent(index) { _, session, _ in
+                let (reference, inserted) = table.insert(session)
+                let slot = Int(reference)
+                if inserted {
+                    highest.append(0)
+                    counts.append(0)
+                    late.append(false)
+                    unnumbered.append(false)
+                }
+                counts[slot] += 1
+                guard let sequence else {
+                    unnumbered[slot] = true
+                    return
+                }
+                if counts[slot] > 1, sequence < highest[slot] { late[slot] = true }
+                highest[slot] = max(highest[slot], sequence)
+            }
+            return true
+        }
+        var ids: [String] = []
+        var lateCounts: [Int] = []
+        var lateTable = ByteStringTable()
+        for slot in late.indices where late[slot] && !unnumbered[slot] {
+            table.withString(UInt32(slot)) { raw in
+                ids.append(String(decoding: raw, as: UTF8.self))
+                _ = lateTable.insert(raw)
+            }
+            lateCounts.append(counts[slot])
+        }
+        return (ids, lateCounts, lateTable)
     }
 
     /// A journal visit as a `screen_visits` row.
@@ -175,4 +241,10 @@ public struct DerivedTableScanner {
         default: return type.name
         }
     }
+}
+
+/// Calls `body` with the UTF-8 bytes of `text`.
+private func withBytes<R>(_ text: String, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    var text = text
+    return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
 }

@@ -1,5 +1,5 @@
-import NavlogEvents
-import NavlogStore
+public import NavlogEvents
+public import NavlogStore
 
 /// The order rule E4 replays a session's events in: by `seq`, however the log stored them.
 ///
@@ -138,6 +138,8 @@ struct CopiedSessionEvents {
         var sequence: UInt64?
         var timestamp: Int64
         var lsn: UInt64
+        /// When navlogd received it (µs).
+        var receivedAt: Int64
         /// Where its body's tokens are in ``CopiedSessionEvents/tokens``.
         var body: Range<Int>
         /// Whether the log stored it after an event of the session with a higher `seq`.
@@ -162,7 +164,7 @@ struct CopiedSessionEvents {
         events.append(
             Event(
                 type: block.types[position], sequence: block.sequence(position), timestamp: block.timestamps[position], lsn: block.lsn(position),
-                body: start..<tokens.count))
+                receivedAt: block.receiveTimes[position], body: start..<tokens.count))
         return true
     }
 
@@ -239,5 +241,56 @@ extension SessionEventOrder {
             _ = copies[number].append(block.decoded, position)
         }
         return copies
+    }
+}
+
+/// Replays sessions whose events the log stored out of `seq` order, in `seq` order (rule E4),
+/// for readers that go through the log without the replay index (analytics' fallback).
+public enum SequenceOrderedSessions {
+    /// One event, as the sorted replay hands it over.
+    public struct Event {
+        /// Its type, `seq`, time (µs), LSN and receive time (µs).
+        public var type: EventType
+        public var sequence: UInt64?
+        public var timestamp: Int64
+        public var lsn: UInt64
+        public var receivedAt: Int64
+        /// Whether the log stored it after an event of its session with a higher `seq`.
+        public var late: Bool
+    }
+
+    /// Calls `body` with every event of each of `sessions`, session after session, each in `seq`
+    /// order (the order E4 replays: see ``SessionEventOrder``), with a reader of its fields
+    /// valid during the call. The events are copied out of their blocks a group of sessions at
+    /// a time, each group holding about `eventsPerPass` events (by `eventCounts`, the number
+    /// of events of each session), with one pass over the blocks per group.
+    /// - Throws: ``StoreError`` for I/O failures (damaged blocks are skipped), what `body` throws.
+    public static func forEachEvent(
+        of sessions: [String], eventCounts: [Int], log: LogReader, eventsPerPass: Int = 1 << 20,
+        _ body: (_ session: Int, _ event: Event, _ fields: StoredBody) throws -> Void
+    ) throws {
+        var decoded = DecodedBlock()
+        var start = 0
+        while start < sessions.count {
+            var end = start
+            var events = 0
+            while end < sessions.count && (end == start || events + eventCounts[end] <= eventsPerPass) {
+                events += eventCounts[end]
+                end += 1
+            }
+            let copies = try SessionEventOrder.copyEvents(of: Array(sessions[start..<end]), log: log, throughSegment: nil, decoded: &decoded)
+            for (offset, copy) in copies.enumerated() {
+                var sorted = copy
+                sorted.sortForReplay()
+                try sorted.forEach { event, fields in
+                    try body(
+                        start + offset,
+                        Event(
+                            type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt, late: event.late),
+                        fields)
+                }
+            }
+            start = end
+        }
     }
 }

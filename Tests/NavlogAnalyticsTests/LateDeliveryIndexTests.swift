@@ -90,7 +90,7 @@ struct LateDeliveryIndexTests {
         return found.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
-    @Test("late events re-derive their sessions: states at every seq, end states and analytics rows equal the in-order log's")
+    @Test("late events re-derive their sessions: states at every seq, end states and analytics rows (journals and the replay fallback) equal the in-order log's")
     func lateEventsMatchInOrderLog() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let inOrder = Self.lines()
@@ -133,6 +133,17 @@ struct LateDeliveryIndexTests {
                 Issue.record("first difference:\n  in order: \(difference.0)\n  late:     \(difference.1)")
             }
             #expect(!actual.contains { $0.contains("A18") || $0.contains("A17") }, "no seq duplicate or gap reported for a late event")
+
+            // The fallback without an index (a replay of the log) agrees too.
+            var replayed = JournalScannerTests.Recorder(wantsEvents: true)
+            var scanner = DerivedTableScanner(reader: try LogReader(directory: dir.path + "/late"))
+            try scanner.scan(into: &replayed)
+            let fallback = replayed.rows.map { $0.replacingOccurrences(of: #"lsn: (Optional\(\d+\)|nil|\d+)"#, with: "", options: .regularExpression) }.sorted()
+            #expect(fallback.count == expected.count, "\(fallback.count) rows replayed from the late log, \(expected.count) in order")
+            if let difference = zip(expected, fallback).first(where: { $0 != $1 }) {
+                Issue.record("fallback, first difference:\n  in order: \(difference.0)\n  late:     \(difference.1)")
+            }
+            #expect(scanner.eventsRead == inOrder.count)
         }
     }
 
