@@ -27,7 +27,7 @@ struct ReplayPiece: Sendable, Equatable {
 /// the start of each block that holds its events, and at the end of the blocks covered.
 ///
 /// Layout (little-endian):
-/// - header, 80 bytes: magic `NLRX`, format version (u16), state version (u16), covered block
+/// - header, 96 bytes (84 used, then zeros): magic `NLRX`, format version (u16), state version (u16), covered block
 ///   count (u32), the last covered block's offset (u64), size (u32), first LSN (u64) and event
 ///   count (u32) — the identity that ties the file to the segment's bytes —, directory offset
 ///   (u64), directory entries (u32), directory CRC-32C (u32), frame table offset (u64), frame
