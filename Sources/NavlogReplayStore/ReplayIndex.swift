@@ -86,7 +86,11 @@ public final class ReplayIndex {
         for name in ReplayFiles.names(in: directory) where name.hasSuffix(".damage") && !wantedDamage.contains(name) {
             ReplayFiles.remove(directory + "/" + name)
         }
-        for number in segments.indices {
+        var number = 0
+        // Each rebuild from an earlier segment removes a damaged file; there are only so many.
+        var rebuildsLeft = segments.count + 1
+        while number < segments.count {
+            defer { number += 1 }
             let existing = reader(number)
             if existing == nil, let path = path(segments[number].name), let other = ReplayIndexFile.Reader.otherVersion(path: path) {
                 report.filesOfAnotherVersion += 1
@@ -95,8 +99,13 @@ public final class ReplayIndex {
             let covered = Int(existing?.coverage.blockCount ?? 0)
             if existing != nil, covered == segments[number].blocks.count { continue }
             let before = report.eventsReplayed
-            report.eventsReplayed += try build(segment: number, extending: existing) { progress?(before + $0) }
-            report.filesWritten += 1
+            do {
+                report.eventsReplayed += try build(segment: number, extending: existing) { progress?(before + $0) }
+                report.filesWritten += 1
+            } catch let rebuild as RebuildFrom where rebuildsLeft > 0 {
+                rebuildsLeft -= 1
+                number = rebuild.segment - 1  // the loop's step makes it that segment
+            }
         }
         lastRefresh = report
     }
@@ -192,7 +201,7 @@ public final class ReplayIndex {
                     let (reference, inserted) = sessionNumbers.insert(session)
                     let slot = Int(reference)
                     if inserted {
-                        states.append(previousState(of: String(decoding: session, as: UTF8.self), before: number) ?? SessionReplayer())
+                        states.append(try previousState(of: String(decoding: session, as: UTF8.self), before: number) ?? SessionReplayer())
                         lastBlock.append(-1)
                         touched.append(true)
                         late.append(false)
@@ -209,10 +218,13 @@ public final class ReplayIndex {
                         copiedEvents[slot] = states[slot].eventCount + 1
                         return
                     }
-                    if lastBlock[slot] != block {
-                        lastBlock[slot] = block
+                    // A checkpoint at the session's first event in this pass, then every
+                    // checkpointInterval of its events (`lastBlock` holds the event count at
+                    // the last one, -1 before the first).
+                    if lastBlock[slot] < 0 || states[slot].eventCount - lastBlock[slot] >= Self.checkpointInterval {
+                        lastBlock[slot] = states[slot].eventCount
                         let piece = ReplayPiece(
-                            block: UInt32(block), startIndex: UInt64(states[slot].eventCount), firstSequence: sequence, firstTimestamp: timestamp)
+                            block: UInt32(block), startIndex: UInt64(states[slot].eventCount), firstSequence: sequence, firstTimestamp: timestamp, firstLSN: lsn)
                         try writer.add(session: session, piece: piece, state: states[slot].eventCount > 0 ? states[slot] : nil)
                     }
                     let body = StoredBody(tokens: tokens, strings: strings)
@@ -257,6 +269,11 @@ public final class ReplayIndex {
         return replayed
     }
 
+    /// A session gets a checkpoint every this many of its events (and at its first event in each
+    /// segment): the size of the index follows the events, not sessions × blocks (issue 14),
+    /// and a replay from a checkpoint applies fewer than this many events.
+    static let checkpointInterval = 256
+
     /// Events whose copies one E4 re-derivation pass holds at most (one session more than
     /// this): about 100 MB. Tests set it small to make several passes.
     public var rederivedEventsPerPass = 1 << 20
@@ -290,15 +307,36 @@ public final class ReplayIndex {
     }
 
     /// The state of `session` at the end of the last segment before `segment` that holds it.
-    private func previousState(of session: String, before segment: Int) -> SessionReplayer? {
+    /// - Throws: ``RebuildFrom`` when that segment's file turns out damaged where the state is
+    ///   (it is removed): starting the session afresh would make every checkpoint after it wrong.
+    private func previousState(of session: String, before segment: Int) throws -> SessionReplayer? {
         var number = segment - 1
         while number >= 0 {
-            if let reader = reader(number), let end = reader.pieces(of: session)?.last, end.block == ReplayPiece.endOfSegment {
-                return reader.state(end)
+            if let reader = reader(number) {
+                switch reader.lookup(session) {
+                case .absent: break
+                case .damaged:
+                    discard(number)
+                    throw RebuildFrom(segment: number)
+                case .found(let pieces):
+                    if let end = pieces.last, end.block == ReplayPiece.endOfSegment {
+                        guard let state = reader.state(end) else {
+                            discard(number)
+                            throw RebuildFrom(segment: number)
+                        }
+                        return state
+                    }
+                }
             }
             number -= 1
         }
         return nil
+    }
+
+    /// A build found the file of an earlier segment damaged (and removed it): the refresh
+    /// builds again from that segment.
+    struct RebuildFrom: Error {
+        var segment: Int
     }
 
     // MARK: Looking up
@@ -310,6 +348,9 @@ public final class ReplayIndex {
         public var state: SessionReplayer
         /// The segment (index into the log's segments) and block to decode next, nil for none.
         public var block: (segment: Int, block: Int)?
+        /// The LSN of the first event to apply (the checkpoint may be inside the block): the
+        /// session's events in the block below it are already in ``state``.
+        public var firstLSN: UInt64 = 0
     }
 
     /// Where to start replaying `session` to reach `target`: the nearest checkpoint at or before
@@ -350,7 +391,7 @@ public final class ReplayIndex {
             chosen = candidates.last { $0.piece.firstTimestamp <= time }
         }
         guard let chosen = chosen ?? candidates.first, let state = load(chosen) else { return nil }
-        return Start(state: state, block: (chosen.segment, Int(chosen.piece.block)))
+        return Start(state: state, block: (chosen.segment, Int(chosen.piece.block)), firstLSN: chosen.piece.firstLSN)
     }
 
     /// Removes segment `number`'s file, found damaged after it was opened: the caller falls
@@ -424,11 +465,21 @@ public final class ReplayIndex {
         var seen = Set<String>()
         for number in log.segments.indices.reversed() {
             guard let reader = reader(number) else { continue }
+            var damaged = false
             for session in reader.sessions() where !seen.contains(session) {
-                guard let end = reader.pieces(of: session)?.last, end.block == ReplayPiece.endOfSegment, let state = reader.state(end) else { continue }
+                guard case .found(let pieces) = reader.lookup(session), let end = pieces.last, end.block == ReplayPiece.endOfSegment else {
+                    damaged = true
+                    continue
+                }
+                guard let state = reader.state(end) else {
+                    damaged = true
+                    continue
+                }
                 seen.insert(session)
                 try visit(session, state)
             }
+            // Found damaged while read: removed, so that the next refresh rebuilds it.
+            if damaged { discard(number) }
         }
     }
 

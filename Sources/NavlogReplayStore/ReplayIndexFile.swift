@@ -13,6 +13,10 @@ struct ReplayPiece: Sendable, Equatable {
     /// The `seq` and time of that first event (for the end piece: of the last event).
     var firstSequence: UInt64?
     var firstTimestamp: Int64
+    /// The LSN of that first event: a piece may start inside a block (every
+    /// ``ReplayIndex/checkpointInterval`` events of the session), and a replay from it skips
+    /// the session's events in the block below this LSN. 0 for the end piece.
+    var firstLSN: UInt64 = 0
     /// The state: which compressed frame holds it (``noState`` when the session had no
     /// earlier events), and where in the decompressed frame.
     var frame: UInt32 = ReplayPiece.noState
@@ -47,7 +51,9 @@ enum ReplayIndexFile {
     /// 2: the focus journal (``FocusJournal``) added. 3: journals start with a string table.
     /// 4: journals record screen views as they close (E3), with the view they came from.
     /// 5: journals start with the sessions they re-derived after a late event (E4).
-    static let formatVersion: UInt16 = 5
+    /// 6: a checkpoint every ``ReplayIndex/checkpointInterval`` events of a session (not one
+    /// per block it has events in), pieces carry their first event's LSN.
+    static let formatVersion: UInt16 = 6
     static let headerSize = 96
     static let frameRecordSize = 16
     /// States are gathered into frames of about this many bytes before compression.
@@ -146,6 +152,7 @@ enum ReplayIndexFile {
                     Varint.append(piece.startIndex, to: &output)
                     Varint.append(piece.firstSequence.map { $0 &+ 1 } ?? 0, to: &output)
                     Varint.append(Varint.zigzag(piece.firstTimestamp), to: &output)
+                    Varint.append(piece.firstLSN, to: &output)
                     Varint.append(UInt64(piece.frame), to: &output)
                     Varint.append(UInt64(piece.stateOffset), to: &output)
                     Varint.append(UInt64(piece.stateLength), to: &output)
@@ -220,7 +227,9 @@ enum ReplayIndexFile {
             let frameTableOffset = reader.u64(), frameCount = reader.u32()
             let journalOffset = reader.u64(), journalLength = reader.u32(), journalChecksum = reader.u32()
             let headerEnd = reader.offset
-            guard reader.u32() == CRC32C.checksum(Array(header[0..<headerEnd])), directoryOffset >= UInt64(ReplayIndexFile.headerSize),
+            // The CRC covers the used part; the padding after it must be zero.
+            guard reader.u32() == CRC32C.checksum(Array(header[0..<headerEnd])), header[reader.offset...].allSatisfy({ $0 == 0 }),
+                directoryOffset >= UInt64(ReplayIndexFile.headerSize),
                 directoryOffset < 1 << 40, directoryCount < 1 << 26,
                 let directory = file.read(at: Int(directoryOffset), count: Int(directoryCount) * ReplayIndexFile.directoryRecordSize),
                 directory.count == Int(directoryCount) * ReplayIndexFile.directoryRecordSize, CRC32C.checksum(directory) == directoryChecksum,
@@ -292,13 +301,15 @@ enum ReplayIndexFile {
                 var pieces: [ReplayPiece] = []
                 for _ in 0..<count {
                     guard let block = reader.readVarint(), block <= UInt64(UInt32.max), let start = reader.readVarint(), let sequence = reader.readVarint(),
-                        let timestamp = reader.readVarint(), let frame = reader.readVarint(), frame <= UInt64(UInt32.max), let offset = reader.readVarint(),
+                        let timestamp = reader.readVarint(), let firstLSN = reader.readVarint(), let frame = reader.readVarint(), frame <= UInt64(UInt32.max),
+                        let offset = reader.readVarint(),
                         offset <= UInt64(UInt32.max), let length = reader.readVarint(), length <= UInt64(UInt32.max)
                     else { return nil }
                     pieces.append(
                         ReplayPiece(
                             block: UInt32(block), startIndex: start, firstSequence: sequence == 0 ? nil : sequence - 1,
-                            firstTimestamp: Varint.unzigzag(timestamp), frame: UInt32(frame), stateOffset: UInt32(offset), stateLength: UInt32(length)))
+                            firstTimestamp: Varint.unzigzag(timestamp), firstLSN: firstLSN, frame: UInt32(frame), stateOffset: UInt32(offset),
+                            stateLength: UInt32(length)))
                 }
                 return (String(decoding: id, as: UTF8.self), pieces)
             }

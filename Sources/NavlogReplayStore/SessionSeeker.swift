@@ -35,9 +35,11 @@ public final class SessionSeeker {
         if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
         var state = SessionReplayer()
         var from: (segment: Int, block: Int)? = (0, -1)
+        var firstLSN: UInt64 = 0
         if useCheckpoints, let start = target == .end ? end : index.start(session: session, for: target) {
             state = start.state
             from = start.block
+            firstLSN = start.firstLSN
             if from == nil { return state }
         }
         guard let from else { return state }
@@ -49,6 +51,8 @@ public final class SessionSeeker {
                 if segment == from.segment && block < from.block { continue }
                 guard try index.log.readBlock(segment: segment, block: block, into: &decoded), let reference = reference(of: wanted) else { continue }
                 for position in 0..<decoded.count where Int(decoded.sessions[position]) == reference {
+                    // Already in the checkpoint's state (it starts inside this block).
+                    if decoded.lsn(position) < firstLSN { continue }
                     if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) {
                         return sawEvent ? state : nil
                     }
