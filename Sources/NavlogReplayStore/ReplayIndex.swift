@@ -4,8 +4,9 @@ public import NavlogStore
 import NavlogZstd
 
 /// The replay index of a data directory: per segment, every session's serialized replay state
-/// at the start of each block holding its events (checkpoints), so that replaying any point of
-/// a session decodes one block after the nearest checkpoint.
+/// at its first event there and then every ``checkpointInterval`` of its events (checkpoints),
+/// so that replaying any point of a session applies fewer than that many events after the
+/// nearest checkpoint.
 ///
 /// Checkpoints are derived data: built from the log on demand (``refresh()``), checked
 /// (versions, CRC-32C, the segment blocks they were built from) and rebuilt when missing or
