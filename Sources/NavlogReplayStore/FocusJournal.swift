@@ -111,6 +111,9 @@ public enum FocusJournal {
         /// Whether nothing was recorded.
         public var isEmpty: Bool { bytes.isEmpty && rederived.isEmpty }
 
+        /// Bytes of records so far (a builder starts a new journal frame past a size).
+        public var recordBytes: Int { bytes.count }
+
         /// Starts the records of `session` replayed again from its first event in `seq` order
         /// (E4, after a late event): readers drop every record of the session before this
         /// point, in this journal and in the earlier ones, and read these instead.

@@ -167,6 +167,19 @@ public final class ReplayIndex {
         // Per late session, about how many events its re-derivation copies (its events applied
         // before the late one, and those left out after), to bound the copies held at once.
         var copiedEvents: [Int] = []
+        // Sessions whose end piece is written (at their session.end) and whose state is let go,
+        // so that the build holds the states of live sessions only, not of every session the
+        // segment has seen. An event of one after that goes through re-derivation.
+        var ended: [Bool] = []
+        // End pieces of an extended file, loaded when their session has an event (or at the end).
+        var carriedEnd: [ReplayPiece?] = []
+        let compressor = try ZstdCompressor(level: 3, contentChecksum: false)
+        /// Compresses the journal so far into a frame of its own and starts a new one.
+        func flushJournal() throws {
+            guard !journal.isEmpty else { return }
+            _ = try journal.finished().withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
+            journal = FocusJournal.Writer()
+        }
 
         if let existing {
             guard let kept = existing.compressedJournal() else { return try build(segment: number, extending: nil, progress: progress) }
@@ -183,13 +196,14 @@ public final class ReplayIndex {
                 if let end = pieces.last, end.block == ReplayPiece.endOfSegment { carried.append((session, end)) }
             }
             for (session, end) in carried {
-                guard let state = existing.state(end) else { return try build(segment: number, extending: nil, progress: progress) }
                 withUTF8(session) { _ = sessionNumbers.intern($0) }
-                states.append(state)
+                states.append(SessionReplayer())
+                carriedEnd.append(end)
                 lastBlock.append(-1)
                 touched.append(false)
                 late.append(false)
                 copiedEvents.append(0)
+                ended.append(false)
             }
         }
         var decoded = DecodedBlock()
@@ -207,9 +221,26 @@ public final class ReplayIndex {
                         touched.append(true)
                         late.append(false)
                         copiedEvents.append(0)
+                        ended.append(false)
+                        carriedEnd.append(nil)
                     }
                     touched[slot] = true
+                    if let end = carriedEnd[slot] {
+                        carriedEnd[slot] = nil
+                        guard let state = existing?.state(end) else {
+                            discard(number)
+                            throw RebuildFrom(segment: number)
+                        }
+                        states[slot] = state
+                    }
                     if late[slot] {
+                        copiedEvents[slot] += 1
+                        return
+                    }
+                    if ended[slot] {
+                        // After its session.end (its state let go): replayed again at the end.
+                        late[slot] = true
+                        lateSlots.append(slot)
                         copiedEvents[slot] += 1
                         return
                     }
@@ -232,10 +263,22 @@ public final class ReplayIndex {
                     let before = FocusJournal.Before(states[slot])
                     states[slot].apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
                     journal.record(type, session: session, before: before, after: states[slot], sequence: sequence, timestamp: timestamp, body: body)
+                    if type == .sessionEnd {
+                        let state = states[slot]
+                        let end = ReplayPiece(
+                            block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
+                            firstTimestamp: state.position?.timestamp ?? 0)
+                        try writer.add(session: session, piece: end, state: state)
+                        ended[slot] = true
+                        copiedEvents[slot] = state.eventCount
+                        states[slot] = SessionReplayer()
+                    }
                 }
                 replayed += 1
                 if replayed & 0x3FFFF == 0 { progress?(replayed) }
             }
+            // Journal frames of about 8 MB, compressed as they fill, not one for the whole segment.
+            if journal.recordBytes >= 8 << 20 { try flushJournal() }
         }
         // In groups of about a million events (about 100 MB of copies): a pass over the blocks
         // per group, and memory that does not grow with the number of late sessions.
@@ -250,18 +293,24 @@ public final class ReplayIndex {
                 groupEvents = 0
             }
         }
-        for slot in states.indices {
+        for slot in states.indices where !ended[slot] || late[slot] {
+            if let carried = carriedEnd[slot] {
+                // Untouched in this pass: its end piece as the file had it.
+                guard let state = existing?.state(carried) else {
+                    discard(number)
+                    throw RebuildFrom(segment: number)
+                }
+                try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: state) }
+                continue
+            }
             let state = states[slot]
             let end = ReplayPiece(
                 block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
                 firstTimestamp: state.position?.timestamp ?? 0)
             try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: end, state: state) }
         }
-        if !journal.isEmpty {
-            // One frame per build: an extended file keeps its old frames and adds one.
-            let compressor = try ZstdCompressor(level: 3, contentChecksum: false)
-            _ = try journal.finished().withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
-        }
+        // The last frame (an extended file keeps its old frames and adds its own).
+        try flushJournal()
         let bytes = try writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]), journal: compressedJournal)
         if let directory, !ReplayFiles.writeAtomically(bytes, directory: directory, name: Self.fileName(ofSegment: segment.name)) {
             throw ReplayIndexError(code: .unwritable, message: "Could not write the replay index file in \(directory). Check its permissions and free space.")

@@ -34,22 +34,29 @@ struct SessionsCommand: ParsableCommand {
     func run() throws {
         let index = try openReplayIndex(command: "sessions", data: data, options: indexOptions)
         try requireIndexDirectory(index, command: "sessions")
-        var sessions: [(id: String, state: SessionReplayer)] = []
+        // One summary per session, not its whole state: a day of sessions would not fit.
+        struct Summary {
+            var id: String
+            var info: SessionReplayer.Info
+            var events: Int
+            var anomalies: Int
+        }
+        var sessions: [Summary] = []
         index.finalStates { id, state in
             if let app, state.info.app != app { return }
             if let since, (state.info.lastTimestamp ?? .min) < since.microseconds { return }
             if let until, (state.info.firstTimestamp ?? .max) > until.microseconds { return }
-            sessions.append((id, state))
+            sessions.append(Summary(id: id, info: state.info, events: state.eventCount, anomalies: state.anomalies.count))
         }
-        sessions.sort { ($0.state.info.firstTimestamp ?? 0, $0.id) < ($1.state.info.firstTimestamp ?? 0, $1.id) }
+        sessions.sort { ($0.info.firstTimestamp ?? 0, $0.id) < ($1.info.firstTimestamp ?? 0, $1.id) }
         var table = TableWriter(columns: ["session", "app", "version", "device", "idiom", "first", "last", "events", "anomalies"])
         table.numeric = ["events", "anomalies"]
-        for (id, state) in sessions {
-            let info = state.info
+        for session in sessions {
+            let info = session.info
             table.rows.append([
-                id, info.app ?? "", info.version ?? "", info.device ?? "", info.idiom == .unknown ? "" : info.idiom.description,
+                session.id, info.app ?? "", info.version ?? "", info.device ?? "", info.idiom == .unknown ? "" : info.idiom.description,
                 info.firstTimestamp.map { RFC3339.format(microseconds: $0) } ?? "", info.lastTimestamp.map { RFC3339.format(microseconds: $0) } ?? "",
-                "\(state.eventCount)", "\(state.anomalies.count)",
+                "\(session.events)", "\(session.anomalies)",
             ])
         }
         printOutput(table.render(format))

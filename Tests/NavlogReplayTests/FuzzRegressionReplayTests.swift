@@ -61,7 +61,9 @@ struct FuzzRegressionReplayTests {
     @Test("mini fuzz: 2,000 mutated checkpoints decode or are rejected; what decodes encodes again the same and takes events")
     func miniFuzzCheckpoints() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            ExitTestChild.run(alarm: 120) { try ReplayFuzz.checkpoints() }
+            // The alarm is set again for each input (below): under a loaded CI machine the whole
+            // run may take minutes, but no single input may hang.
+            ExitTestChild.run(alarm: 60) { try ReplayFuzz.checkpoints() }
         }
         ReplayFuzz.explain(result, "the checkpoint mini fuzz")
     }
@@ -110,6 +112,7 @@ enum ReplayFuzz {
             let (input, how) = mutator.mutate(seed)
             guard selected(round) else { continue }
             note(round, how, input.count)
+            alarm(60)
             let clock = ContinuousClock()
             let start = clock.now
             if let state = input.withUnsafeBytes({ SessionReplayer(checkpoint: $0) }) {
