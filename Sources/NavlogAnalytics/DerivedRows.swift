@@ -132,6 +132,12 @@ public protocol DerivedTableSink {
     mutating func exit(_ row: ExitRow)
     /// Whether the sink reads ``event(_:)`` rows (making them costs a String per event).
     var wantsEvents: Bool { get }
+    /// Whether the sink wants the `events` rows as a source to read when it likes
+    /// (``events(_:)``) instead of ``event(_:)`` calls during the scan.
+    var takesEventSource: Bool { get }
+    /// Given once, after the other rows, by a scan whose sink ``wantsEvents`` or
+    /// ``takesEventSource``: the `events` rows. By default, each goes to ``event(_:)``.
+    mutating func events(_ source: EventRowSource) throws
 }
 
 extension DerivedTableSink {
@@ -142,6 +148,10 @@ extension DerivedTableSink {
     public mutating func anomaly(_ row: AnomalyRow) {}
     public mutating func exit(_ row: ExitRow) {}
     public var wantsEvents: Bool { false }
+    public var takesEventSource: Bool { false }
+    public mutating func events(_ source: EventRowSource) throws {
+        try source.forEach { event($0) }
+    }
 }
 
 /// Which sessions and times a scan covers (`navlog query` filters).

@@ -39,7 +39,11 @@ public struct DerivedTableScanner {
         var live: [Live?] = []
         var names: [String] = []
         var read = 0
-        let wantsEvents = sink.wantsEvents
+        // A sink that takes the events as a source reads them after the scan, with each
+        // session's tags as the scan ends knowing them (as from the journals).
+        let wantsEvents = sink.wantsEvents && !sink.takesEventSource
+        let takesEventSource = sink.takesEventSource
+        var known: [String: (tags: SessionTags, included: Bool)] = [:]
         let filter = self.filter
         // E4: sessions the log stored out of seq order are left out of the pass in log order
         // and replayed after it, sorted (a first pass finds them: without the replay index,
@@ -100,6 +104,7 @@ public struct DerivedTableScanner {
             }
             if type == .sessionEnd {
                 finish(state, session: session, number: slot, end: timestamp, emit: state.included, into: &sink)
+                if takesEventSource { known[session] = (state.tags, state.included) }
                 live[slot] = nil
             }
         }
@@ -107,7 +112,7 @@ public struct DerivedTableScanner {
         try reader.scan(LogQuery(session: filter.session)) { block, index in
             read += 1
             if read & 0xFFFF == 0 { progress?(read) }
-            try block.withEvent(index) { strings, sessionBytes, tokens in
+            block.withEvent(index) { strings, sessionBytes, tokens in
                 if !late.ids.isEmpty, late.table.reference(of: sessionBytes) != nil { return }
                 let (reference, inserted) = sessions.insert(sessionBytes)
                 let slot = Int(reference)
@@ -138,7 +143,9 @@ public struct DerivedTableScanner {
         for slot in live.indices {
             guard let state = live[slot] else { continue }
             finish(state, session: names[slot], number: slot, end: state.replayer.info.lastTimestamp ?? 0, emit: state.included, into: &sink)
+            if takesEventSource { known[names[slot]] = (state.tags, state.included) }
         }
+        if takesEventSource { try sink.events(EventRowSource(reader: reader, filter: filter, sessions: known)) }
         eventsRead = read
         progress?(read)
     }

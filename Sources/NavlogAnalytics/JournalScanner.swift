@@ -130,40 +130,13 @@ public struct JournalScanner {
             }
             finish(id, n, &sessions[n], figures, ended: false)
         }
-        if sink.wantsEvents { try scanEvents(into: &sink, tags: { id in numbers[id].map { (sessions[$0].tags, sessions[$0].included) } }) }
-        return true
-    }
-
-    /// Feeds `sink` one `events` row per event in the filter, in log order, with its session's
-    /// tags (known from the journals, so an event stored before its session's `session.start`
-    /// has them too).
-    private func scanEvents<Sink: DerivedTableSink>(into sink: inout Sink, tags: (String) -> (SessionTags, Bool)?) throws {
-        let filter = self.filter
-        // Per session of the log (by id bytes): its id, tags and whether the filter keeps it,
-        // looked up once, so that the pass makes nothing per event but the row.
-        var slots = ByteStringTable()
-        var known: [(id: String, tags: SessionTags, included: Bool)] = []
-        try index.log.scan(LogQuery(session: filter.session)) { block, position in
-            let timestamp = block.timestamps[position]
-            let slot = block.withEvent(position) { _, session, _ in
-                let (reference, inserted) = slots.insert(session)
-                if inserted {
-                    let id = String(decoding: session, as: UTF8.self)
-                    // A session no journal names (no record of its own): untagged, as a replay sees it.
-                    let untagged =
-                        (filter.session.map { $0 == id } ?? true) && (filter.app.map { $0.isEmpty } ?? true) && (filter.version.map { $0.isEmpty } ?? true)
-                        && (filter.idiom.map { $0.isEmpty } ?? true)
-                    let (sessionTags, included) = tags(id) ?? (SessionTags(), untagged)
-                    known.append((id, sessionTags, included))
-                }
-                return Int(reference)
-            }
-            guard known[slot].included, filter.contains(timestamp) else { return true }
-            sink.event(
-                EventRow(
-                    lsn: block.lsn(position), session: known[slot].id, tags: known[slot].tags, sequence: block.sequence(position), timestamp: timestamp,
-                    receivedAt: block.receiveTimes[position], type: block.types[position].name))
-            return true
+        if sink.wantsEvents || sink.takesEventSource {
+            // Every event gets its session's tags as the journals know them, so an event stored
+            // before its session's session.start has them too.
+            var known: [String: (tags: SessionTags, included: Bool)] = [:]
+            for (id, n) in numbers { known[id] = (sessions[n].tags, sessions[n].included) }
+            try sink.events(EventRowSource(reader: index.log, filter: filter, sessions: known))
         }
+        return true
     }
 }

@@ -56,11 +56,19 @@ public enum SQLValue: Sendable, Hashable {
 public struct SQLQueryPlan: Sendable {
     /// The derived tables it reads (only these need loading).
     public var tables: Set<SQLTable>
+    /// The columns it reads, per table (`count(*)` reads none).
+    public var columns: [SQLTable: Set<String>] = [:]
+
+    /// Whether it reads the `events` table alone and none of its session tags (app, version,
+    /// idiom, device): then its rows need no session's tags, and no pass over the sessions.
+    public var readsUntaggedEventsOnly: Bool {
+        tables == [.events] && (columns[.events] ?? []).isDisjoint(with: ["app", "version", "idiom", "device"])
+    }
 }
 
 /// Rows loaded into the database, per table.
 public struct SQLLoadReport: Sendable {
-    /// Rows inserted per table.
+    /// Rows inserted per table (none for `events`, read from the log as a query runs).
     public var rows: [SQLTable: Int] = [:]
 }
 
@@ -73,18 +81,32 @@ public struct SQLLoadReport: Sendable {
 public final class SQLAnalyticsDatabase {
     /// The database (in memory).
     public let queue: DatabaseQueue
+    /// The `events` table, read from the log as a query runs.
+    private let eventsTable = SQLEventsTable()
 
-    /// A new in-memory database with the six tables, empty.
+    /// A new in-memory database with the six tables, empty: `events` is a virtual table that
+    /// reads the log (``SQLEventsTable``) once a load gives it the log's events.
     public init() throws {
         var configuration = Configuration()
         configuration.label = "navlog.sql"
         queue = try DatabaseQueue(configuration: configuration)
-        try queue.writeWithoutTransaction { db in try db.execute(sql: Self.schemaSQL) }
+        let eventsTable = eventsTable
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: Self.schemaSQL(SQLTable.allCases.filter { $0 != .events }))
+            guard let connection = db.sqliteConnection else { throw SQLQueryError(message: "the database is closed", sql: "") }
+            let code = eventsTable.install(on: connection)
+            if code != SQLITE_OK {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "creating the events table: \(String(cString: sqlite3_errmsg(connection)))")
+            }
+        }
     }
 
     /// `CREATE TABLE` statements for the six tables.
-    public static var schemaSQL: String {
-        SQLTable.allCases.map { table in
+    public static var schemaSQL: String { schemaSQL(SQLTable.allCases) }
+
+    /// `CREATE TABLE` statements for `tables`.
+    static func schemaSQL(_ tables: [SQLTable]) -> String {
+        tables.map { table in
             let columns = table.columns.map { "\(quoted($0.name)) \($0.type.sqlType)\($0.nullable ? "" : " NOT NULL")" }
             return "CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")));"
         }.joined(separator: "\n")
@@ -109,9 +131,12 @@ public final class SQLAnalyticsDatabase {
         let context = Unmanaged.passUnretained(reads).toOpaque()
         sqlite3_set_authorizer(
             connection,
-            { context, action, table, _, _, _ in
+            { context, action, table, column, _, _ in
                 if action == SQLITE_READ, let context, let table {
-                    Unmanaged<TableReads>.fromOpaque(context).takeUnretainedValue().names.insert(String(cString: table))
+                    let reads = Unmanaged<TableReads>.fromOpaque(context).takeUnretainedValue()
+                    let name = String(cString: table)
+                    reads.names.insert(name)
+                    if let column { reads.columns[name, default: []].insert(String(cString: column)) }
                 }
                 return SQLITE_OK
             }, context)
@@ -135,12 +160,23 @@ public final class SQLAnalyticsDatabase {
             // Not expected; loading every table is slow but right.
             reads.names.formUnion(SQLTable.allCases.map(\.name))
         }
-        return SQLQueryPlan(tables: Set(reads.names.compactMap(SQLTable.init(name:))))
+        var plan = SQLQueryPlan(tables: Set(reads.names.compactMap(SQLTable.init(name:))))
+        for (name, columns) in reads.columns {
+            if let table = SQLTable(name: name) { plan.columns[table] = columns }
+        }
+        return plan
     }
 
     /// Collects the tables the authorizer reports.
     private final class TableReads {
         var names = Set<String>()
+        var columns: [String: Set<String>] = [:]
+    }
+
+    /// Gives the `events` table its rows without a scan of the derived tables (for a query that
+    /// reads no other table: ``SQLQueryPlan/readsUntaggedEventsOnly``).
+    public func readEvents(from source: EventRowSource) {
+        eventsTable.source = source
     }
 
     /// Prepares exactly one statement.
@@ -198,14 +234,14 @@ public final class SQLAnalyticsDatabase {
         try queue.inTransaction { db in
             var statements: [Statement?] = []
             for table in SQLTable.allCases {
-                if tables.contains(table) {
+                if tables.contains(table) && table != .events {
                     let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
                     statements.append(try db.makeStatement(sql: "INSERT INTO \(table.name) VALUES (\(placeholders))"))
                 } else {
                     statements.append(nil)
                 }
             }
-            var sink = SQLTableSink(statements: statements.map { $0?.sqliteStatement })
+            var sink = SQLTableSink(statements: statements.map { $0?.sqliteStatement }, events: tables.contains(.events) ? eventsTable : nil)
             try withExtendedLifetime(statements) { try scan(&sink) }
             if let failure = sink.failure {
                 throw DatabaseError(resultCode: ResultCode(rawValue: failure.code), message: "inserting into \(failure.table.name): \(failure.message)")
@@ -289,17 +325,27 @@ nonisolated(unsafe) private let emptyCString: UnsafeMutablePointer<CChar> = {
 /// Inserts derived rows through prepared statements (one per table, reused for every row);
 /// made by ``SQLAnalyticsDatabase/load(tables:scan:)``.
 public struct SQLTableSink: DerivedTableSink {
-    /// Per table (by ordinal), its INSERT statement, or nil when the table is not loaded.
+    /// Per table (by ordinal), its INSERT statement, or nil when the table is not loaded
+    /// (always nil for `events`, read in place).
     let statements: [OpaquePointer?]
+    /// The `events` table when the query reads it: it takes the scan's event source.
+    let eventsTable: SQLEventsTable?
     /// Rows inserted per table (by ordinal).
     var rows = [Int](repeating: 0, count: SQLTable.allCases.count)
     var failure: (table: SQLTable, code: Int32, message: String)?
-    /// Whether the events table is loaded.
-    public let wantsEvents: Bool
+    /// No `events` rows one by one: the table reads them from the log as the query runs.
+    public var wantsEvents: Bool { false }
+    /// Whether the query reads the events table.
+    public var takesEventSource: Bool { eventsTable != nil }
 
-    init(statements: [OpaquePointer?]) {
+    init(statements: [OpaquePointer?], events: SQLEventsTable?) {
         self.statements = statements
-        wantsEvents = statements[SQLTable.events.ordinal] != nil
+        self.eventsTable = events
+    }
+
+    /// Gives the `events` table its rows.
+    public mutating func events(_ source: EventRowSource) throws {
+        eventsTable?.source = source
     }
 
     /// Binds values to a statement's parameters in order.
@@ -359,8 +405,6 @@ public struct SQLTableSink: DerivedTableSink {
         rows[table.ordinal] += 1
     }
 
-    /// Inserts an `events` row.
-    public mutating func event(_ row: EventRow) { insert(.events) { row.encodeColumns(into: &$0) } }
     /// Inserts a `screen_visits` row.
     public mutating func visit(_ row: ScreenVisit) { insert(.screenVisits) { row.encodeColumns(into: &$0) } }
     /// Inserts a `transitions` row.

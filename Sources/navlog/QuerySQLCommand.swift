@@ -8,8 +8,9 @@ struct QuerySQLCommand: ParsableCommand {
         commandName: "sql",
         abstract: "Run one SQL statement (SQLite) over the derived tables: events, screen_visits, transitions, sessions, anomalies, exits.",
         discussion: """
-            The log is replayed once into an in-memory SQLite database holding the tables the \
-            query reads (events only when the query reads it: it has a row per event). The \
+            The tables the query reads are loaded into an in-memory SQLite database from the \
+            replay index's journals (the log is replayed when there is none); events, a row per \
+            stored event, is read from the log as the query runs. The \
             filters keep sessions (--app, --version, --idiom, --session) and rows in a time window \
             (--since, --until). Times are INTEGER µs since the epoch, booleans INTEGER 0/1, missing \
             values NULL. end, from, index and to are SQL keywords: quote them ("from"). \
@@ -48,9 +49,23 @@ struct QuerySQLCommand: ParsableCommand {
             throw ExitCode.failure
         }
         let database: SQLAnalyticsDatabase
+        // Events alone, untagged and unfiltered by tags: read the log as the query runs, with no
+        // pass over the sessions first (their tags are all the journals would add).
+        let filter = options.filter
+        var eventsReader: LogReader?
+        if plan.readsUntaggedEventsOnly, filter.app == nil, filter.version == nil, filter.idiom == nil {
+            do {
+                eventsReader = try LogReader(directory: options.data.dataDirectory)
+            } catch {
+                printError("navlog query sql: \(error.message)")
+                throw ExitCode.failure
+            }
+        }
         do {
             database = try SQLAnalyticsDatabase()
-            if !plan.tables.isEmpty {
+            if let eventsReader {
+                database.readEvents(from: EventRowSource(reader: eventsReader, filter: filter, sessions: [:]))
+            } else if !plan.tables.isEmpty {
                 try database.load(tables: plan.tables) { sink in try options.run("sql", into: &sink) }
             }
         } catch let exit as ExitCode {
@@ -81,5 +96,6 @@ struct QuerySQLCommand: ParsableCommand {
             printError("navlog query sql: \(error)")
             throw ExitCode.failure
         }
+        if let eventsReader, reportDamage(command: "query sql", eventsReader) { throw ExitCode.failure }
     }
 }

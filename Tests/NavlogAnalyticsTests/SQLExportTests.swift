@@ -64,14 +64,33 @@ struct SQLExportTests {
         }
     }
 
-    /// A database loaded with every table.
-    static func database(_ filter: AnalyticsFilter = AnalyticsFilter()) throws -> SQLAnalyticsDatabase {
-        try withLog { reader, _ in
-            let database = try SQLAnalyticsDatabase()
-            try database.load(from: reader, filter: filter)
-            return database
+    /// A database loaded with every table, and the log its `events` table reads as queries run
+    /// (removed with the database).
+    final class LoadedDatabase {
+        let database: SQLAnalyticsDatabase
+        let directory: URL
+
+        init(_ filter: AnalyticsFilter) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-test-\(UUID().uuidString)")
+            var parser = EventLineParser()
+            var batch = EventBatch()
+            for (number, line) in SQLExportTests.lines.enumerated() { _ = try parser.parse(line, lineNumber: number + 1, into: &batch) }
+            let data = directory.appendingPathComponent("data").path
+            let log = try EventLog(directory: data)
+            _ = try log.append(batch)
+            try log.close()
+            database = try SQLAnalyticsDatabase()
+            try database.load(from: try LogReader(directory: data), filter: filter)
         }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
     }
+
+    /// A database loaded with every table.
+    static func database(_ filter: AnalyticsFilter = AnalyticsFilter()) throws -> LoadedDatabase { try LoadedDatabase(filter) }
+
+    /// Rows as text, `|`-separated, NULL as `∅`.
+    static func rows(_ loaded: LoadedDatabase, _ sql: String) throws -> [String] { try rows(loaded.database, sql) }
 
     /// Rows as text, `|`-separated, NULL as `∅`.
     static func rows(_ database: SQLAnalyticsDatabase, _ sql: String) throws -> [String] {
@@ -247,7 +266,7 @@ struct SQLExportTests {
 
     @Test("json keeps SQL types, csv quotes as RFC 4180 says, table aligns")
     func resultFormats() throws {
-        let database = try Self.database()
+        let database = try Self.database().database
         let sql = #"SELECT 1 AS i, 1.5 AS r, 'x"y' AS t, NULL AS n, x'00ff10' AS b, '' AS e"#
         var json: [UInt8] = []
         var csv: [UInt8] = []

@@ -48,7 +48,8 @@ struct DamageReportedEveryTimeTests {
                 })
             let commands: [[String]] = [
                 ["replay", "--session", session, "--end"], ["sessions"], ["anomalies"], ["timeline", "--session", session], ["query", "screens"],
-                ["query", "transitions"], ["query", "sql", "SELECT count(*) FROM screen_visits"], ["export", "--overwrite", "--to", dir.appendingPathComponent("out").path],
+                ["query", "transitions"], ["query", "sql", "SELECT count(*) FROM screen_visits"],
+                ["query", "sql", "SELECT type, count(*) FROM events GROUP BY 1"], ["export", "--overwrite", "--to", dir.appendingPathComponent("out").path],
                 ["index"],
             ]
             for round in 1...2 {

@@ -52,6 +52,7 @@ struct ExportDuckDBTests {
             SELECT screen, storyboard_id, count(*) AS views, count(DISTINCT session) AS sessions, sum(dwell) AS dwell_total
             FROM {visits} GROUP BY screen, storyboard_id""").fetchall()
         moves = con.execute(f'SELECT "from", "to", how, count(*) FROM {transitions} GROUP BY ALL').fetchall()
+        types = con.execute(f"SELECT type, count(*) FROM read_json('{out}/events/*/*.jsonl.zst', hive_partitioning = true) GROUP BY 1").fetchall()
         funnel = con.execute(f"""
             WITH v AS (SELECT session, screen, "index" FROM {visits}),
                  first_a AS (SELECT session, min("index") AS at FROM v WHERE screen = $a GROUP BY session)
@@ -65,6 +66,7 @@ struct ExportDuckDBTests {
             "screens": sorted("|".join(text(v) for v in row) for row in screens),
             "transitions": sorted("|".join(text(v) for v in row) for row in moves),
             "funnel": [int(funnel[0]), int(funnel[1])],
+            "types": sorted(f"{row[0]}|{row[1]}" for row in types),
             "days": sorted(row[0] for row in days),
         }))
         """#
@@ -120,6 +122,9 @@ struct ExportDuckDBTests {
             #expect(duck["transitions"] as? [String] == transitions)
             #expect((duck["funnel"] as? [Any])?.map(Self.cell).joined(separator: "|") == funnel.first)
             #expect(duck["days"] as? [String] == ["2025-11-21"], "hive_partitioning adds the day column from the path")
+            // The events table (read from the log as the query runs, grouped) against the export's.
+            let types = try Self.rows(sql("SELECT type, count(*) AS n FROM events GROUP BY 1 ORDER BY 2 DESC, 1"), ["type", "n"])
+            #expect(types.count > 10 && types.sorted() == duck["types"] as? [String], "events per type")
 
             // navlog's own reports, where this build has them.
             let help = try ProcessRunner.navlog(["query", "--help"]).output
