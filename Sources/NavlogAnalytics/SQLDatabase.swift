@@ -72,24 +72,31 @@ public struct SQLLoadReport: Sendable {
     public var rows: [SQLTable: Int] = [:]
 }
 
-/// The derived tables in an in-memory SQLite database (through GRDB), for `navlog query sql`.
+/// The derived tables in a temporary SQLite database (through GRDB), for `navlog query sql`;
+/// `events` is read from the log as a query runs (``SQLEventsTable``).
 ///
 /// Use: ``plan(_:)`` checks a query and tells which tables it reads; ``load(from:filter:tables:)``
 /// (or ``load(tables:scan:)``) replays the log into those tables (prepared statements, one
 /// transaction); ``query(_:columns:row:)`` or ``fetchAll(_:)`` runs the query. Columns are those of ``SQLTable/columns``: times INTEGER µs, booleans
 /// INTEGER 0/1, optional values NULL.
 public final class SQLAnalyticsDatabase {
-    /// The database (in memory).
+    /// The database (SQLite's private temporary database).
     public let queue: DatabaseQueue
     /// The `events` table, read from the log as a query runs.
     private let eventsTable = SQLEventsTable()
 
-    /// A new in-memory database with the six tables, empty: `events` is a virtual table that
+    /// A new temporary database with the six tables, empty: `events` is a virtual table that
     /// reads the log (``SQLEventsTable``) once a load gives it the log's events.
     public init() throws {
         var configuration = Configuration()
         configuration.label = "navlog.sql"
-        queue = try DatabaseQueue(configuration: configuration)
+        // SQLite's private temporary database (the path ""): its pages beyond a 32 MiB cache
+        // go to a file SQLite deletes when it closes, so that the derived tables of a big log
+        // (screen_visits: 400 MB in memory at 10M events) do not have to fit in memory.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA cache_size = -32768; PRAGMA temp_store = FILE")
+        }
+        queue = try DatabaseQueue(path: "", configuration: configuration)
         let eventsTable = eventsTable
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: Self.schemaSQL(SQLTable.allCases.filter { $0 != .events }))

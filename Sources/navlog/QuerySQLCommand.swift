@@ -2,15 +2,16 @@ import ArgumentParser
 import NavlogAnalytics
 import NavlogStore
 
-/// `navlog query sql`: SQL over the derived tables, in an in-memory SQLite database.
+/// `navlog query sql`: SQL over the derived tables, in a temporary SQLite database.
 struct QuerySQLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
         abstract: "Run one SQL statement (SQLite) over the derived tables: events, screen_visits, transitions, sessions, anomalies, exits.",
         discussion: """
-            The tables the query reads are loaded into an in-memory SQLite database from the \
-            replay index's journals (the log is replayed when there is none); events, a row per \
-            stored event, is read from the log as the query runs. The \
+            The tables the query reads are loaded into a temporary SQLite database (its pages \
+            past 32 MiB in a file SQLite deletes, in $SQLITE_TMPDIR, $TMPDIR or /var/tmp) from \
+            the replay index's journals (the log is replayed when there is none); events, a row \
+            per stored event, is read from the log as the query runs. The \
             filters keep sessions (--app, --version, --idiom, --session) and rows in a time window \
             (--since, --until). Times are INTEGER µs since the epoch, booleans INTEGER 0/1, missing \
             values NULL. end, from, index and to are SQL keywords: quote them ("from"). \
