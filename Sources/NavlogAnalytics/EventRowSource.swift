@@ -39,15 +39,14 @@ public final class EventRowSource {
     /// Calls `body` with every row, in log order.
     /// - Throws: ``StoreError`` for I/O failures (damaged blocks are skipped and recorded in the reader's damage).
     public func forEach(_ body: (EventRow) throws -> Void) throws {
-        let cursor = Cursor(self)
+        var cursor = Cursor(self)
         while try cursor.next() { try body(cursor.row) }
     }
 
     /// Rows one at a time: ``next()`` moves to the next row, the accessors read the current one.
-    /// Holds one decoded block and, per session met, its id and tags. A class: SQLite's
-    /// callbacks reach it through a pointer, and copying its arrays per row would cost more
-    /// than the row.
-    public final class Cursor {
+    /// Holds one decoded block and, per session met, its id and tags. Keep it in one place
+    /// and mutate it there: a copy per row would cost more than the row.
+    public struct Cursor {
         let source: EventRowSource
         /// The blocks to read, as (segment, block) in log order.
         private var blocks: [(segment: Int, block: Int)] = []
@@ -58,7 +57,9 @@ public final class EventRowSource {
         private var blockSlots: [Int32] = []
         /// Sessions met so far, by id bytes.
         private var slotTable = ByteStringTable()
-        private var slots: [(id: String, tags: SessionTags, included: Bool)] = []
+        private var slots: [(id: String, tags: SessionTags)] = []
+        /// Per slot, whether the filter keeps the session (apart: read per row, without a copy of the tags).
+        private var included: [Bool] = []
         /// The current row's session slot.
         private var slot = 0
 
@@ -78,7 +79,7 @@ public final class EventRowSource {
         /// Moves to the next row of the filter.
         /// - Returns: false past the last one.
         /// - Throws: ``StoreError`` for I/O failures.
-        public func next() throws(StoreError) -> Bool {
+        public mutating func next() throws(StoreError) -> Bool {
             while true {
                 position += 1
                 while position >= block.count {
@@ -100,19 +101,20 @@ public final class EventRowSource {
                     blockSlots[reference] = Int32(lookUp())
                 }
                 slot = Int(blockSlots[reference])
-                if slots[slot].included { return true }
+                if included[slot] { return true }
             }
         }
 
         /// The slot of the current event's session, added when first met.
-        private func lookUp() -> Int {
+        private mutating func lookUp() -> Int {
             let position = position
             return block.withEvent(position) { _, session, _ in
                 let (reference, inserted) = slotTable.insert(session)
                 if inserted {
                     let id = String(decoding: session, as: UTF8.self)
-                    let (tags, included) = source.session(id)
-                    slots.append((id, tags, included))
+                    let (tags, kept) = source.session(id)
+                    slots.append((id, tags))
+                    included.append(kept)
                 }
                 return Int(reference)
             }

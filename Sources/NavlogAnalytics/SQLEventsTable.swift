@@ -88,7 +88,9 @@ private final class EventsScan {
     func group(_ plan: GroupedPlan) throws(StoreError) {
         grouped = true
         groups = []
-        guard let cursor else { return }
+        // The pass works on a local cursor (no exclusivity check on the scan per event).
+        guard var cursor = self.cursor.take() else { return }
+        defer { self.cursor = cursor }
         var counts: [Int: Int] = [:]
         var byType = [Int](repeating: 0, count: 256)
         if plan.bySession {
@@ -355,40 +357,41 @@ nonisolated(unsafe) private let eventsModule: UnsafeMutablePointer<sqlite3_modul
     module.pointee.xColumn = { cursor, context, column in
         guard let cursor else { return SQLITE_ERROR }
         let scan = CursorMemory.scan(cursor).takeUnretainedValue()
-        guard !scan.atEnd, let row = scan.cursor else {
+        guard !scan.atEnd, scan.cursor != nil else {
             sqlite3_result_null(context)
             return SQLITE_OK
         }
         if scan.grouped {
             let group = scan.groups[scan.group]
             switch SQLEventsTable.Column(rawValue: column) {
-            case .session: resultText(context, row.session(ofSlot: group.slot).id)
-            case .app: resultText(context, row.session(ofSlot: group.slot).tags.app)
-            case .version: resultText(context, row.session(ofSlot: group.slot).tags.version)
-            case .idiom: resultText(context, row.session(ofSlot: group.slot).tags.idiom)
-            case .device: resultText(context, row.session(ofSlot: group.slot).tags.device)
+            case .session: resultText(context, scan.cursor!.session(ofSlot: group.slot).id)
+            case .app: resultText(context, scan.cursor!.session(ofSlot: group.slot).tags.app)
+            case .version: resultText(context, scan.cursor!.session(ofSlot: group.slot).tags.version)
+            case .idiom: resultText(context, scan.cursor!.session(ofSlot: group.slot).tags.idiom)
+            case .device: resultText(context, scan.cursor!.session(ofSlot: group.slot).tags.device)
             case .type: resultStatic(context, group.type)
             default: sqlite3_result_null(context)
             }
             return SQLITE_OK
         }
+        // Read in place (`scan.cursor!.…`): a copy of the cursor per column would cost more than the column.
         // The order of SQLTable.events.columns (a test compares the two).
         switch column {
-        case 0: sqlite3_result_int64(context, sqlInteger(row.lsn) ?? 0)
-        case 1: resultText(context, row.session)
-        case 2: resultText(context, row.tags.app)
-        case 3: resultText(context, row.tags.version)
-        case 4: resultText(context, row.tags.idiom)
-        case 5: resultText(context, row.tags.device)
+        case 0: sqlite3_result_int64(context, sqlInteger(scan.cursor!.lsn) ?? 0)
+        case 1: resultText(context, scan.cursor!.session)
+        case 2: resultText(context, scan.cursor!.tags.app)
+        case 3: resultText(context, scan.cursor!.tags.version)
+        case 4: resultText(context, scan.cursor!.tags.idiom)
+        case 5: resultText(context, scan.cursor!.tags.device)
         case 6:
-            if let sequence = sqlInteger(row.sequence) {
+            if let sequence = sqlInteger(scan.cursor!.sequence) {
                 sqlite3_result_int64(context, sequence)
             } else {
                 sqlite3_result_null(context)
             }
-        case 7: sqlite3_result_int64(context, row.timestamp)
-        case 8: sqlite3_result_int64(context, row.receivedAt)
-        case 9: resultStatic(context, row.type)
+        case 7: sqlite3_result_int64(context, scan.cursor!.timestamp)
+        case 8: sqlite3_result_int64(context, scan.cursor!.receivedAt)
+        case 9: resultStatic(context, scan.cursor!.type)
         default: sqlite3_result_null(context)
         }
         return SQLITE_OK

@@ -38,6 +38,13 @@ public struct WorkloadConfiguration: Sendable, Hashable {
         self.init(seed: seed, concurrentSessions: 200)
     }
 
+    /// Production's shape (../shared/workload.md): 560 sessions live at once, about 480 events a
+    /// session, a user action every 8 s or so; 2M events hold about 4,000 sessions and each
+    /// 32,768-event block events of several hundred. Benchmarks judge their goals on this.
+    public static func production(seed: UInt64) -> WorkloadConfiguration {
+        WorkloadConfiguration(seed: seed, concurrentSessions: 560, meanEventsPerSession: 480, meanThinkTime: 8_000_000)
+    }
+
     /// A configuration with every setting given (or defaulted).
     /// - Parameters:
     ///   - seed: the seed of every random choice.

@@ -237,7 +237,7 @@ enum ReplayBenchmark {
     /// - Returns: the sessions the generator started and the time taken.
     static func buildLog(events: Int, into directory: String) throws -> (sessions: Int, seconds: Double) {
         let start = ContinuousClock.now
-        var generator = WorkloadGenerator(WorkloadConfiguration(seed: workloadSeed))
+        var generator = WorkloadGenerator(.production(seed: workloadSeed))
         let log: EventLog
         do {
             log = try EventLog(directory: directory)

@@ -79,8 +79,10 @@ let usage = """
           drives navlogd (or rsyslog) and prints one JSON line: events/s, ack p50/p99, CPU
       navlog-bench chaos-load --socket PATH [--connections N] [--seconds S] [--good K] ...
           misbehaving connections while good clients are timed (tools/chaos load)
-      navlog-bench generate N [SEED]
-          N workload events as JSON Lines on standard output
+      navlog-bench generate N [SEED] [--live N] [--mean-events N] [--think-seconds S] [--small]
+          N workload events as JSON Lines on standard output, of production's shape
+          (../shared/workload.md: 560 live sessions, ~480 events each, ~8 s between actions);
+          --small: the older 200 live sessions of ~400 events, 7 s
 
     """
 
@@ -91,9 +93,33 @@ if CommandLine.arguments.dropFirst().first.map({ ["--help", "-h", "help"].contai
 
 // `navlog-bench generate N [SEED]`: write N workload events as JSON Lines to standard output.
 if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "generate" {
-    let count = Int(CommandLine.arguments[2]) ?? 1000
-    let seed = CommandLine.arguments.count > 3 ? UInt64(CommandLine.arguments[3]) ?? 42 : 42
-    var generator = WorkloadGenerator(WorkloadConfiguration(seed: seed))
+    var words = Array(CommandLine.arguments.dropFirst(2))
+    func option(_ name: String) -> String? {
+        guard let at = words.firstIndex(of: name) else { return nil }
+        guard at + 1 < words.count else {
+            FileHandle.standardError.write(Data("navlog-bench generate: \(name) needs a value.\n".utf8))
+            exit(2)
+        }
+        defer { words.removeSubrange(at...(at + 1)) }
+        return words[at + 1]
+    }
+    let live = option("--live").map { Int($0) }
+    let meanEvents = option("--mean-events").map { Int($0) }
+    let think = option("--think-seconds").map { Double($0) }
+    let small = words.contains("--small")
+    words.removeAll { $0 == "--small" }
+    guard let count = Int(words.first ?? ""), count >= 0, live.map({ ($0 ?? 0) >= 1 }) ?? true, meanEvents.map({ ($0 ?? 0) >= 1 }) ?? true,
+        think.map({ ($0 ?? -1) >= 0 }) ?? true
+    else {
+        FileHandle.standardError.write(Data("navlog-bench generate: give N (events), then optionally SEED, --live N, --mean-events N, --think-seconds S.\n".utf8))
+        exit(2)
+    }
+    let seed = words.count > 1 ? UInt64(words[1]) ?? 42 : 42
+    var configuration = small ? WorkloadConfiguration(seed: seed) : .production(seed: seed)
+    if let live { configuration.concurrentSessions = live! }
+    if let meanEvents { configuration.meanEventsPerSession = meanEvents! }
+    if let think { configuration.meanThinkTime = Int64(think! * 1_000_000) }
+    var generator = WorkloadGenerator(configuration)
     FileHandle.standardOutput.write(Data(generator.ndjson(events: count)))
     exit(0)
 }
@@ -122,7 +148,7 @@ let ndjsonPath = arguments.work + "/events.ndjson"
 var rows: [Row] = []
 
 // 1. Realistic events: many interleaved sessions, UIKit-like behaviour.
-var generator = WorkloadGenerator(WorkloadConfiguration(seed: 42))
+var generator = WorkloadGenerator(.production(seed: 42))
 var started = monotonic()
 let ndjson = generator.ndjson(events: arguments.events)
 let generateSeconds = monotonic() - started
