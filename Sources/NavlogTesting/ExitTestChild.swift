@@ -24,6 +24,11 @@ public enum ExitTestChild {
     /// - Parameter seconds: when not 0, SIGALRM ends a child still running after that long (a hang).
     public static func run(alarm seconds: UInt32 = 0, _ body: () throws -> Void) -> Never {
         if seconds > 0 { alarm(seconds) }
+        // A write to a full pipe must not stop the child: the parent may read its standard
+        // error only when it exits (a busy test run: its reading task waits for a thread), and a
+        // child blocked on a 64 KiB pipe looked like a hang. Lines past that are dropped instead.
+        let flags = fcntl(2, F_GETFL)
+        if flags >= 0 { _ = fcntl(2, F_SETFL, flags | O_NONBLOCK) }
         do {
             try body()
         } catch {
@@ -31,6 +36,17 @@ public enum ExitTestChild {
             exit(3)
         }
         exit(finished)
+    }
+
+    /// Names a mini fuzz's input on standard error before it runs, so that the last one named
+    /// is the one that crashed: its number only (a few bytes, so that 2,000 of them stay well
+    /// inside a pipe's buffer), and how it was made when NAVLOG_MINI_FUZZ_ONLY runs it alone.
+    public static func note(input round: Int, _ how: @autoclosure () -> String) {
+        if getenv("NAVLOG_MINI_FUZZ_ONLY") != nil {
+            say("input \(round): \(how())")
+        } else {
+            say("input \(round)")
+        }
     }
 
     /// Writes `text` and a newline to standard error at once, unbuffered: the last line a child

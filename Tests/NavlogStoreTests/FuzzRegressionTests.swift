@@ -335,10 +335,7 @@ private enum MiniFuzz {
     }
 
     /// Names the input on standard error before it runs: the last one named is the one that crashed.
-    static func note(_ round: Int, _ how: String, _ size: Int) {
-        let text = "input \(round): \(how), \(size) bytes\n"
-        _ = text.withCString { write(2, $0, strlen($0)) }
-    }
+    static func note(_ round: Int, _ how: String, _ size: Int) { ExitTestChild.note(input: round, "\(how), \(size) bytes") }
 
     static func timed(_ round: Int, _ body: () throws -> Void) throws {
         let clock = ContinuousClock()

@@ -69,7 +69,7 @@ enum StoryboardFuzz {
             let seed = files[mutator.index(files.count)]
             let (input, how) = mutator.mutate(seed)
             guard selected(round) else { continue }
-            ExitTestChild.say("input \(round): \(how), \(input.count) bytes")
+            ExitTestChild.note(input: round, "\(how), \(input.count) bytes")
             let clock = ContinuousClock()
             let start = clock.now
             do {
