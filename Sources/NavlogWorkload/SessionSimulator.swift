@@ -68,6 +68,14 @@ struct SessionSimulator {
     var shape = Shape.tabs
     var clock: Int64 = 0
     var seq: UInt64 = 0
+    /// What this session's app records; events it does not record are taken back at `close`.
+    var style = RecordingStyle.full
+    /// Where the open event starts in `out`, and whether it is a `will` appearance callback.
+    var eventStart = 0
+    var openType: StaticString = ""
+    var openIsWill = false
+    /// Controllers first described by the open event (taken back with it).
+    var describedInEvent: [Int32] = []
     var budget = 0
     var emitted = 0
     var phase = Phase.ended
@@ -157,6 +165,12 @@ struct SessionSimulator {
         app = rng.below(tables.apps.count)
         catalog = tables.apps[app].catalog
         isPad = rng.chance(tables.padFraction)
+        if tables.recordingStyles.count > 1 {
+            let pick = rng.unit()
+            style = tables.recordingStyles.first { pick < $0.upTo }?.style ?? tables.recordingStyles[tables.recordingStyles.count - 1].style
+        } else {
+            style = tables.recordingStyles[0].style
+        }
         let s = rng.unit()
         if isPad {
             shape = s < 0.55 ? .split : (s < 0.9 ? .tabs : .navigation)
@@ -255,6 +269,10 @@ struct SessionSimulator {
     mutating func open(_ type: StaticString, after delay: Int64) {
         clock &+= delay
         seq &+= 1
+        eventStart = out.count
+        openType = type
+        openIsWill = false
+        describedInEvent.removeAll(keepingCapacity: true)
         out.raw("{\"type\":\"")
         out.raw(type)
         out.raw("\",\"session\":\"")
@@ -272,7 +290,16 @@ struct SessionSimulator {
     /// Closes the open event, with `cause` when it is not 0.
     @inline(__always)
     mutating func close(cause: UInt64 = 0) {
-        if cause > 0 {
+        // Not recorded by this app: the event never existed (its seq is the next one's). An
+        // operation that confirms an intent (`cause`) is one a tracker without intents does not
+        // see as separate: it records the intent (a segue, show) and navlog resolves it.
+        if style != .full && (cause > 0 || !records(openType, will: openIsWill)) {
+            out.bytes.removeSubrange(eventStart...)
+            seq &-= 1
+            for handle in describedInEvent { ctlMentioned[Int(handle)] = false }
+            return
+        }
+        if cause > 0 && style == .full {
             out.key("cause")
             out.uint(cause)
         }
@@ -280,6 +307,19 @@ struct SessionSimulator {
         ends.append(out.count)
         stamps.append(clock)
         emitted += 1
+    }
+
+    /// Whether this session's style records an event of `type` (`will`: an appearance callback's will phase).
+    func records(_ type: StaticString, will: Bool) -> Bool {
+        let name = type.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        let appearance = name == "vc.appear" || name == "vc.disappear"
+        let transition = name.hasPrefix("transition.")
+        switch style {
+        case .full: return true
+        case .didOnly: return !transition && !(appearance && will)
+        case .willAndDid: return !transition
+        case .navigationOnly: return !transition && !appearance
+        }
     }
 
     /// Writes a controller reference: the full object at its first mention, the bare id after.
@@ -290,6 +330,7 @@ struct SessionSimulator {
             return
         }
         ctlMentioned[i] = true
+        describedInEvent.append(handle)
         let c = Int(ctlClass[i])
         out.raw("{\"id\":")
         out.pointer(ctlAddress[i])
@@ -570,6 +611,7 @@ struct SessionSimulator {
 
     mutating func appearance(_ type: StaticString, _ vc: Int32, will: Bool, animated: Bool, delay: Int64) {
         open(type, after: delay)
+        openIsWill = will
         field("vc", ref: vc)
         field("phase", plain: will ? "will" : "did")
         animatedField(animated)

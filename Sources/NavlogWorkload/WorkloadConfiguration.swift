@@ -38,11 +38,47 @@ public struct WorkloadConfiguration: Sendable, Hashable {
         self.init(seed: seed, concurrentSessions: 200)
     }
 
+    /// How the sessions' apps record UIKit (../shared/workload.md "How apps record"): each
+    /// session picks a style with these weights. Default: every session records everything.
+    ///
+    /// Experimental: with ``productionRecordingMix`` navlog reports anomalies (A1, A2, A5, A9,
+    /// A10, A12, A13, A16) in sessions that have none when recorded in full; whether the styles
+    /// filter into streams no app could send or navlog raises false alarms on them is not yet
+    /// known, so no benchmark uses it.
+    public var recordingMix: [(style: RecordingStyle, weight: Double)] = [(.full, 1)]
+
+    /// A mix of recording styles as workload.md describes: 40% full, 25% did-only, 20% will
+    /// and did without transitions, 15% navigation calls only.
+    public static let productionRecordingMix: [(style: RecordingStyle, weight: Double)] = [
+        (.full, 0.40), (.didOnly, 0.25), (.willAndDid, 0.20), (.navigationOnly, 0.15),
+    ]
+
     /// Production's shape (../shared/workload.md): 560 sessions live at once, about 480 events a
     /// session, a user action every 8 s or so; 2M events hold about 4,000 sessions and each
     /// 32,768-event block events of several hundred. Benchmarks judge their goals on this.
+    /// Every session is recorded in full (see ``recordingMix``).
     public static func production(seed: UInt64) -> WorkloadConfiguration {
         WorkloadConfiguration(seed: seed, concurrentSessions: 560, meanEventsPerSession: 480, meanThinkTime: 8_000_000)
+    }
+
+    public static func == (lhs: WorkloadConfiguration, rhs: WorkloadConfiguration) -> Bool {
+        lhs.seed == rhs.seed && lhs.concurrentSessions == rhs.concurrentSessions && lhs.meanEventsPerSession == rhs.meanEventsPerSession
+            && lhs.startTime == rhs.startTime && lhs.padFraction == rhs.padFraction && lhs.apps == rhs.apps && lhs.meanThinkTime == rhs.meanThinkTime
+            && lhs.recordingMix.elementsEqual(rhs.recordingMix) { $0.style == $1.style && $0.weight == $1.weight }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(seed)
+        hasher.combine(concurrentSessions)
+        hasher.combine(meanEventsPerSession)
+        hasher.combine(startTime)
+        hasher.combine(padFraction)
+        hasher.combine(apps)
+        hasher.combine(meanThinkTime)
+        for (style, weight) in recordingMix {
+            hasher.combine(style)
+            hasher.combine(weight)
+        }
     }
 
     /// A configuration with every setting given (or defaulted).
@@ -71,6 +107,20 @@ public struct WorkloadConfiguration: Sendable, Hashable {
         self.apps = apps
         self.meanThinkTime = meanThinkTime
     }
+}
+
+/// What a session's app records (what real SDKs hook; ../shared/workload.md).
+public enum RecordingStyle: String, Sendable, Hashable, CaseIterable {
+    /// Everything: will and did appearance, transitions, containment, intents with `cause`.
+    case full
+    /// `viewDidAppear`/`viewDidDisappear` only, no `will`, no transitions, no `cause`
+    /// (Datadog RUM's view tracking, many hand-written trackers).
+    case didOnly
+    /// Will and did appearance, no transition events, no `cause` (Sentry's UIViewController tracking).
+    case willAndDid
+    /// Navigation calls only (push, pop, present, dismiss, tabs, segues): no appearance, no
+    /// transitions, no `cause` (a hand-instrumented app).
+    case navigationOnly
 }
 
 /// One simulated app: its name as sent in `session.start`, its releases, and the kind of app it

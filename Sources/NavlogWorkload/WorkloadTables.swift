@@ -17,6 +17,8 @@ final class WorkloadTables: Sendable {
     let padFraction: Double
     let meanEvents: Double
     let meanThinkTime: Double
+    /// Recording styles with their cumulative weights (summing to 1); one style: no draw at all.
+    let recordingStyles: [(style: RecordingStyle, upTo: Double)]
 
     init(_ configuration: WorkloadConfiguration) {
         precondition(configuration.concurrentSessions >= 1, "concurrentSessions must be at least 1")
@@ -35,6 +37,14 @@ final class WorkloadTables: Sendable {
         padFraction = min(1, max(0, configuration.padFraction))
         meanEvents = Double(configuration.meanEventsPerSession)
         meanThinkTime = Double(max(1_000, configuration.meanThinkTime))
+        let mix = configuration.recordingMix.filter { $0.weight > 0 }
+        precondition(!mix.isEmpty, "recordingMix needs a style with a positive weight")
+        let total = mix.reduce(0) { $0 + $1.weight }
+        var sum = 0.0
+        recordingStyles = mix.map { entry in
+            sum += entry.weight / total
+            return (entry.style, sum)
+        }
     }
 
     /// `text` as an escaped JSON string literal.

@@ -413,3 +413,56 @@ enum SchemaTool {
         return (process.terminationStatus, output)
     }
 }
+
+/// Recording styles (experimental, off by default): what a style does not record is gone
+/// without a trace: numbers stay consecutive, every controller is described at its first
+/// mention, and nothing a style leaves out is there.
+@Suite("Workload recording styles")
+struct WorkloadRecordingStyleTests {
+    @Test("a mix of styles: consecutive seq per session, controllers described first, no cause and no transitions outside full recording")
+    func styles() throws {
+        var configuration = WorkloadConfiguration.production(seed: 5)
+        configuration.concurrentSessions = 60
+        configuration.recordingMix = WorkloadConfiguration.productionRecordingMix
+        var generator = WorkloadGenerator(configuration)
+        let events = try parse(generator.lines(30_000))
+        var lastSeq: [String: Int64] = [:]
+        var described: [String: Set<String>] = [:]
+        var sessionsWith: (will: Set<String>, transitions: Set<String>, causes: Set<String>, appearance: Set<String>) = ([], [], [], [])
+        var all = Set<String>()
+        for event in events {
+            let session = event.session
+            all.insert(session)
+            #expect(event.seq == (lastSeq[session] ?? 0) + 1, "\(session): seq \(event.seq) after \(lastSeq[session] ?? 0)")
+            lastSeq[session] = event.seq
+            if event.type.hasPrefix("transition.") { sessionsWith.transitions.insert(session) }
+            if event.object["cause"] != nil { sessionsWith.causes.insert(session) }
+            if event.type == "vc.appear" || event.type == "vc.disappear" {
+                sessionsWith.appearance.insert(session)
+                if event.object["phase"] as? String == "will" { sessionsWith.will.insert(session) }
+            }
+            // A controller named by a bare id was described (an object with its id) before, here
+            // or in an earlier event, anywhere in it (`vcs` arrays included).
+            func collect(_ value: Any) {
+                if let object = value as? [String: Any] {
+                    if let id = object["id"] as? String, id.hasPrefix("0x") { described[session, default: []].insert(id) }
+                    object.values.forEach(collect)
+                } else if let array = value as? [Any] {
+                    array.forEach(collect)
+                }
+            }
+            collect(event.object)
+            for key in ["vc", "from", "nav", "tab", "source", "parent", "split"] {
+                if let id = event.object[key] as? String, id.hasPrefix("0x") {
+                    #expect(described[session, default: []].contains(id), "\(session) seq \(event.seq): \(key) \(id) named before it was described")
+                }
+            }
+        }
+        // Some sessions record transitions (full); some record appearance without will (did-only),
+        // some no appearance at all (navigation only).
+        #expect(!sessionsWith.transitions.isEmpty && sessionsWith.transitions.count < all.count)
+        #expect(sessionsWith.causes.isSubset(of: sessionsWith.transitions.union(all.subtracting(sessionsWith.appearance)).union(sessionsWith.will)))
+        #expect(!sessionsWith.appearance.subtracting(sessionsWith.will).isEmpty, "did-only sessions")
+        #expect(all.count > sessionsWith.appearance.count, "navigation-only sessions")
+    }
+}
