@@ -76,6 +76,8 @@ struct SessionSimulator {
     var openIsWill = false
     /// Controllers first described by the open event (taken back with it).
     var describedInEvent: [Int32] = []
+    /// Where the last closed event starts in `out`.
+    var lastEventStart = 0
     var budget = 0
     var emitted = 0
     var phase = Phase.ended
@@ -304,9 +306,23 @@ struct SessionSimulator {
             out.uint(cause)
         }
         out.byte(UInt8(ascii: "}"))
+        lastEventStart = eventStart
         ends.append(out.count)
         stamps.append(clock)
         emitted += 1
+    }
+
+    /// Takes back the last closed event when this session's style does not record the gesture
+    /// it came from: a pop or dismissal the user started with a swipe and let go of. Only the
+    /// full style (transition events) sees those; a tracker of calls or appearances sees none,
+    /// as UIKit rolls it back with no call of the app's and no appearance change.
+    mutating func takeBackCancelledGesture() {
+        guard style != .full, !ends.isEmpty, ends[ends.count - 1] == out.count else { return }
+        out.bytes.removeSubrange(lastEventStart...)
+        ends.removeLast()
+        stamps.removeLast()
+        emitted -= 1
+        seq &-= 1
     }
 
     /// Whether this session's style records an event of `type` (`will`: an appearance callback's will phase).
@@ -956,6 +972,7 @@ struct SessionSimulator {
             close()
             if rng.chance(0.22) {
                 // The user lets go early: UIKit rolls the pop back (R19).
+                takeBackCancelledGesture()
                 open("transition.end", after: Int64(rng.between(120_000, 700_000)))
                 transitionID("pop", number)
                 field("interactive", bool: true)
@@ -1248,6 +1265,7 @@ struct SessionSimulator {
             close()
             if rng.chance(0.3) {
                 // The sheet springs back: the dismissal is rolled back (R19).
+                takeBackCancelledGesture()
                 open("transition.end", after: Int64(rng.between(150_000, 900_000)))
                 transitionID("dismiss", number)
                 field("interactive", bool: true)

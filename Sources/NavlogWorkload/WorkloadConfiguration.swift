@@ -40,11 +40,6 @@ public struct WorkloadConfiguration: Sendable, Hashable {
 
     /// How the sessions' apps record UIKit (../shared/workload.md "How apps record"): each
     /// session picks a style with these weights. Default: every session records everything.
-    ///
-    /// Experimental: with ``productionRecordingMix`` navlog reports anomalies (A1, A2, A5, A9,
-    /// A10, A12, A13, A16) in sessions that have none when recorded in full; whether the styles
-    /// filter into streams no app could send or navlog raises false alarms on them is not yet
-    /// known, so no benchmark uses it.
     public var recordingMix: [(style: RecordingStyle, weight: Double)] = [(.full, 1)]
 
     /// A mix of recording styles as workload.md describes: 40% full, 25% did-only, 20% will
@@ -54,11 +49,13 @@ public struct WorkloadConfiguration: Sendable, Hashable {
     ]
 
     /// Production's shape (../shared/workload.md): 560 sessions live at once, about 480 events a
-    /// session, a user action every 8 s or so; 2M events hold about 4,000 sessions and each
-    /// 32,768-event block events of several hundred. Benchmarks judge their goals on this.
-    /// Every session is recorded in full (see ``recordingMix``).
+    /// session, a user action every 8 s or so, recorded in ``productionRecordingMix``; 2M events
+    /// hold about 4,000 sessions and each 32,768-event block events of several hundred.
+    /// Benchmarks judge their goals on this.
     public static func production(seed: UInt64) -> WorkloadConfiguration {
-        WorkloadConfiguration(seed: seed, concurrentSessions: 560, meanEventsPerSession: 480, meanThinkTime: 8_000_000)
+        var configuration = WorkloadConfiguration(seed: seed, concurrentSessions: 560, meanEventsPerSession: 480, meanThinkTime: 8_000_000)
+        configuration.recordingMix = productionRecordingMix
+        return configuration
     }
 
     public static func == (lhs: WorkloadConfiguration, rhs: WorkloadConfiguration) -> Bool {

@@ -79,11 +79,12 @@ let usage = """
           drives navlogd (or rsyslog) and prints one JSON line: events/s, ack p50/p99, CPU
       navlog-bench chaos-load --socket PATH [--connections N] [--seconds S] [--good K] ...
           misbehaving connections while good clients are timed (tools/chaos load)
-      navlog-bench generate N [SEED] [--live N] [--mean-events N] [--think-seconds S] [--small] [--mix]
+      navlog-bench generate N [SEED] [--live N] [--mean-events N] [--think-seconds S] [--small] [--full]
           N workload events as JSON Lines on standard output, of production's shape
-          (../shared/workload.md: 560 live sessions, ~480 events each, ~8 s between actions);
-          --small: the older 200 live sessions of ~400 events, 7 s; --mix: sessions recorded
-          in a mix of styles (experimental: WorkloadConfiguration.recordingMix)
+          (../shared/workload.md: 560 live sessions, ~480 events each, ~8 s between actions,
+          recorded in a mix of styles: 40% full, 25% did-only, 20% will and did, 15% calls only);
+          --small: the older 200 live sessions of ~400 events, 7 s, all recorded in full;
+          --full: every session recorded in full
 
     """
 
@@ -108,8 +109,8 @@ if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "generate" {
     let meanEvents = option("--mean-events").map { Int($0) }
     let think = option("--think-seconds").map { Double($0) }
     let small = words.contains("--small")
-    let mix = words.contains("--mix")
-    words.removeAll { $0 == "--small" || $0 == "--mix" }
+    let full = words.contains("--full")
+    words.removeAll { $0 == "--small" || $0 == "--full" }
     guard let count = Int(words.first ?? ""), count >= 0, live.map({ ($0 ?? 0) >= 1 }) ?? true, meanEvents.map({ ($0 ?? 0) >= 1 }) ?? true,
         think.map({ ($0 ?? -1) >= 0 }) ?? true
     else {
@@ -121,7 +122,7 @@ if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "generate" {
     if let live { configuration.concurrentSessions = live! }
     if let meanEvents { configuration.meanEventsPerSession = meanEvents! }
     if let think { configuration.meanThinkTime = Int64(think! * 1_000_000) }
-    if mix { configuration.recordingMix = WorkloadConfiguration.productionRecordingMix }
+    if full { configuration.recordingMix = [(.full, 1)] }
     var generator = WorkloadGenerator(configuration)
     FileHandle.standardOutput.write(Data(generator.ndjson(events: count)))
     exit(0)

@@ -1,5 +1,6 @@
 import Foundation
 import NavlogTesting
+import NavlogWorkload
 import Testing
 
 /// The short version of `tools/fidelity/run` (tools/bench/fidelity runs ~2M events): corpora
@@ -23,5 +24,25 @@ struct FidelityTests {
             #expect(result.output.contains("| \(profile) | "), "no row for \(profile)")
         }
         #expect(result.output.contains("| full | 40 (") && result.output.contains("| A11 |"), "\(result.output)")
+    }
+
+    @Test("the production workload, its sessions recorded in a mix of styles and interleaved, raises no anomaly")
+    func mixedWorkloadNoFalseAlarm() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            // The generator makes no misuse: any anomaly is a false alarm. 60 live sessions, so
+            // that many of them end and are replaced within 40k events.
+            var configuration = WorkloadConfiguration.production(seed: 88)
+            configuration.concurrentSessions = 60
+            var generator = WorkloadGenerator(configuration)
+            let file = dir.appendingPathComponent("mixed.jsonl")
+            try Data(generator.lines(40_000).flatMap { $0 + [0x0A] }).write(to: file)
+            let data = dir.appendingPathComponent("data").path
+            #expect(try ProcessRunner.navlog(["ingest", "--quiet", file.path, "--data-dir", data]).status == 0)
+            let sessions = try ProcessRunner.navlog(["sessions", "--data-dir", data, "--format", "csv"])
+            #expect(sessions.output.split(separator: "\n").count > 150, "sessions: \(sessions.output.prefix(200))")
+            let anomalies = try ProcessRunner.navlog(["anomalies", "--data-dir", data, "--format", "json"])
+            #expect(anomalies.status == 0, "\(anomalies.errorOutput)")
+            #expect(anomalies.output.isEmpty, "false alarms on a mixed-style workload:\n\(anomalies.output.prefix(2_000))")
+        }
     }
 }
