@@ -66,14 +66,10 @@ public final class EventRowSource {
         /// A cursor before the first row.
         public init(_ source: EventRowSource) {
             self.source = source
-            let segments = source.reader.segments
-            for segment in segments.indices {
-                if let session = source.filter.session {
-                    for block in source.reader.blocks(ofSegment: segment, mayHoldSession: session) { blocks.append((segment, block)) }
-                } else {
-                    for block in segments[segment].blocks.indices { blocks.append((segment, block)) }
-                }
-            }
+            // The blocks a scan of the filter reads (the session's postings, the time window's
+            // block bounds); its rows are still checked one by one.
+            let filter = source.filter
+            blocks = source.reader.blocks(matching: LogQuery(session: filter.session, since: filter.since, until: filter.until))
         }
 
         /// Moves to the next row of the filter.

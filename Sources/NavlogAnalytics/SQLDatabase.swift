@@ -320,7 +320,17 @@ public final class SQLAnalyticsDatabase {
 }
 
 /// SQLite's "copy the value now" destructor.
-private let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// `text` as a NUL-terminated copy in SQLite's memory (for what SQLite frees itself: an
+/// `idxStr`, a virtual table's `zErrMsg`); nil when SQLite has no memory.
+func sqliteCopy(_ text: String) -> UnsafeMutablePointer<CChar>? {
+    let bytes = Array(text.utf8)
+    guard let copy = sqlite3_malloc(Int32(bytes.count + 1)) else { return nil }
+    copy.copyMemory(from: bytes, byteCount: bytes.count)
+    copy.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+    return copy.assumingMemoryBound(to: CChar.self)
+}
 
 /// A NUL byte: the text bound for an empty string (a null pointer would bind NULL).
 nonisolated(unsafe) private let emptyCString: UnsafeMutablePointer<CChar> = {

@@ -91,17 +91,20 @@ private final class EventsScan {
         // The pass works on a local cursor (no exclusivity check on the scan per event).
         guard var cursor = self.cursor.take() else { return }
         defer { self.cursor = cursor }
-        var counts: [Int: Int] = [:]
-        var byType = [Int](repeating: 0, count: 256)
+        // Counts by (session slot, type); by type alone in an array when no session column is
+        // read (the common case: no hashing per event).
         if plan.bySession {
+            var counts: [Int: Int] = [:]
             while try cursor.next() { counts[cursor.sessionSlot << 8 | Int(cursor.type.rawValue), default: 0] += 1 }
+            for (key, count) in counts {
+                if let type = EventType(rawValue: UInt8(key & 0xFF)) { groups.append((key >> 8, type, count)) }
+            }
         } else {
+            var byType = [Int](repeating: 0, count: 256)
             while try cursor.next() { byType[Int(cursor.type.rawValue)] += 1 }
-            for (raw, count) in byType.enumerated() where count > 0 { counts[raw] = count }
-        }
-        for (key, count) in counts {
-            guard let type = EventType(rawValue: UInt8(key & 0xFF)) else { continue }
-            groups.append((key >> 8, type, count))
+            for (raw, count) in byType.enumerated() where count > 0 {
+                if let type = EventType(rawValue: UInt8(raw)) { groups.append((0, type, count)) }
+            }
         }
         let final = cursor
         func value(_ column: SQLEventsTable.Column, _ group: (slot: Int, type: EventType, count: Int)) -> String {
@@ -146,15 +149,11 @@ private final class EventsScan {
 
 /// A grouped scan's plan, passed from xBestIndex to xFilter as its `idxStr`
 /// (`g` when grouped, then `s` when a session column is read, then `column:asc|desc` terms).
-struct GroupedPlan: Equatable {
+struct GroupedPlan {
     /// Whether a session column is read (else only the type, or nothing).
     var bySession: Bool
     /// The ORDER BY (or GROUP BY) terms the scan gives its rows in.
     var order: [(SQLEventsTable.Column, Bool)]
-
-    static func == (lhs: GroupedPlan, rhs: GroupedPlan) -> Bool {
-        lhs.bySession == rhs.bySession && lhs.order.elementsEqual(rhs.order) { $0.0 == $1.0 && $0.1 == $1.1 }
-    }
 
     var encoded: String {
         "g" + (bySession ? "s" : "") + order.map { ",\($0.0.rawValue):\($0.1 ? "d" : "a")" }.joined()
@@ -196,18 +195,15 @@ private enum CursorMemory {
     }
 }
 
-/// SQLite's "copy the value now" destructor.
-private let transientText = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-
 /// Sets `text` as a column's result (SQLite copies it).
 private func resultText(_ context: OpaquePointer?, _ text: String) {
     var text = text
     text.withUTF8 { bytes in
         bytes.withMemoryRebound(to: CChar.self) { chars in
             if let base = chars.baseAddress {
-                sqlite3_result_text(context, base, Int32(chars.count), transientText)
+                sqlite3_result_text(context, base, Int32(chars.count), sqliteTransient)
             } else {
-                sqlite3_result_text(context, "", 0, transientText)
+                sqlite3_result_text(context, "", 0, sqliteTransient)
             }
         }
     }
@@ -231,13 +227,9 @@ private func resultStatic(_ context: OpaquePointer?, _ type: EventType) {
 
 /// Puts `message` where SQLite reports a virtual table's error (its own allocation, which it frees).
 private func setError(_ vtab: UnsafeMutablePointer<sqlite3_vtab>?, _ message: String) {
-    guard let vtab else { return }
-    let bytes = Array(message.utf8)
-    guard let copy = sqlite3_malloc(Int32(bytes.count + 1)) else { return }
-    copy.copyMemory(from: bytes, byteCount: bytes.count)
-    copy.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+    guard let vtab, let copy = sqliteCopy(message) else { return }
     if let old = vtab.pointee.zErrMsg { sqlite3_free(old) }
-    vtab.pointee.zErrMsg = copy.assumingMemoryBound(to: CChar.self)
+    vtab.pointee.zErrMsg = copy
 }
 
 /// Moves `scan` to its next row, reporting a log error to SQLite.
@@ -299,12 +291,9 @@ nonisolated(unsafe) private let eventsModule: UnsafeMutablePointer<sqlite3_modul
             }
             order.append((column, item.desc != 0))
         }
-        if !order.isEmpty || info.pointee.nOrderBy == 0 { info.pointee.orderByConsumed = info.pointee.nOrderBy > 0 ? 1 : 0 }
-        let text = Array(GroupedPlan(bySession: bySession, order: order).encoded.utf8)
-        guard let copy = sqlite3_malloc(Int32(text.count + 1)) else { return SQLITE_NOMEM }
-        copy.copyMemory(from: text, byteCount: text.count)
-        copy.storeBytes(of: 0, toByteOffset: text.count, as: UInt8.self)
-        info.pointee.idxStr = copy.assumingMemoryBound(to: CChar.self)
+        info.pointee.orderByConsumed = order.isEmpty ? 0 : 1
+        guard let plan = sqliteCopy(GroupedPlan(bySession: bySession, order: order).encoded) else { return SQLITE_NOMEM }
+        info.pointee.idxStr = plan
         info.pointee.needToFreeIdxStr = 1
         info.pointee.idxNum = 1
         return SQLITE_OK

@@ -174,6 +174,22 @@ public final class ReplayIndex {
         // End pieces of an extended file, loaded when their session has an event (or at the end).
         var carriedEnd: [ReplayPiece?] = []
         let compressor = try ZstdCompressor(level: 3, contentChecksum: false)
+        /// The end state an extended file holds at `piece`; a damaged one removes the file and
+        /// has the build start again from this segment (a session started afresh would make
+        /// every later checkpoint of it wrong).
+        func carriedState(_ piece: ReplayPiece) throws -> SessionReplayer {
+            guard let state = existing?.state(piece) else {
+                discard(number)
+                throw RebuildFrom(segment: number)
+            }
+            return state
+        }
+        /// The piece that marks a session's state at the end of this segment.
+        func endPiece(_ state: SessionReplayer) -> ReplayPiece {
+            ReplayPiece(
+                block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
+                firstTimestamp: state.position?.timestamp ?? 0)
+        }
         /// Compresses the journal so far into a frame of its own and starts a new one.
         func flushJournal() throws {
             guard !journal.isEmpty else { return }
@@ -227,11 +243,7 @@ public final class ReplayIndex {
                     touched[slot] = true
                     if let end = carriedEnd[slot] {
                         carriedEnd[slot] = nil
-                        guard let state = existing?.state(end) else {
-                            discard(number)
-                            throw RebuildFrom(segment: number)
-                        }
-                        states[slot] = state
+                        states[slot] = try carriedState(end)
                     }
                     if late[slot] {
                         copiedEvents[slot] += 1
@@ -265,10 +277,7 @@ public final class ReplayIndex {
                     journal.record(type, session: session, before: before, after: states[slot], sequence: sequence, timestamp: timestamp, body: body)
                     if type == .sessionEnd {
                         let state = states[slot]
-                        let end = ReplayPiece(
-                            block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
-                            firstTimestamp: state.position?.timestamp ?? 0)
-                        try writer.add(session: session, piece: end, state: state)
+                        try writer.add(session: session, piece: endPiece(state), state: state)
                         ended[slot] = true
                         copiedEvents[slot] = state.eventCount
                         states[slot] = SessionReplayer()
@@ -296,18 +305,12 @@ public final class ReplayIndex {
         for slot in states.indices where !ended[slot] || late[slot] {
             if let carried = carriedEnd[slot] {
                 // Untouched in this pass: its end piece as the file had it.
-                guard let state = existing?.state(carried) else {
-                    discard(number)
-                    throw RebuildFrom(segment: number)
-                }
+                let state = try carriedState(carried)
                 try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: state) }
                 continue
             }
             let state = states[slot]
-            let end = ReplayPiece(
-                block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
-                firstTimestamp: state.position?.timestamp ?? 0)
-            try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: end, state: state) }
+            try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: endPiece(state), state: state) }
         }
         // The last frame (an extended file keeps its old frames and adds its own).
         try flushJournal()

@@ -28,6 +28,13 @@ extension LogReader {
         return catalog.headers.indices.filter { catalog.headers[$0].mayContain(sessionHash: hash) }
     }
 
+    /// The blocks `query` must read, as (segment, block) in log order: those ``scan(_:_:)``
+    /// reads, for a reader that pulls them one at a time with ``readBlock(segment:block:into:)``.
+    /// The segment is an index into ``segments``.
+    public func blocks(matching query: LogQuery) -> [(segment: Int, block: Int)] {
+        plan(query).flatMap { catalog, blocks in blocks.map { (catalog, $0) } }
+    }
+
     /// Reads, checks and decodes block `block` of segment `segment` into `decoded`.
     /// - Returns: false when the block is damaged or its segment is gone (damage is recorded in ``damage``).
     /// - Throws: ``StoreError`` for I/O failures.

@@ -327,9 +327,10 @@ struct SessionSimulator {
 
     /// Whether this session's style records an event of `type` (`will`: an appearance callback's will phase).
     func records(_ type: StaticString, will: Bool) -> Bool {
-        let name = type.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
-        let appearance = name == "vc.appear" || name == "vc.disappear"
-        let transition = name.hasPrefix("transition.")
+        // Compared as bytes: this runs for every event of such a session.
+        let (appearance, transition) = type.withUTF8Buffer { name in
+            (name.elementsEqual("vc.appear".utf8) || name.elementsEqual("vc.disappear".utf8), name.starts(with: "transition.".utf8))
+        }
         switch style {
         case .full: return true
         case .didOnly: return !transition && !(appearance && will)

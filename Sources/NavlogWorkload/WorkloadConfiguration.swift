@@ -40,12 +40,12 @@ public struct WorkloadConfiguration: Sendable, Hashable {
 
     /// How the sessions' apps record UIKit (../shared/workload.md "How apps record"): each
     /// session picks a style with these weights. Default: every session records everything.
-    public var recordingMix: [(style: RecordingStyle, weight: Double)] = [(.full, 1)]
+    public var recordingMix: [RecordingShare] = [RecordingShare(.full, 1)]
 
     /// A mix of recording styles as workload.md describes: 40% full, 25% did-only, 20% will
     /// and did without transitions, 15% navigation calls only.
-    public static let productionRecordingMix: [(style: RecordingStyle, weight: Double)] = [
-        (.full, 0.40), (.didOnly, 0.25), (.willAndDid, 0.20), (.navigationOnly, 0.15),
+    public static let productionRecordingMix = [
+        RecordingShare(.full, 0.40), RecordingShare(.didOnly, 0.25), RecordingShare(.willAndDid, 0.20), RecordingShare(.navigationOnly, 0.15),
     ]
 
     /// Production's shape (../shared/workload.md): 560 sessions live at once, about 480 events a
@@ -56,26 +56,6 @@ public struct WorkloadConfiguration: Sendable, Hashable {
         var configuration = WorkloadConfiguration(seed: seed, concurrentSessions: 560, meanEventsPerSession: 480, meanThinkTime: 8_000_000)
         configuration.recordingMix = productionRecordingMix
         return configuration
-    }
-
-    public static func == (lhs: WorkloadConfiguration, rhs: WorkloadConfiguration) -> Bool {
-        lhs.seed == rhs.seed && lhs.concurrentSessions == rhs.concurrentSessions && lhs.meanEventsPerSession == rhs.meanEventsPerSession
-            && lhs.startTime == rhs.startTime && lhs.padFraction == rhs.padFraction && lhs.apps == rhs.apps && lhs.meanThinkTime == rhs.meanThinkTime
-            && lhs.recordingMix.elementsEqual(rhs.recordingMix) { $0.style == $1.style && $0.weight == $1.weight }
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(seed)
-        hasher.combine(concurrentSessions)
-        hasher.combine(meanEventsPerSession)
-        hasher.combine(startTime)
-        hasher.combine(padFraction)
-        hasher.combine(apps)
-        hasher.combine(meanThinkTime)
-        for (style, weight) in recordingMix {
-            hasher.combine(style)
-            hasher.combine(weight)
-        }
     }
 
     /// A configuration with every setting given (or defaulted).
@@ -118,6 +98,20 @@ public enum RecordingStyle: String, Sendable, Hashable, CaseIterable {
     /// Navigation calls only (push, pop, present, dismiss, tabs, segues): no appearance, no
     /// transitions, no `cause` (a hand-instrumented app).
     case navigationOnly
+}
+
+/// A recording style and its weight in a ``WorkloadConfiguration/recordingMix``.
+public struct RecordingShare: Sendable, Hashable {
+    /// The style.
+    public var style: RecordingStyle
+    /// Its weight (the weights of a mix need not sum to 1).
+    public var weight: Double
+
+    /// A share.
+    public init(_ style: RecordingStyle, _ weight: Double) {
+        self.style = style
+        self.weight = weight
+    }
 }
 
 /// One simulated app: its name as sent in `session.start`, its releases, and the kind of app it

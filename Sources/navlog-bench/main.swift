@@ -122,7 +122,7 @@ if CommandLine.arguments.count >= 3 && CommandLine.arguments[1] == "generate" {
     if let live { configuration.concurrentSessions = live! }
     if let meanEvents { configuration.meanEventsPerSession = meanEvents! }
     if let think { configuration.meanThinkTime = Int64(think! * 1_000_000) }
-    if full { configuration.recordingMix = [(.full, 1)] }
+    if full { configuration.recordingMix = [RecordingShare(.full, 1)] }
     var generator = WorkloadGenerator(configuration)
     FileHandle.standardOutput.write(Data(generator.ndjson(events: count)))
     exit(0)
