@@ -7,6 +7,7 @@
 //   CZstd ─► NavlogZstd ─┐
 //   NavlogEvents ────────┼─► NavlogStore ─┬─────────────────────► navlog (executable)
 //   NavlogEvents ─► NavlogReplay ─────────┴─► NavlogReplayStore ─┘
+//   NavlogAnalytics, NavlogReplayStore ─► NavlogServe (the web viewer) ─► navlog
 //   NavlogWorkload (synthetic sessions for tests, benchmarks and the demo)
 //   NavlogTesting (helpers that run the built binaries in tests)
 import PackageDescription
@@ -37,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // libzstd from the system (Debian: libzstd-dev).
@@ -140,6 +142,23 @@ let package = Package(
             dependencies: ["CZlib", "NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogReplayStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: upcomingFeatures
         ),
+        // navlog serve: the read-only web viewer (HTTP with Hummingbird, pages shipped as resources).
+        .target(
+            name: "NavlogServe",
+            dependencies: [
+                "NavlogAnalytics",
+                "NavlogEvents",
+                "NavlogReplay",
+                "NavlogReplayStore",
+                "NavlogSimulation",
+                "NavlogStore",
+                "NavlogStoryboard",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Web")],
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -159,6 +178,7 @@ let package = Package(
                 "NavlogEvents",
                 "NavlogReplay",
                 "NavlogReplayStore",
+                "NavlogServe",
                 "NavlogSimulation",
                 "NavlogStore",
                 "NavlogStoryboard",

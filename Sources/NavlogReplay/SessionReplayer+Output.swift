@@ -380,3 +380,26 @@ struct JSONOutput {
         raw("]")
     }
 }
+
+extension SessionReplayer {
+    /// What an intent resolved into, in words, naming controllers by id: the text of `navlog
+    /// timeline` and of the web viewer.
+    public func describe(_ resolution: Resolution) -> String {
+        func id(_ handle: ControllerHandle) -> String { self.id(of: handle) }
+        switch resolution {
+        case .push(let container, let vc): return "push \(id(vc)) onto \(id(container))"
+        case .present(let presenter, let vc, let style, let effective):
+            return "present \(id(vc)) from \(id(presenter)) (\(style == effective ? style.name : "\(style.name) → \(effective.name)"))"
+        case .setSecondary(let container, let vc): return "\(id(vc)) becomes the secondary column of \(id(container))"
+        case .addChild(let container, let vc, let slot): return "embed \(id(vc)) in \(id(container))\(slot.map { " (\($0))" } ?? "")"
+        case .setRoot(let container, let vc): return "\(id(vc)) becomes the root of \(id(container))"
+        case .appendTab(let container, let vc): return "\(id(vc)) becomes a tab of \(id(container))"
+        case .setColumn(let container, let column, let vc): return "\(id(vc)) becomes the \(column) column of \(id(container))"
+        case .unwind(let destination): return "unwind to \(id(destination))"
+        case .custom: return "custom segue (no hierarchy change)"
+        case .cancelled: return "cancelled by shouldPerformSegue"
+        case .none: return "nothing yet (\(resolution.action))"
+        case .ignored: return "ignored (see the anomaly)"
+        }
+    }
+}

@@ -398,6 +398,13 @@ public struct SessionReplayer: Sendable {
             "\(operation) on \(name(container)), which is not attached to a window: events that attached it may be missing.")
     }
 
+    /// The rule under which the intent with this `seq` was resolved, while it is among the
+    /// recent intents remembered for `cause` (the last few): for a viewer that explains an
+    /// intent, or the intent an operation's `cause` confirmed.
+    public func rememberedIntentRule(sequence: UInt64) -> String? {
+        intents.last { $0.sequence == sequence }?.rule
+    }
+
     /// Remembers what an intent resolved into, so that operations citing it as `cause` confirm it.
     mutating func remember(_ resolution: Resolution, rule: String) -> Resolution {
         if let sequence = current.sequence {

@@ -32,9 +32,6 @@ struct StoryboardCoverageCommand: ParsableCommand {
         if format == .csv { throw ValidationError("navlog storyboard coverage prints table or json.") }
     }
 
-    static let forwardTypes: Set<EventType> = [.windowRoot, .navPush, .present, .show, .showDetail]
-    static let containerTypes: Set<EventType> = [.navSet, .tabSet, .splitSet, .childAdd]
-
     func run() throws {
         var loaded: [Storyboard] = []
         for path in storyboards {
@@ -60,61 +57,14 @@ struct StoryboardCoverageCommand: ParsableCommand {
             throw ExitCode.failure
         }
         var coverage = StoryboardCoverage(app: app)
-        var states: [String: SessionReplayer] = [:]
-        try reader.scan(LogQuery()) { block, index in
-            let session = block.session(index)
-            var state = states.removeValue(forKey: session) ?? SessionReplayer()
-            let before = StoryboardCoverage.before(state)
-            let type = block.types[index]
-            block.withBody(index) { body in
-                state.apply(
-                    ReplayEvent(type: type, sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: block.lsn(index), body: body))
-                var name = type.name
-                var forward = Self.forwardTypes.contains(type)
-                var unwindAction: String?
-                if type == .segue, let kind = body.field(.kind)?.string {
-                    name += " " + kind
-                    let phase = body.field(.phase)?.string ?? "perform"
-                    forward = phase == "perform" && kind != "unwind" && kind != "embed" && kind != "relationship"
-                    if kind == "unwind" { unwindAction = body.field(.action)?.string }
-                    if kind == "embed" || kind == "relationship" { containment(body, .source, [.destination], state, &coverage) }
-                } else if type == .unwind {
-                    unwindAction = body.field(.action)?.string
-                } else if Self.containerTypes.contains(type) {
-                    switch type {
-                    case .navSet: containment(body, .nav, [.vcs], state, &coverage)
-                    case .tabSet: containment(body, .tab, [.vcs], state, &coverage)
-                    case .splitSet: containment(body, .split, [.primary, .secondary, .supplementary], state, &coverage)
-                    default: containment(body, .parent, [.vc], state, &coverage)
-                    }
-                }
-                coverage.observe(
-                    session: session, sequence: block.sequence(index), event: name, forward: forward, unwindAction: unwindAction, before: before,
-                    after: state)
-            }
-            if type != .sessionEnd { states[session] = state }
-            return true
+        do {
+            try coverage.read(reader)
+        } catch let error as StoreError {
+            printError("navlog storyboard coverage: \(error.message)")
+            throw ExitCode.failure
         }
         print(coverage, app)
         if reportDamage(command: "storyboard coverage", reader) { throw ExitCode.failure }
-    }
-
-    /// Reports the children an event put in a container (for relationship and embed segues).
-    private func containment(_ body: StoredBody, _ containerField: FieldName, _ childFields: [FieldName], _ state: SessionReplayer, _ coverage: inout StoryboardCoverage) {
-        func controller(_ value: StoredValue) -> ControllerTable.Controller? {
-            ControllerReference(value).flatMap { state.controllers.handle(forID: $0.id) }.map { state.controllers[$0] }
-        }
-        guard let container = body.field(containerField).flatMap(controller) else { return }
-        for field in childFields {
-            guard let value = body.field(field) else { continue }
-            if value.kind == .array {
-                value.forEachElement { element in
-                    if let child = controller(element) { coverage.observeContainment(container: container, child: child) }
-                }
-            } else if let child = controller(value) {
-                coverage.observeContainment(container: container, child: child)
-            }
-        }
     }
 
     private func print(_ coverage: StoryboardCoverage, _ app: StoryboardApp) {

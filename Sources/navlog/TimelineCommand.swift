@@ -105,7 +105,7 @@ struct TimelineCommand: ParsableCommand {
                 line += " \(field.name)=\(Self.text(value))"
             }
         }
-        if let resolution { line += "  → \(Self.describe(resolution, state))" }
+        if let resolution { line += "  → \(state.describe(resolution))" }
         line += "  focus: \(state.focus.map { state.id(of: $0) } ?? "none")"
         for anomaly in raised {
             line += "\n    ⚠ \(anomaly.code.code) \(anomaly.code.name)\(anomaly.rule.map { " (\($0))" } ?? "")\(anomaly.isFatal ? " FATAL" : ""): \(anomaly.message)"
@@ -122,25 +122,6 @@ struct TimelineCommand: ParsableCommand {
         return value.isNull ? "null" : "{…}"
     }
 
-    static func describe(_ resolution: Resolution, _ state: SessionReplayer) -> String {
-        func id(_ handle: ControllerHandle) -> String { state.id(of: handle) }
-        switch resolution {
-        case .push(let container, let vc): return "push \(id(vc)) onto \(id(container))"
-        case .present(let presenter, let vc, let style, let effective):
-            return "present \(id(vc)) from \(id(presenter)) (\(style == effective ? style.name : "\(style.name) → \(effective.name)"))"
-        case .setSecondary(let container, let vc): return "\(id(vc)) becomes the secondary column of \(id(container))"
-        case .addChild(let container, let vc, let slot): return "embed \(id(vc)) in \(id(container))\(slot.map { " (\($0))" } ?? "")"
-        case .setRoot(let container, let vc): return "\(id(vc)) becomes the root of \(id(container))"
-        case .appendTab(let container, let vc): return "\(id(vc)) becomes a tab of \(id(container))"
-        case .setColumn(let container, let column, let vc): return "\(id(vc)) becomes the \(column) column of \(id(container))"
-        case .unwind(let destination): return "unwind to \(id(destination))"
-        case .custom: return "custom segue (no hierarchy change)"
-        case .cancelled: return "cancelled by shouldPerformSegue"
-        case .none: return "nothing yet (\(resolution.action))"
-        case .ignored: return "ignored (see the anomaly)"
-        }
-    }
-
     private func appendJSON(
         _ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, _ raised: [Anomaly], to output: inout [UInt8]
     ) {
@@ -148,7 +129,7 @@ struct TimelineCommand: ParsableCommand {
         output.append(contentsOf: (block.sequence(position).map { "\($0)" } ?? "null").utf8)
         output.append(contentsOf: ",\"ts\":\(block.timestamps[position]),\"lsn\":\(block.lsn(position)),\"type\":\"\(block.types[position].name)\",\"resolution\":".utf8)
         if let resolution {
-            EventJSONWriter.appendString(Self.describe(resolution, state), to: &output)
+            EventJSONWriter.appendString(state.describe(resolution), to: &output)
             output.append(contentsOf: ",\"action\":".utf8)
             EventJSONWriter.appendString(resolution.action, to: &output)
         } else {

@@ -1,0 +1,157 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import NavlogAnalytics
+import NavlogEvents
+import NavlogStore
+
+/// The JSON endpoints behind the pages (schemas/viewer-api.schema.json describes each answer).
+/// All are GET and read only.
+struct ViewerAPI: Sendable {
+    let data: ViewerData
+
+    func register(on router: Router<BasicRequestContext>) {
+        let data = self.data
+        router.get("/api/sessions") { request, _ in
+            try await Self.answer {
+                let query = try Self.sessionsQuery(request.uri.queryParameters)
+                return try await data.perform { try $0.sessionsPage(query) }
+            }
+        }
+        router.get("/api/sessions/:session/events") { request, context in
+            try await Self.answer {
+                let session = try context.parameters.require("session")
+                let from = try Self.integer(request.uri.queryParameters, "from") ?? 0
+                guard let body = try await data.perform({ try $0.timeline(session: session, from: from) }) else {
+                    throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session).")
+                }
+                return body
+            }
+        }
+        router.get("/api/sessions/:session/state") { request, context in
+            try await Self.answer {
+                let session = try context.parameters.require("session")
+                let parameters = request.uri.queryParameters
+                let index = try Self.integer(parameters, "index")
+                let sequence = try Self.integer(parameters, "seq")
+                if index != nil && sequence != nil { throw ViewerRequestError(status: 400, message: "Give index or seq, not both.") }
+                return try await data.perform { engine in
+                    if let sequence { return try engine.state(session: session, sequence: UInt64(sequence)) }
+                    return try engine.state(session: session, index: index)
+                }
+            }
+        }
+        router.get("/api/sessions/:session/live") { _, context in
+            let session = try context.parameters.require("session")
+            return Self.liveStream(session: session, data: data)
+        }
+        router.get("/api/analytics") { request, _ in
+            try await Self.answer {
+                let query = try Self.analyticsQuery(request.uri.queryParameters)
+                return try await data.perform { try $0.analytics(query) }
+            }
+        }
+        router.get("/api/storyboards") { _, _ in
+            try await Self.answer { try await data.perform { try $0.storyboardCoverage() } }
+        }
+    }
+
+    /// Runs `work` and turns its bytes, or its error, into a response.
+    static func answer(_ work: () async throws -> [UInt8]) async throws -> Response {
+        do {
+            return ViewerResponses.json(try await work())
+        } catch let error as ViewerRequestError {
+            return ViewerResponses.error(status: HTTPResponse.Status(code: error.status), error.message)
+        } catch let error as StoreError {
+            return ViewerResponses.error(status: .internalServerError, "Reading the log failed: \(error.message)")
+        }
+    }
+
+    /// A query parameter that must be a whole number ≥ 0 when present.
+    static func integer(_ parameters: FlatDictionary<Substring, Substring>, _ name: Substring) throws -> Int? {
+        guard let text = parameters[name] else { return nil }
+        guard let value = Int(text), value >= 0 else {
+            throw ViewerRequestError(status: 400, message: "\(name) must be a whole number ≥ 0, not '\(text)'.")
+        }
+        return value
+    }
+
+    /// A time parameter: µs since the epoch or an RFC 3339 date-time.
+    static func time(_ parameters: FlatDictionary<Substring, Substring>, _ name: Substring) throws -> Int64? {
+        guard let text = parameters[name], !text.isEmpty else { return nil }
+        if let value = Int64(text) { return value }
+        if let value = RFC3339.microseconds(String(text)) { return value }
+        throw ViewerRequestError(status: 400, message: "\(name) must be µs since the epoch or an RFC 3339 time such as 2025-11-21T09:00:00Z, not '\(text)'.")
+    }
+
+    static func text(_ parameters: FlatDictionary<Substring, Substring>, _ name: Substring) -> String? {
+        guard let value = parameters[name], !value.isEmpty else { return nil }
+        return String(value)
+    }
+
+    static func sessionsQuery(_ parameters: FlatDictionary<Substring, Substring>) throws -> SessionsQuery {
+        var query = SessionsQuery()
+        query.app = text(parameters, "app")
+        query.version = text(parameters, "version")
+        query.device = text(parameters, "device")
+        query.idiom = text(parameters, "idiom")
+        query.search = text(parameters, "q")
+        query.withAnomalies = parameters["anomalies"] == "1"
+        query.liveOnly = parameters["live"] == "1"
+        if let sort = text(parameters, "sort") {
+            guard SessionsQuery.sortKeys.contains(sort.hasPrefix("-") ? String(sort.dropFirst()) : sort) else {
+                throw ViewerRequestError(
+                    status: 400, message: "sort takes one of \(SessionsQuery.sortKeys.sorted().joined(separator: ", ")), with - in front for descending; not '\(sort)'.")
+            }
+            query.sort = sort
+        }
+        query.offset = try integer(parameters, "offset") ?? 0
+        query.limit = min(try integer(parameters, "limit") ?? 50, 500)
+        return query
+    }
+
+    static func analyticsQuery(_ parameters: FlatDictionary<Substring, Substring>) throws -> AnalyticsQuery {
+        var query = AnalyticsQuery()
+        let since = try time(parameters, "since")
+        let until = try time(parameters, "until")
+        query.filter = AnalyticsFilter(since: since, until: until, app: text(parameters, "app"), version: text(parameters, "version"), idiom: text(parameters, "idiom"))
+        var steps: [String] = []
+        for (name, value) in parameters where name == "step" && !value.isEmpty { steps.append(String(value)) }
+        query.steps = steps
+        if query.steps.count == 1 { throw ViewerRequestError(status: 400, message: "A funnel needs at least two steps (step=A&step=B).") }
+        if let within = try integer(parameters, "within") { query.within = Int64(within) * 1_000_000 }
+        if let buckets = try integer(parameters, "buckets") { query.buckets = min(max(buckets, 1), 500) }
+        return query
+    }
+
+    /// Server-sent events for a session still being recorded: `event: events` with the number
+    /// of new events whenever navlogd stores some (checked four times a second), and a comment
+    /// every 15 s so that proxies keep the connection. Ends when the client goes away or the
+    /// server stops.
+    static func liveStream(session: String, data: ViewerData) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-store"
+        let body = ResponseBody { writer in
+            var seen = try await data.perform { $0.newestLSN }
+            var quiet = 0
+            try await writer.write(ByteBuffer(string: "retry: 1000\n: navlog live \(session)\n\n"))
+            while !Task.isCancelled {
+                try await Task.sleep(for: .milliseconds(250))
+                let after = seen
+                let (count, newest) = try await data.perform { try $0.newEvents(session: session, after: after) }
+                seen = newest
+                if count > 0 {
+                    quiet = 0
+                    try await writer.write(ByteBuffer(string: "event: events\ndata: {\"new\":\(count),\"through\":\(newest)}\n\n"))
+                } else {
+                    quiet += 1
+                    if quiet % 60 == 0 { try await writer.write(ByteBuffer(string: ": still here\n\n")) }
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}
