@@ -19,10 +19,14 @@ public final class SessionSeeker {
     /// - Parameters:
     ///   - useCheckpoints: start from the nearest checkpoint (default); false replays from the
     ///     session's first event (what checkpoints are checked against).
+    ///   - indexIsCurrent: whether the index covers every event of the session in the log. A
+    ///     reader that lets the log grow past its index (the web viewer, while navlogd records)
+    ///     says false for a session with newer events: then nothing is taken from the index, not
+    ///     even whether the session's events arrived out of `seq` order.
     ///   - visit: called after each event applied, with the state after it; return false to stop.
     /// - Throws: ``StoreError`` for I/O failures reading the log.
     public func replay(
-        session: String, to target: ReplayTarget, useCheckpoints: Bool = true,
+        session: String, to target: ReplayTarget, useCheckpoints: Bool = true, indexIsCurrent: Bool = true,
         visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)? = nil
     ) throws -> SessionReplayer? {
         // E4: a session whose events were stored out of seq order (delivery over several
@@ -30,7 +34,8 @@ public final class SessionSeeker {
         // checkpoints, built in log order, do not hold for it.
         // The index's end state tells (it counts late events, and a true duplicate shows there
         // as A18); without one, look.
-        let end = index.start(session: session, for: .end)
+        let end = indexIsCurrent ? index.start(session: session, for: .end) : nil
+        let useCheckpoints = useCheckpoints && indexIsCurrent
         let outOfOrder = end.map { $0.state.lateEvents > 0 || $0.state.anomalies.contains { $0.code == .seqDuplicate } } ?? true
         if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
         var state = SessionReplayer()

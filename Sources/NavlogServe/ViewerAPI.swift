@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -16,14 +17,14 @@ struct ViewerAPI: Sendable {
         router.get("/api/sessions") { request, _ in
             try await Self.answer {
                 let query = try Self.sessionsQuery(request.uri.queryParameters)
-                return try await data.perform { try $0.sessionsPage(query) }
+                return try await data.derived { try $0.sessionsPage(query) }
             }
         }
         router.get("/api/sessions/:session/events") { request, context in
             try await Self.answer {
-                let session = try context.parameters.require("session")
+                let session = try Self.session(context)
                 let from = try Self.integer(request.uri.queryParameters, "from") ?? 0
-                guard let body = try await data.perform({ try $0.timeline(session: session, from: from) }) else {
+                guard let body = try await data.interactive({ try $0.timeline(session: session, from: from) }) else {
                     throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session).")
                 }
                 return body
@@ -31,30 +32,42 @@ struct ViewerAPI: Sendable {
         }
         router.get("/api/sessions/:session/state") { request, context in
             try await Self.answer {
-                let session = try context.parameters.require("session")
+                let session = try Self.session(context)
                 let parameters = request.uri.queryParameters
                 let index = try Self.integer(parameters, "index")
                 let sequence = try Self.integer(parameters, "seq")
                 if index != nil && sequence != nil { throw ViewerRequestError(status: 400, message: "Give index or seq, not both.") }
-                return try await data.perform { engine in
+                return try await data.interactive { engine in
                     if let sequence { return try engine.state(session: session, sequence: UInt64(sequence)) }
                     return try engine.state(session: session, index: index)
                 }
             }
         }
-        router.get("/api/sessions/:session/live") { _, context in
-            let session = try context.parameters.require("session")
-            return Self.liveStream(session: session, data: data)
+        router.get("/api/sessions/:session/live") { request, context in
+            let session = try Self.session(context)
+            // `after`: the LSN the page's timeline answer was read at, so nothing stored between
+            // that answer and this stream is missed.
+            let after = try Self.integer(request.uri.queryParameters, "after").map(UInt64.init)
+            return Self.liveStream(session: session, after: after, data: data)
         }
         router.get("/api/analytics") { request, _ in
             try await Self.answer {
                 let query = try Self.analyticsQuery(request.uri.queryParameters)
-                return try await data.perform { try $0.analytics(query) }
+                return try await data.derived { try $0.analytics(query) }
             }
         }
         router.get("/api/storyboards") { _, _ in
-            try await Self.answer { try await data.perform { try $0.storyboardCoverage() } }
+            try await Self.answer { try await data.derived { try $0.storyboardCoverage() } }
         }
+    }
+
+    /// The session id of the path, percent-decoded: ids may hold any character, `/` included.
+    static func session(_ context: BasicRequestContext) throws -> String {
+        let raw = try context.parameters.require("session")
+        guard let decoded = raw.removingPercentEncoding else {
+            throw ViewerRequestError(status: 400, message: "The session id in the address is not valid percent-encoding: \(raw).")
+        }
+        return decoded
     }
 
     /// Runs `work` and turns its bytes, or its error, into a response.
@@ -129,18 +142,26 @@ struct ViewerAPI: Sendable {
     /// of new events whenever navlogd stores some (checked four times a second), and a comment
     /// every 15 s so that proxies keep the connection. Ends when the client goes away or the
     /// server stops.
-    static func liveStream(session: String, data: ViewerData) -> Response {
+    static func liveStream(session: String, after: UInt64?, data: ViewerData) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
         let body = ResponseBody { writer in
-            var seen = try await data.perform { $0.newestLSN }
+            var seen: UInt64
+            if let after {
+                seen = after
+            } else {
+                seen = try await data.interactive { engine in
+                    try engine.catchUp()
+                    return engine.newestLSN
+                }
+            }
             var quiet = 0
             try await writer.write(ByteBuffer(string: "retry: 1000\n: navlog live \(session)\n\n"))
             while !Task.isCancelled {
                 try await Task.sleep(for: .milliseconds(250))
                 let after = seen
-                let (count, newest) = try await data.perform { try $0.newEvents(session: session, after: after) }
+                let (count, newest) = try await data.interactive { try $0.newEvents(session: session, after: after) }
                 seen = newest
                 if count > 0 {
                     quiet = 0

@@ -4,46 +4,97 @@ import NavlogEvents
 import NavlogReplay
 import NavlogReplayStore
 import NavlogStore
+import Synchronization
 
-/// What the viewer reads: the log, its replay index and the answers built from them, behind one
-/// serial queue.
+/// What the viewer reads: the log, its replay index and the answers built from them, on two
+/// serial queues.
 ///
 /// The log reader, the index and the seeker are classes that keep decoding buffers and open
-/// files; they are not meant to be shared between threads. Every request runs its work as a
-/// closure on ``queue``, off Swift's cooperative pool (a replay or a journal scan blocks on file
-/// reads), one at a time: the viewer serves a handful of people, and one at a time keeps the
-/// memory of a big log's scan from doubling.
-public final class ViewerData: @unchecked Sendable {
-    // @unchecked: every stored property below is read and written only on `queue`.
-    private let queue = DispatchQueue(label: "navlog.serve.data")
-    private let engine: ViewerEngine
+/// files; they are not meant to be shared between threads. So each queue has its own:
+/// - the *interactive* engine answers what a person waits for while stepping through a session
+///   (its events, the state at an instant, whether it grew): it never builds the index, so a
+///   slider step is never stuck behind a build while navlogd keeps appending;
+/// - the *derived* engine brings the replay index up to date (in the background after the log
+///   grows, like `navlog index --follow`) and answers from the focus journals (the sessions
+///   list, analytics, storyboard coverage).
+/// The interactive engine reopens the index each time the derived one has extended it; for a
+/// session with events newer than the index it replays from the session's first event.
+public final class ViewerData: Sendable {
+    private let interactiveQueue = DispatchQueue(label: "navlog.serve.interactive")
+    private let derivedQueue = DispatchQueue(label: "navlog.serve.derived")
+    private let interactive: ViewerEngine
+    private let derived: ViewerEngine
+    private let indexing = IndexingState()
 
     /// Opens the log in `dataDirectory` (the index in `indexDirectory`, default `<data>/replay`).
     /// - Throws: ``StoreError`` when the log cannot be opened (no such directory, damage).
     public init(dataDirectory: String, indexDirectory: String?, storyboards: [String] = []) throws {
-        engine = try ViewerEngine(dataDirectory: dataDirectory, indexDirectory: indexDirectory, storyboards: storyboards)
+        interactive = try ViewerEngine(dataDirectory: dataDirectory, indexDirectory: indexDirectory, storyboards: storyboards)
+        derived = try ViewerEngine(dataDirectory: dataDirectory, indexDirectory: indexDirectory, storyboards: storyboards)
+        interactive.indexedThrough = { [indexing] in indexing.state.withLock { $0.through } }
+        interactive.logGrew = { [weak self] in self?.refreshIndexSoon() }
+        derived.indexedThrough = { [indexing] in indexing.state.withLock { $0.through } }
+        derived.indexRefreshed = { [indexing] through in indexing.state.withLock { $0.through = max($0.through, through) } }
     }
 
-    /// Runs `work` on the data's queue and returns what it returns.
-    func perform<Answer: Sendable>(_ work: @escaping @Sendable (ViewerEngine) throws -> Answer) async throws -> Answer {
+    /// Runs `work` on the interactive queue (session pages, live updates).
+    func interactive<Answer: Sendable>(_ work: @escaping @Sendable (ViewerEngine) throws -> Answer) async throws -> Answer {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async { [engine] in
-                continuation.resume(with: Result { try work(engine) })
+            interactiveQueue.async { [interactive] in
+                continuation.resume(with: Result { try work(interactive) })
             }
+        }
+    }
+
+    /// Runs `work` on the derived queue, after the index is brought up to date (sessions list,
+    /// analytics, storyboards).
+    func derived<Answer: Sendable>(_ work: @escaping @Sendable (ViewerEngine) throws -> Answer) async throws -> Answer {
+        try await withCheckedThrowingContinuation { continuation in
+            derivedQueue.async { [derived] in
+                continuation.resume(
+                    with: Result {
+                        try derived.refreshIndex(); return try work(derived)
+                    })
+            }
+        }
+    }
+
+    /// Queues one index refresh on the derived queue unless one is already waiting there.
+    private func refreshIndexSoon() {
+        let queue = indexing.state.withLock { state -> Bool in
+            defer { state.queued = true }
+            return !state.queued
+        }
+        guard queue else { return }
+        derivedQueue.async { [derived, indexing] in
+            indexing.state.withLock { $0.queued = false }
+            try? derived.refreshIndex()
         }
     }
 }
 
-/// The viewer's answers, computed on ``ViewerData``'s queue only.
-// @unchecked: ViewerData hands the engine to closures that run on its serial queue, never elsewhere.
+/// The newest LSN the derived engine has indexed, and whether a refresh is already queued.
+private final class IndexingState: Sendable {
+    let state = Mutex<(through: UInt64, queued: Bool)>((0, false))
+}
+
+/// The viewer's answers, each engine used on one of ``ViewerData``'s queues only.
+// @unchecked: ViewerData hands each engine to closures that run on that engine's serial queue only.
 final class ViewerEngine: @unchecked Sendable {
     let dataDirectory: String
+    let indexDirectory: String?
     let reader: LogReader
-    let index: ReplayIndex
-    let seeker: SessionSeeker
+    private(set) var index: ReplayIndex
+    private(set) var seeker: SessionSeeker
     let storyboards: [String]
-    /// The newest LSN the index was refreshed to (nil before the first refresh).
-    private var indexedThrough: UInt64?
+    /// The LSN the index this engine opened covers (as the derived engine last reported it).
+    private var openedIndexThrough: UInt64 = 0
+    /// The newest LSN the derived engine indexed (shared between the engines).
+    var indexedThrough: @Sendable () -> UInt64 = { 0 }
+    /// Told (derived engine) that the index now covers the log through an LSN.
+    var indexRefreshed: @Sendable (UInt64) -> Void = { _ in }
+    /// Told (interactive engine) that the log grew past the index.
+    var logGrew: @Sendable () -> Void = {}
     /// The session summaries and the newest LSN they cover.
     var summaries: SessionSummaries?
     /// Analytics answers by question, for the LSN they were computed at.
@@ -53,6 +104,7 @@ final class ViewerEngine: @unchecked Sendable {
 
     init(dataDirectory: String, indexDirectory: String?, storyboards: [String]) throws {
         self.dataDirectory = dataDirectory
+        self.indexDirectory = indexDirectory
         reader = try LogReader(directory: dataDirectory)
         index = ReplayIndex(log: reader, directory: indexDirectory)
         seeker = SessionSeeker(index: index)
@@ -62,18 +114,47 @@ final class ViewerEngine: @unchecked Sendable {
     /// The newest LSN of the log (0 for an empty one).
     var newestLSN: UInt64 { reader.lsnRange?.upperBound ?? 0 }
 
-    /// Picks up what navlogd appended since the last call, and brings the replay index up to it
-    /// (new blocks only): a replay from a checkpoint must not start from a stale end state.
+    /// Interactive engine: picks up what navlogd appended since the last call, reopens the index
+    /// when the derived engine extended it, and asks for a refresh when the log is ahead of it.
     func catchUp() throws {
         try reader.refresh()
+        let indexed = indexedThrough()
+        if indexed > openedIndexThrough {
+            // A new instance: the old one keeps its files open as they were when first read.
+            index = ReplayIndex(log: reader, directory: indexDirectory)
+            seeker = SessionSeeker(index: index)
+            openedIndexThrough = indexed
+        }
+        if newestLSN > indexed { logGrew() }
+    }
+
+    /// Whether the opened index covers every event of `session` (none stored after it).
+    func indexIsCurrent(for session: String) throws -> Bool {
+        let through = openedIndexThrough
+        guard newestLSN > through else { return true }
+        if through == 0 { return false }
+        var query = LogQuery(session: session)
+        query.fromLSN = through + 1
+        var newer = false
+        try reader.scan(query) { _, _ in
+            newer = true
+            return false
+        }
+        return !newer
+    }
+
+    /// Derived engine: brings the replay index up to the log (new blocks only) and says so.
+    func refreshIndex() throws {
+        try reader.refresh()
         let newest = newestLSN
-        guard indexedThrough != newest else { return }
+        guard newest > indexedThrough() || newest == 0 else { return }
         do {
             try index.refresh()
         } catch {
             // An index that cannot be written (read-only directory, full disk): replays start from
-            // a session's first event instead, with the same answers, slower.
+            // a session's first event instead (indexIsCurrent stays false), with the same answers.
+            return
         }
-        indexedThrough = newest
+        indexRefreshed(newest)
     }
 }

@@ -34,7 +34,6 @@ extension ViewerEngine {
     /// journals (the rows `navlog query` reads), as the JSON of `GET /api/analytics`. Answers are
     /// kept until the log grows.
     func analytics(_ query: AnalyticsQuery) throws -> [UInt8] {
-        try catchUp()
         let key = query.cacheKey
         if let cached = analyticsCache[key], cached.through == newestLSN { return cached.body }
         var sink = CombinedSink(

@@ -17,11 +17,12 @@ extension ViewerEngine {
     /// event of the session.
     func timeline(session: String, from: Int) throws -> [UInt8]? {
         try catchUp()
+        let current = try indexIsCurrent(for: session)
         var json = JSONBuffer()
         var anomalyCount = 0
         var emitted = 0
         json.raw("{\"events\":[")
-        let found = try seeker.replay(session: session, to: .end, useCheckpoints: false) { block, position, state, resolution in
+        let found = try seeker.replay(session: session, to: .end, useCheckpoints: false, indexIsCurrent: current) { block, position, state, resolution in
             let raised = state.anomalies[anomalyCount...]
             anomalyCount = state.anomalies.count
             let number = state.eventCount - 1
@@ -107,7 +108,8 @@ extension ViewerEngine {
     /// or after its last event when `index` is nil, as the JSON of `navlog replay --format json`.
     func state(session: String, index position: Int?) throws -> [UInt8] {
         try catchUp()
-        guard let state = try seeker.replay(session: session, to: position.map { .index($0) } ?? .end) else {
+        let current = try indexIsCurrent(for: session)
+        guard let state = try seeker.replay(session: session, to: position.map { .index($0) } ?? .end, indexIsCurrent: current) else {
             throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session).")
         }
         if let position, state.eventCount <= position {
@@ -122,7 +124,8 @@ extension ViewerEngine {
     /// The session's hierarchy after its event with this `seq` (`navlog replay --seq`).
     func state(session: String, sequence: UInt64) throws -> [UInt8] {
         try catchUp()
-        guard let state = try seeker.replay(session: session, to: .sequence(sequence)) else {
+        let current = try indexIsCurrent(for: session)
+        guard let state = try seeker.replay(session: session, to: .sequence(sequence), indexIsCurrent: current) else {
             throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session) up to seq \(sequence).")
         }
         guard state.position?.sequence == sequence else {

@@ -60,7 +60,6 @@ extension ViewerEngine {
     /// `maximumAge` seconds while it keeps growing, so that a busy daemon does not make every
     /// page view a scan).
     func sessionSummaries(maximumAge seconds: Double = 2) throws -> SessionSummaries {
-        try catchUp()
         let now = DispatchTime.now().uptimeNanoseconds
         if let summaries, summaries.through == newestLSN || Double(now - summaries.builtAt) < seconds * 1e9 {
             return summaries

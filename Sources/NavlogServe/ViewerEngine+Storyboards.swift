@@ -7,7 +7,6 @@ extension ViewerEngine {
     /// sessions covered of it (the numbers of `navlog storyboard coverage`), as the JSON of
     /// `GET /api/storyboards`. Kept until the log grows.
     func storyboardCoverage() throws -> [UInt8] {
-        try catchUp()
         if let cached = coverageCache, cached.through == newestLSN { return cached.body }
         var json = JSONBuffer()
         guard !storyboards.isEmpty else {

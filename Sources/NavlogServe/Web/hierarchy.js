@@ -133,7 +133,7 @@ const hierarchy = {
       for (const column of ["primary", "supplementary", "secondary"]) {
         const child = node.columns[column];
         if (!child) continue;
-        columns.append(navlog.el("div", { class: `column ${column}` }, hierarchy.node(child, context, { role: "column-" + column, position: 0 }, compact)));
+        columns.append(navlog.el("div", { class: `column ${column}` }, hierarchy.node(child, context, { role: "column-" + column }, compact)));
       }
       if (node.collapsed) body.append(navlog.el("div", { class: "slot-label", text: "collapsed (compact width): the columns show as one stack" }));
       body.append(columns);

@@ -219,7 +219,7 @@ function screenChange(index, direction) {
 
 /** Live: new events from navlogd arrive within a second through server-sent events. */
 function follow() {
-  const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionID)}/live`);
+  const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionID)}/live?after=${page.info.through}`);
   page.live = source;
   source.addEventListener("events", async () => {
     const atEnd = page.selected === page.events.length - 1;
