@@ -43,6 +43,15 @@ struct ViewerAPI: Sendable {
                 }
             }
         }
+        router.get("/api/sessions/:session/step") { request, context in
+            try await Self.answer {
+                let session = try Self.session(context)
+                guard let index = try Self.integer(request.uri.queryParameters, "index") else {
+                    throw ViewerRequestError(status: 400, message: "Give index=K, the event's 0-based position in the session.")
+                }
+                return try await data.interactive { try $0.step(session: session, index: index) }
+            }
+        }
         router.get("/api/sessions/:session/live") { request, context in
             let session = try Self.session(context)
             // `after`: the LSN the page's timeline answer was read at, so nothing stored between

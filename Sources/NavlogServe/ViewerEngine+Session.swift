@@ -12,76 +12,104 @@ struct ViewerRequestError: Error, Sendable {
 }
 
 extension ViewerEngine {
-    /// The session's events from position `from` on, each with what the rules made of it, as the
-    /// JSON of `GET /api/sessions/{id}/events`: the page's timeline. Nil when the log holds no
-    /// event of the session.
+    /// The session's events from position `from` on, as the JSON of
+    /// `GET /api/sessions/{id}/events`: the page's timeline, in columns (time, seq, type, the
+    /// focused screen after each), with the anomalies each raised and the anchors popovers were
+    /// given. About 30 bytes an event, so that a 10,000-event session opens at once; the
+    /// details of one event come with its step (``step(session:index:)``). Nil when the log
+    /// holds no event of the session.
     func timeline(session: String, from: Int) throws -> [UInt8]? {
         try catchUp()
         let current = try indexIsCurrent(for: session)
-        var json = JSONBuffer()
+        var timestamps = JSONBuffer()
+        var sequences = JSONBuffer()
+        var types = JSONBuffer()
+        var focuses = JSONBuffer()
+        var anomalies = JSONBuffer()
+        var anchors = JSONBuffer()
+        var typeNames: [String] = []
+        var typeNumbers: [EventType: Int] = [:]
+        var focusNumbers: [ControllerHandle: Int] = [:]
+        var focusIDs: [String] = []
+        var focusClasses: [String?] = []
         var anomalyCount = 0
         var emitted = 0
-        json.raw("{\"events\":[")
-        let found = try seeker.replay(session: session, to: .end, useCheckpoints: false, indexIsCurrent: current) { block, position, state, resolution in
+        let found = try seeker.replay(session: session, to: .end, useCheckpoints: false, indexIsCurrent: current) { block, position, state, _ in
             let raised = state.anomalies[anomalyCount...]
             anomalyCount = state.anomalies.count
             let number = state.eventCount - 1
             guard number >= from else { return true }
-            if emitted > 0 { json.raw(",") }
+            let separator = emitted > 0 ? "," : ""
             emitted += 1
-            json.raw("{\"index\":\(number),\"seq\":")
-            json.number(block.sequence(position))
-            json.raw(",\"ts\":\(block.timestamps[position]),\"lsn\":\(block.lsn(position)),\"type\":")
-            json.string(block.types[position].name)
-            json.raw(",\"event\":")
-            var line: [UInt8] = []
-            if (try? block.appendJSONLine(position, to: &line)) != nil {
-                if line.last == 0x0A { line.removeLast() }
-                json.raw(line)
-            } else {
-                json.raw("null")
+            timestamps.raw(separator + "\(block.timestamps[position])")
+            sequences.raw(separator)
+            sequences.number(block.sequence(position))
+            let type = block.types[position]
+            let typeNumber =
+                typeNumbers[type]
+                ?? {
+                    typeNames.append(type.name)
+                    typeNumbers[type] = typeNames.count - 1
+                    return typeNames.count - 1
+                }()
+            types.raw(separator + "\(typeNumber)")
+            var focusNumber = -1
+            if let focus = state.focus {
+                focusNumber =
+                    focusNumbers[focus]
+                    ?? {
+                        focusIDs.append(state.id(of: focus))
+                        focusClasses.append(state.controllers[focus].className)
+                        focusNumbers[focus] = focusIDs.count - 1
+                        return focusIDs.count - 1
+                    }()
             }
-            json.key("resolution")
-            json.string(resolution.map { state.describe($0) })
-            json.key("action")
-            json.string(resolution?.action)
-            // Which rule resolved the intent, and which intent an operation's `cause` confirmed.
-            let sequence = block.sequence(position)
-            json.key("rule")
-            json.string(resolution != nil ? sequence.flatMap { state.rememberedIntentRule(sequence: $0) } : nil)
-            let cause = block.withBody(position) { $0.field(.cause)?.integer }
-            json.key("confirms")
-            if let cause, cause >= 0, resolution == nil {
-                json.raw("{\"seq\":\(cause),\"rule\":")
-                json.string(state.rememberedIntentRule(sequence: UInt64(cause)))
-                json.raw("}")
-            } else {
-                json.raw("null")
+            focuses.raw(separator + "\(focusNumber)")
+            for anomaly in raised {
+                anomalies.raw(anomalies.bytes.isEmpty ? "" : ",")
+                anomalies.raw("{\"index\":\(number),\"code\":")
+                anomalies.string(anomaly.code.code)
+                anomalies.key("name")
+                anomalies.string(anomaly.code.name)
+                anomalies.raw("}")
             }
-            json.key("focus")
-            json.string(state.focus.map { state.id(of: $0) })
-            json.key("focusClass")
-            json.string(state.focus.flatMap { state.controllers[$0].className })
-            json.key("anomalies")
-            var anomalies: [UInt8] = [UInt8(ascii: "[")]
-            for (count, anomaly) in raised.enumerated() {
-                if count > 0 { anomalies.append(UInt8(ascii: ",")) }
-                state.appendAnomalyJSON(anomaly, session: session, to: &anomalies)
+            block.withBody(position) { body in
+                guard let anchor = body.field(.anchor) else { return }
+                let target = (body.field(.vc) ?? body.field(.destination)).flatMap(ControllerReference.init).map { String(decoding: $0.id, as: UTF8.self) }
+                anchors.raw(anchors.bytes.isEmpty ? "" : ",")
+                anchors.raw("{\"index\":\(number),\"target\":")
+                anchors.string(target)
+                anchors.key("anchor")
+                anchors.string(Self.describeAnchor(anchor))
+                anchors.raw("}")
             }
-            anomalies.append(UInt8(ascii: "]"))
-            json.raw(anomalies)
-            json.raw("}")
             return true
         }
         guard let found else { return nil }
         let summary = found.info
-        json.raw("]")
-        json.key("session")
+        var json = JSONBuffer()
+        json.raw("{\"session\":")
         json.string(session)
-        json.key("count")
-        json.number(found.eventCount)
-        json.key("from")
-        json.number(from)
+        json.raw(",\"count\":\(found.eventCount),\"from\":\(from),\"ts\":[")
+        json.raw(timestamps.bytes)
+        json.raw("],\"seq\":[")
+        json.raw(sequences.bytes)
+        json.raw("],\"type\":[")
+        json.raw(types.bytes)
+        json.raw("],\"focus\":[")
+        json.raw(focuses.bytes)
+        json.raw("]")
+        json.key("types")
+        json.array(typeNames) { json, name in json.string(name) }
+        json.key("focusIDs")
+        json.array(focusIDs) { json, id in json.string(id) }
+        json.key("focusClasses")
+        json.array(focusClasses) { json, name in json.string(name) }
+        json.raw(",\"anomalies\":[")
+        json.raw(anomalies.bytes)
+        json.raw("],\"anchors\":[")
+        json.raw(anchors.bytes)
+        json.raw("]")
         json.key("app")
         json.string(summary.app)
         json.key("version")
@@ -104,6 +132,75 @@ extension ViewerEngine {
         return json.bytes
     }
 
+    /// A popover's anchor in words: "bar button item X", "view Y at [x, y, w, h]".
+    static func describeAnchor(_ anchor: StoredValue) -> String {
+        func text(_ value: StoredValue) -> String {
+            if let reference = ControllerReference(value) { return String(decoding: reference.id, as: UTF8.self) }
+            if let string = value.string { return string }
+            if let integer = value.integer { return "\(integer)" }
+            if value.kind == .array { return "[" + value.elements.map(text).joined(separator: ", ") + "]" }
+            if let x = value.member(.x), let y = value.member(.y) {
+                let size = [value.member(.width), value.member(.height)].compactMap { $0 }.map(text)
+                return "(\(text(x)), \(text(y)))" + (size.count == 2 ? " \(size[0])×\(size[1])" : "")
+            }
+            return "…"
+        }
+        if let item = anchor.member(.barButtonItem), !item.isNull { return "bar button item \(text(item))" }
+        if let view = anchor.member(.sourceView), !view.isNull {
+            return "view \(text(view))" + (anchor.member(.sourceRect).map { " at \(text($0))" } ?? "")
+        }
+        return "no anchor"
+    }
+
+    /// One event with what the rules made of it: the JSON of a step's `event`.
+    static func appendEvent(
+        _ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, session: String, to json: inout JSONBuffer
+    ) {
+        let lsn = block.lsn(position)
+        json.raw("{\"index\":\(state.eventCount - 1),\"seq\":")
+        json.number(block.sequence(position))
+        json.raw(",\"ts\":\(block.timestamps[position]),\"lsn\":\(lsn),\"type\":")
+        json.string(block.types[position].name)
+        json.raw(",\"event\":")
+        var line: [UInt8] = []
+        if (try? block.appendJSONLine(position, to: &line)) != nil {
+            if line.last == 0x0A { line.removeLast() }
+            json.raw(line)
+        } else {
+            json.raw("null")
+        }
+        json.key("resolution")
+        json.string(resolution.map { state.describe($0) })
+        json.key("action")
+        json.string(resolution?.action)
+        // Which rule resolved the intent, and which intent an operation's `cause` confirmed.
+        let sequence = block.sequence(position)
+        json.key("rule")
+        json.string(resolution != nil ? sequence.flatMap { state.rememberedIntentRule(sequence: $0) } : nil)
+        let cause = block.withBody(position) { $0.field(.cause)?.integer }
+        json.key("confirms")
+        if let cause, cause >= 0, resolution == nil {
+            json.raw("{\"seq\":\(cause),\"rule\":")
+            json.string(state.rememberedIntentRule(sequence: UInt64(cause)))
+            json.raw("}")
+        } else {
+            json.raw("null")
+        }
+        json.key("focus")
+        json.string(state.focus.map { state.id(of: $0) })
+        json.key("focusClass")
+        json.string(state.focus.flatMap { state.controllers[$0].className })
+        json.key("anomalies")
+        var anomalies: [UInt8] = [UInt8(ascii: "[")]
+        for anomaly in state.anomalies where anomaly.event.lsn == lsn {
+            if anomalies.count > 1 { anomalies.append(UInt8(ascii: ",")) }
+            state.appendAnomalyJSON(anomaly, session: session, to: &anomalies)
+        }
+        anomalies.append(UInt8(ascii: "]"))
+        json.raw(anomalies)
+        json.raw("}")
+    }
+
     /// The session's hierarchy after the event at position `index` (`navlog replay --index`),
     /// or after its last event when `index` is nil, as the JSON of `navlog replay --format json`.
     func state(session: String, index position: Int?) throws -> [UInt8] {
@@ -119,6 +216,52 @@ extension ViewerEngine {
         var output: [UInt8] = []
         state.appendJSON(session: session, to: &output)
         return output
+    }
+
+    /// The states after events `index - 1` and `index` from one seek, as the JSON of
+    /// `GET /api/sessions/{id}/step?index=K`: what a slider step draws (the state) and marks (what
+    /// changed since the previous event). The previous state comes from the same replay when the
+    /// checkpoint it starts from is before it, else from a second seek.
+    func step(session: String, index position: Int) throws -> [UInt8] {
+        try catchUp()
+        let current = try indexIsCurrent(for: session)
+        var previous: [UInt8]?
+        var event = JSONBuffer()
+        guard
+            let state = try seeker.replay(
+                session: session, to: .index(position), indexIsCurrent: current,
+                visit: { block, index, state, resolution in
+                    if state.eventCount == position {
+                        var output: [UInt8] = []
+                        state.appendJSON(session: session, to: &output)
+                        previous = output
+                    } else if state.eventCount == position + 1 {
+                        event = JSONBuffer()
+                        Self.appendEvent(block, index, state, resolution, session: session, to: &event)
+                    }
+                    return true
+                })
+        else {
+            throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session).")
+        }
+        if state.eventCount <= position {
+            throw ViewerRequestError(
+                status: 404, message: "Session \(session) has \(state.eventCount) events (index 0 to \(state.eventCount - 1)); \(position) is past its end.")
+        }
+        if previous == nil, position > 0, let earlier = try seeker.replay(session: session, to: .index(position - 1), indexIsCurrent: current) {
+            var output: [UInt8] = []
+            earlier.appendJSON(session: session, to: &output)
+            previous = output
+        }
+        var json = JSONBuffer()
+        json.raw("{\"state\":")
+        state.appendJSON(session: session, to: &json.bytes)
+        json.raw(",\"previous\":")
+        if let previous { json.raw(previous) } else { json.raw("null") }
+        json.raw(",\"event\":")
+        json.raw(event.bytes.isEmpty ? Array("null".utf8) : event.bytes)
+        json.raw("}")
+        return json.bytes
     }
 
     /// The session's hierarchy after its event with this `seq` (`navlog replay --seq`).

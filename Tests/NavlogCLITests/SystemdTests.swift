@@ -13,7 +13,7 @@ struct SystemdTests {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")
 
-    @Test("systemd-analyze verify accepts the units (navlogd's and the index follower's)", .enabled(if: systemdAvailable))
+    @Test("systemd-analyze verify accepts the units (navlogd's, the index follower's and the web viewer's)", .enabled(if: systemdAvailable))
     func unitsVerify() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let units = TestEnvironment.packageRoot.appendingPathComponent("systemd")
@@ -24,15 +24,20 @@ struct SystemdTests {
             let follower = try String(contentsOf: units.appendingPathComponent("navlog-index.service"), encoding: .utf8)
                 .replacingOccurrences(of: "/usr/local/bin/navlog ", with: TestEnvironment.binaries.appendingPathComponent("navlog").path + " ")
             try follower.write(to: dir.appendingPathComponent("navlog-index.service"), atomically: true, encoding: .utf8)
+            let viewer = try String(contentsOf: units.appendingPathComponent("navlog-serve.service"), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/navlog ", with: TestEnvironment.binaries.appendingPathComponent("navlog").path + " ")
+            try viewer.write(to: dir.appendingPathComponent("navlog-serve.service"), atomically: true, encoding: .utf8)
             let result = try ProcessRunner.run(
                 URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
                 [
                     "verify", dir.appendingPathComponent("navlogd.service").path, dir.appendingPathComponent("navlogd.socket").path,
-                    dir.appendingPathComponent("navlog-index.service").path,
+                    dir.appendingPathComponent("navlog-index.service").path, dir.appendingPathComponent("navlog-serve.service").path,
                 ])
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(!result.errorOutput.contains("Unknown"), "\(result.errorOutput)")
             #expect(service.contains("Type=notify") && service.contains("WatchdogSec=") && service.contains("RestrictAddressFamilies=AF_UNIX"))
+            // The viewer listens on loopback unless given a token.
+            #expect(viewer.contains("--listen 127.0.0.1:") && !viewer.contains("0.0.0.0"))
         }
     }
 

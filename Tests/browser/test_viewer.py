@@ -350,7 +350,7 @@ def test_slider_deep_link_and_screen_steps(recorded, browser):
     drawn_at(browser, events - 1)
     body.send_keys(Keys.HOME)
     drawn_at(browser, 0)
-    assert browser.current_url.endswith(f"?seq={timeline[0]['seq']}")
+    wait(browser, lambda: browser.current_url.endswith(f"?seq={timeline[0]['seq']}"), "the address to follow the cursor")
 
 
 def test_anomalies_explained(recorded, browser):
@@ -555,3 +555,83 @@ def test_token_required_beyond_loopback(recorded, browser):
         assert http(base + login)[0] == 401, "the login link works once"
     finally:
         stop(process)
+
+
+def test_endpoints_answer_as_documented(recorded):
+    """Every JSON endpoint's answer validates against schemas/viewer-api.schema.json (and the state
+    against replay-output.schema.json); the state endpoint is navlog replay's output, byte for byte."""
+    import jsonschema
+    from referencing import Registry, Resource
+
+    schemas = ROOT / "schemas"
+    api = json.loads((schemas / "viewer-api.schema.json").read_text())
+    output = json.loads((schemas / "replay-output.schema.json").read_text())
+    registry = Registry().with_resources([(api["$id"], Resource.from_contents(api)), (output["$id"], Resource.from_contents(output))])
+
+    def check(definition, value):
+        schema = {"$ref": f"{api['$id']}#/$defs/{definition}"} if definition else {"$ref": output["$id"]}
+        jsonschema.Draft202012Validator(schema, registry=registry, format_checker=jsonschema.FormatChecker()).validate(value)
+
+    base = recorded["base"]
+
+    def get(path, status=200):
+        code, headers, body = http(base + path)
+        assert code == status, (path, code, body[:300])
+        assert headers["Content-Type"].startswith("application/json")
+        return json.loads(body)
+
+    check("sessionsPage", get("/api/sessions"))
+    check("sessionsPage", get("/api/sessions?sort=-events&limit=5&offset=3&anomalies=1&idiom=pad"))
+    check("sessionsPage", get("/api/sessions?q=no-such-session"))
+    for session in ["viewer-tour", "demo-misuses", "xss-<script>window.__xss=1</script>"]:
+        quoted = urllib.request.quote(session, safe="")
+        timeline = get(f"/api/sessions/{quoted}/events")
+        check("timeline", timeline)
+        cli = [json.loads(line) for line in run("timeline", "--data-dir", str(recorded["data"]), "--session", session, "--format", "json").stdout.splitlines()]
+        assert timeline["count"] == len(cli) == len(timeline["ts"])
+        assert timeline["ts"] == [event["ts"] for event in cli] and timeline["seq"] == [event["seq"] for event in cli]
+        assert [timeline["types"][number] for number in timeline["type"]] == [event["type"] for event in cli]
+        assert [timeline["focusIDs"][number] if number >= 0 else None for number in timeline["focus"]] == [event["focus"] for event in cli]
+        assert sorted((a["index"], a["code"]) for a in timeline["anomalies"]) == sorted((e["index"], a["code"]) for e in cli for a in e["anomalies"])
+        later = get(f"/api/sessions/{quoted}/events?from=3")
+        check("timeline", later)
+        assert later["from"] == 3 and later["ts"] == timeline["ts"][3:]
+        for index in range(timeline["count"]):
+            state = get(f"/api/sessions/{quoted}/state?index={index}")
+            check(None, state)
+            expected = replay(recorded["data"], session, index)
+            assert state == expected
+            step = get(f"/api/sessions/{quoted}/step?index={index}")
+            check("step", step)
+            assert step["state"] == expected
+            assert step["previous"] == (replay(recorded["data"], session, index - 1) if index > 0 else None)
+            # The event as navlog timeline describes it.
+            for name in ["index", "seq", "ts", "lsn", "type", "resolution", "action", "focus", "anomalies"]:
+                assert step["event"][name] == cli[index][name], (session, index, name)
+        last = cli[-1]
+        if last["seq"] is not None:
+            assert get(f"/api/sessions/{quoted}/state?seq={last['seq']}") == replay(recorded["data"], session, timeline["count"] - 1)
+    screens = get("/api/analytics")["screens"]
+    check("analytics", get(f"/api/analytics?step={urllib.request.quote(screens[0]['screen'])}&step={urllib.request.quote(screens[1]['screen'])}&within=600"))
+    check("analytics", get("/api/analytics?app=Cookbook&since=2025-11-21T09:00:00Z&until=1999999999999999"))
+    check("storyboards", get("/api/storyboards"))
+    for path, status in [("/api/sessions/no-such-session/events", 404), ("/api/sessions/viewer-tour/state?index=999", 404),
+                         ("/api/sessions/viewer-tour/state?seq=999", 404), ("/api/sessions/viewer-tour/state?index=-1", 400),
+                         ("/api/sessions/viewer-tour/state?index=1&seq=1", 400),
+                         ("/api/sessions/viewer-tour/step", 400), ("/api/sessions/viewer-tour/step?index=99", 404), ("/api/analytics?since=yesterday", 400),
+                         ("/api/analytics?step=OnlyOne", 400), ("/api/sessions?limit=ten", 400)]:
+        check("error", get(path, status))
+    # The live stream: an `events` message whose data is a liveMessage.
+    code, headers, _ = 0, {}, b""
+    request = urllib.request.Request(base + "/api/sessions/viewer-tour/live?after=1")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        event, data = None, None
+        while data is None:
+            line = response.readline().decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: ") and event == "events":
+                data = json.loads(line[6:])
+    check("liveMessage", data)
+    assert data["new"] == 14  # the tour was sent first: LSNs 1 to 15, and after=1

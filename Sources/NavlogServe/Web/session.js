@@ -1,11 +1,15 @@
 // A session: its events on a timeline with a slider, the hierarchy at the selected instant
-// (GET /api/sessions/ID/state?index=K, answered from the replay index), the event under the
+// (GET /api/sessions/ID/step?index=K: the state after the event and before it, from the replay index), the event under the
 // cursor with what the rules made of it, and live updates while navlogd records it.
 "use strict";
 
 const sessionID = decodeURIComponent(location.pathname.split("/").pop());
 const page = {
-  events: [],
+  // The timeline in columns: ts, seq, type (into types), focus (into focusIDs, -1 for none).
+  ts: [], seq: [], type: [], focus: [], types: [], focusIDs: [], focusClasses: [],
+  anomalies: new Map(), // index -> [{code, name}]
+  anchors: [], // {index, target, anchor}
+  details: new Map(), // index -> the event with its resolution (from its step)
   info: null,
   selected: -1,
   states: new Map(), // index -> state, the most recent few
@@ -34,30 +38,54 @@ async function start() {
     return;
   }
   const query = new URLSearchParams(location.search);
-  let index = page.events.length - 1;
+  let index = count() - 1;
   if (query.has("seq")) {
     const wanted = Number(query.get("seq"));
-    const found = page.events.findIndex((event) => event.seq === wanted);
+    const found = page.seq.indexOf(wanted);
     if (found < 0) navlog.error(`This session has no event with seq ${wanted}; showing its last event.`);
     else index = found;
   } else if (query.has("index")) {
-    index = Math.min(Math.max(0, Number(query.get("index"))), page.events.length - 1);
+    index = Math.min(Math.max(0, Number(query.get("index"))), count() - 1);
   }
   legend();
   select(index);
   if (!page.info.ended) follow();
 }
 
+/** The number of events known. */
+function count() { return page.ts.length; }
+
+/** The focused screen's id after event `index` (null for none). */
+function focusAt(index) { const number = page.focus[index]; return number >= 0 ? page.focusIDs[number] : null; }
+
 /** Takes in a timeline answer (the whole session, or the events from some position on). */
 function absorb(timeline) {
-  for (const event of timeline.events) page.events[event.index] = event;
+  // String tables are per answer: map this answer's numbers to the page's.
+  const typeNumbers = timeline.types.map((name) => { let n = page.types.indexOf(name); if (n < 0) { page.types.push(name); n = page.types.length - 1; } return n; });
+  const focusNumbers = timeline.focusIDs.map((id, k) => {
+    let n = page.focusIDs.indexOf(id);
+    if (n < 0) { page.focusIDs.push(id); page.focusClasses.push(timeline.focusClasses[k]); n = page.focusIDs.length - 1; }
+    return n;
+  });
+  page.ts.length = page.seq.length = page.type.length = page.focus.length = timeline.from;
+  timeline.ts.forEach((ts, k) => {
+    page.ts.push(ts);
+    page.seq.push(timeline.seq[k]);
+    page.type.push(typeNumbers[timeline.type[k]]);
+    page.focus.push(timeline.focus[k] >= 0 ? focusNumbers[timeline.focus[k]] : -1);
+  });
+  for (const anomaly of timeline.anomalies) {
+    if (!page.anomalies.has(anomaly.index)) page.anomalies.set(anomaly.index, []);
+    page.anomalies.get(anomaly.index).push(anomaly);
+  }
+  page.anchors = page.anchors.filter((anchor) => anchor.index < timeline.from).concat(timeline.anchors);
   page.info = timeline;
   const info = [timeline.app, timeline.version, timeline.device, timeline.idiom].filter(Boolean).join(" · ");
   document.getElementById("session-info").textContent =
     `${info} · ${navlog.number(timeline.count)} events · ${navlog.time(timeline.first)} · ${navlog.duration(timeline.last - timeline.first)}` +
     (timeline.lateEvents ? ` · ${timeline.lateEvents} arrived late (replayed in seq order)` : "");
   document.getElementById("live-badge").hidden = timeline.ended;
-  slider.max = String(Math.max(0, page.events.length - 1));
+  slider.max = String(Math.max(0, count() - 1));
   drawTicks();
 }
 
@@ -73,7 +101,8 @@ function iconFor(category) {
   return icon;
 }
 
-/** The events as ticks over the session's time, anomalies as red triangles, the cursor. */
+/** The events as ticks over the session's time (one path per kind: a session may have 10,000),
+ *  anomalies as red triangles, the cursor. */
 function drawTicks() {
   const width = ticks.clientWidth || 1000;
   const height = 46;
@@ -81,20 +110,27 @@ function drawTicks() {
   const first = page.info.first;
   const span = Math.max(1, page.info.last - first);
   const x = (ts) => 6 + ((ts - first) / span) * (width - 12);
-  const nodes = [];
-  for (const event of page.events) {
-    if (!event) continue;
-    const category = navlog.eventCategory(event.type);
-    nodes.push(navlog.svg("rect", { x: x(event.ts).toFixed(1), y: 14, width: 2, height: 24, "data-index": event.index, class: `tick cat-${category}` }));
-    if (event.anomalies.length) {
-      const cx = x(event.ts);
-      nodes.push(navlog.svg("path", { d: `M${cx - 5},10 L${cx + 5},10 L${cx},2 Z`, class: "anomaly-tick", "data-index": event.index },
-        navlog.svg("title", { text: event.anomalies.map((a) => `${a.code} ${a.name}`).join(", ") })));
-    }
+  const paths = new Map();
+  for (let index = 0; index < count(); index++) {
+    const category = navlog.eventCategory(page.types[page.type[index]]);
+    paths.set(category, (paths.get(category) || "") + `M${x(page.ts[index]).toFixed(1)} 14v24`);
   }
-  const cursorEvent = page.events[page.selected];
-  if (cursorEvent) nodes.push(navlog.svg("rect", { id: "cursor", class: "cursor", x: (x(cursorEvent.ts) - 1).toFixed(1), y: 0, width: 4, height }));
+  const nodes = [...paths.entries()].map(([category, d]) => navlog.svg("path", { d, class: `tick cat-${category}`, "data-category": category }));
+  for (const [index, raised] of page.anomalies) {
+    const cx = x(page.ts[index]);
+    nodes.push(navlog.svg("path", { d: `M${cx - 5},10 L${cx + 5},10 L${cx},2 Z`, class: "anomaly-tick", "data-index": index },
+      navlog.svg("title", { text: raised.map((a) => `${a.code} ${a.name}`).join(", ") })));
+  }
+  nodes.push(navlog.svg("rect", { id: "cursor", class: "cursor", x: -10, y: 0, width: 4, height }));
   ticks.replaceChildren(...nodes);
+  page.tickX = x;
+  moveCursor();
+}
+
+/** Moves the cursor over the selected event (the ticks stay: a session may have 10,000). */
+function moveCursor() {
+  const cursor = document.getElementById("cursor");
+  if (cursor && page.selected >= 0 && page.tickX) cursor.setAttribute("x", (page.tickX(page.ts[page.selected]) - 1).toFixed(1));
 }
 
 ticks.addEventListener("click", (event) => {
@@ -102,35 +138,43 @@ ticks.addEventListener("click", (event) => {
   const ratio = (event.clientX - box.left - 6) / Math.max(1, box.width - 12);
   const time = page.info.first + ratio * (page.info.last - page.info.first);
   let best = 0;
-  for (const candidate of page.events) if (candidate && candidate.ts <= time) best = candidate.index;
+  for (let index = 0; index < count(); index++) if (page.ts[index] <= time) best = index;
   select(best);
 });
 
 /** Moves the cursor to event `index` and shows the state after it. */
 function select(index) {
-  if (page.events.length === 0) return;
-  index = Math.min(Math.max(0, index), page.events.length - 1);
+  if (count() === 0) return;
+  index = Math.min(Math.max(0, index), count() - 1);
   page.selected = index;
   slider.value = String(index);
-  const event = page.events[index];
-  document.getElementById("position").textContent = `event ${index + 1} of ${page.events.length}` + (event.seq !== null ? ` · seq ${event.seq}` : "");
-  const query = event.seq !== null ? `?seq=${event.seq}` : `?index=${index}`;
-  history.replaceState(null, "", location.pathname + query);
-  drawTicks();
-  showEvent(event);
+  document.getElementById("position").textContent = `event ${index + 1} of ${count()}` + (page.seq[index] !== null ? ` · seq ${page.seq[index]}` : "");
+  // The address follows (a deep link to this instant), at most every 250 ms: a drag fires
+  // hundreds of steps, and browsers throttle history updates.
+  clearTimeout(page.addressTimer);
+  page.addressTimer = setTimeout(() => {
+    const shown = page.selected;
+    history.replaceState(null, "", location.pathname + (page.seq[shown] !== null ? `?seq=${page.seq[shown]}` : `?index=${shown}`));
+  }, 250);
+  moveCursor();
   requestState(index);
 }
 
-/** Fetches the state at `index` and the one before it (for what changed); one request at a time,
- *  the newest selection wins while the slider is dragged. */
+/** Fetches the state at `index` and the one before it (for what changed) in one request; one
+ *  request at a time, the newest selection wins while the slider is dragged. */
 async function requestState(index) {
   if (page.pending) { page.pending.next = index; return; }
   page.pending = { next: null };
   try {
-    const wanted = [index, index - 1].filter((k) => k >= 0 && !page.states.has(k));
-    const answers = await Promise.all(wanted.map((k) => navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/state?index=${k}`)));
-    wanted.forEach((k, position) => page.states.set(k, answers[position]));
+    if (!page.states.has(index) || !page.details.has(index) || (index > 0 && !page.states.has(index - 1))) {
+      // One request: the state after the event and after the one before it (for what changed).
+      const answer = await navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/step?index=${index}`);
+      page.states.set(index, answer.state);
+      if (answer.previous) page.states.set(index - 1, answer.previous);
+      if (answer.event) page.details.set(index, answer.event);
+    }
     while (page.states.size > 400) page.states.delete(page.states.keys().next().value);
+    while (page.details.size > 400) page.details.delete(page.details.keys().next().value);
     if (page.selected === index) render(index);
     navlog.error("");
   } catch (error) {
@@ -151,22 +195,18 @@ function render(index) {
   holder.replaceChildren(drawn.screen);
   holder.dataset.index = String(index);
   page.shownIndex = index;
+  if (page.details.has(index)) showEvent(page.details.get(index));
+  // For tools/bench/viewer: when each state was on screen (ms since the page's navigation began).
+  performance.mark("navlog-drawn", { detail: { index } });
   document.getElementById("removed").textContent = drawn.removed.length
     ? `Left the hierarchy at this event: ${drawn.removed.map((item) => `${item.name} (${item.id})`).join(", ")}` : "";
 }
 
 /** The anchor of the popover presenting `id`: from the latest present or segue that showed it. */
 function anchorOf(id) {
-  for (let index = page.selected; index >= 0; index--) {
-    const event = page.events[index] && page.events[index].event;
-    if (!event || !event.anchor) continue;
-    const target = event.vc || event.destination;
-    const targetID = target && typeof target === "object" ? target.id : target;
-    if (targetID !== id) continue;
-    const anchor = event.anchor;
-    const named = (value) => (value && typeof value === "object" ? value.id || JSON.stringify(value) : value);
-    if (anchor.barButtonItem) return `bar button item ${named(anchor.barButtonItem)}`;
-    if (anchor.sourceView) return `view ${named(anchor.sourceView)}` + (anchor.sourceRect ? ` ${JSON.stringify(anchor.sourceRect)}` : "");
+  for (let k = page.anchors.length - 1; k >= 0; k--) {
+    const anchor = page.anchors[k];
+    if (anchor.index <= page.selected && anchor.target === id) return anchor.anchor;
   }
   return null;
 }
@@ -175,6 +215,7 @@ function anchorOf(id) {
 function showEvent(event) {
   const panel = document.getElementById("event");
   const offset = event.ts - page.info.first;
+  panel.dataset.index = String(event.index);
   const rows = [
     ["time", `${navlog.time(event.ts)} (+${navlog.duration(offset)})`],
     ["seq", event.seq === null ? "none" : event.seq],
@@ -210,11 +251,10 @@ function anomalyBox(anomaly) {
 
 /** The nearest event before or after `index` where the focused screen changed. */
 function screenChange(index, direction) {
-  const focus = (k) => (page.events[k] ? page.events[k].focus : null);
-  for (let k = index + direction; k >= 0 && k < page.events.length; k += direction) {
-    if (focus(k) !== focus(k - 1)) return k;
+  for (let k = index + direction; k >= 0 && k < count(); k += direction) {
+    if (focusAt(k) !== (k > 0 ? focusAt(k - 1) : null)) return k;
   }
-  return direction > 0 ? page.events.length - 1 : 0;
+  return direction > 0 ? count() - 1 : 0;
 }
 
 /** Live: new events from navlogd arrive within a second through server-sent events. */
@@ -222,12 +262,11 @@ function follow() {
   const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionID)}/live?after=${page.info.through}`);
   page.live = source;
   source.addEventListener("events", async () => {
-    const atEnd = page.selected === page.events.length - 1;
+    const atEnd = page.selected === count() - 1;
     try {
-      const timeline = await navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/events?from=${page.events.length}`);
+      const timeline = await navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/events?from=${count()}`);
       absorb(timeline);
-      if (atEnd) select(page.events.length - 1);
-      else drawTicks();
+      if (atEnd) select(count() - 1);
       if (timeline.ended) { source.close(); page.live = null; }
     } catch (error) {
       navlog.error(error.message);
@@ -237,7 +276,7 @@ function follow() {
 
 slider.addEventListener("input", () => select(Number(slider.value)));
 document.getElementById("first").addEventListener("click", () => select(0));
-document.getElementById("last").addEventListener("click", () => select(page.events.length - 1));
+document.getElementById("last").addEventListener("click", () => select(count() - 1));
 document.getElementById("previous").addEventListener("click", () => select(page.selected - 1));
 document.getElementById("next").addEventListener("click", () => select(page.selected + 1));
 document.getElementById("previous-screen").addEventListener("click", () => select(screenChange(page.selected, -1)));
@@ -248,7 +287,7 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "ArrowRight") select(event.shiftKey ? screenChange(page.selected, 1) : page.selected + 1);
   else if (event.key === "ArrowLeft") select(event.shiftKey ? screenChange(page.selected, -1) : page.selected - 1);
   else if (event.key === "Home") select(0);
-  else if (event.key === "End") select(page.events.length - 1);
+  else if (event.key === "End") select(count() - 1);
   else handled = false;
   if (handled) event.preventDefault();
 });
