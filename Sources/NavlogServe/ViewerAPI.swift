@@ -57,7 +57,8 @@ struct ViewerAPI: Sendable {
             // `after`: the LSN the page's timeline answer was read at, so nothing stored between
             // that answer and this stream is missed.
             let after = try Self.integer(request.uri.queryParameters, "after").map(UInt64.init)
-            return Self.liveStream(session: session, after: after, data: data)
+            let known = try Self.integer(request.uri.queryParameters, "known")
+            return Self.liveStream(session: session, after: after, known: known, data: data)
         }
         router.get("/api/analytics") { request, _ in
             try await Self.answer {
@@ -147,11 +148,13 @@ struct ViewerAPI: Sendable {
         return query
     }
 
-    /// Server-sent events for a session still being recorded: `event: events` with the number
-    /// of new events whenever navlogd stores some (checked four times a second), and a comment
-    /// every 15 s so that proxies keep the connection. Ends when the client goes away or the
-    /// server stops.
-    static func liveStream(session: String, after: UInt64?, data: ViewerData) -> Response {
+    /// Server-sent events for a session still being recorded, checked four times a second:
+    /// `event: events` with the number of new events whenever navlogd stores some; with `known`
+    /// (the number of events the page has), `event: timeline` instead, carrying the timeline from
+    /// that event on (the answer of `/events?from=known`), which saves the page a request. A
+    /// comment every 5 s keeps proxies from closing the connection. Ends when the client goes away
+    /// (seen at the next write) or the server stops.
+    static func liveStream(session: String, after: UInt64?, known: Int?, data: ViewerData) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
@@ -165,19 +168,33 @@ struct ViewerAPI: Sendable {
                     return engine.newestLSN
                 }
             }
+            var known = known
             var quiet = 0
             try await writer.write(ByteBuffer(string: "retry: 1000\n: navlog live \(session)\n\n"))
             while !Task.isCancelled {
                 try await Task.sleep(for: .milliseconds(250))
                 let after = seen
-                let (count, newest) = try await data.interactive { try $0.newEvents(session: session, after: after) }
+                let from = known
+                let (count, newest, timeline) = try await data.interactive { engine -> (Int, UInt64, [UInt8]?) in
+                    let (count, newest) = try engine.newEvents(session: session, after: after)
+                    guard count > 0, let from else { return (count, newest, nil) }
+                    return (count, newest, try engine.timeline(session: session, from: from))
+                }
                 seen = newest
                 if count > 0 {
                     quiet = 0
-                    try await writer.write(ByteBuffer(string: "event: events\ndata: {\"new\":\(count),\"through\":\(newest)}\n\n"))
+                    if var timeline {
+                        // The timeline is one line of JSON (strings escape their line breaks).
+                        timeline.insert(contentsOf: Array("event: timeline\ndata: ".utf8), at: 0)
+                        timeline.append(contentsOf: Array("\n\n".utf8))
+                        try await writer.write(ByteBuffer(bytes: timeline))
+                        known = (known ?? 0) + count
+                    } else {
+                        try await writer.write(ByteBuffer(string: "event: events\ndata: {\"new\":\(count),\"through\":\(newest)}\n\n"))
+                    }
                 } else {
                     quiet += 1
-                    if quiet % 60 == 0 { try await writer.write(ByteBuffer(string: ": still here\n\n")) }
+                    if quiet % 20 == 0 { try await writer.write(ByteBuffer(string: ": still here\n\n")) }
                 }
             }
             try await writer.finish(nil)

@@ -95,6 +95,8 @@ final class ViewerEngine: @unchecked Sendable {
     var indexRefreshed: @Sendable (UInt64) -> Void = { _ in }
     /// Told (interactive engine) that the log grew past the index.
     var logGrew: @Sendable () -> Void = {}
+    /// The last few timelines built (whole sessions), newest first, with the LSN they cover.
+    var timelines: [(session: String, through: UInt64, body: [UInt8])] = []
     /// The session summaries and the newest LSN they cover.
     var summaries: SessionSummaries?
     /// Analytics answers by question, for the LSN they were computed at.
@@ -130,17 +132,8 @@ final class ViewerEngine: @unchecked Sendable {
 
     /// Whether the opened index covers every event of `session` (none stored after it).
     func indexIsCurrent(for session: String) throws -> Bool {
-        let through = openedIndexThrough
-        guard newestLSN > through else { return true }
-        if through == 0 { return false }
-        var query = LogQuery(session: session)
-        query.fromLSN = through + 1
-        var newer = false
-        try reader.scan(query) { _, _ in
-            newer = true
-            return false
-        }
-        return !newer
+        if openedIndexThrough == 0 { return newestLSN == 0 }
+        return try !hasEvents(of: session, after: openedIndexThrough)
     }
 
     /// Derived engine: brings the replay index up to the log (new blocks only) and says so.

@@ -20,6 +20,34 @@ extension ViewerEngine {
     /// holds no event of the session.
     func timeline(session: String, from: Int) throws -> [UInt8]? {
         try catchUp()
+        // A session opened again (another instant, back and forth between pages) is answered
+        // from the last few built, while navlogd has stored no event of it since.
+        if from == 0, let cached = timelines.first(where: { $0.session == session }), try !hasEvents(of: session, after: cached.through) {
+            return cached.body
+        }
+        guard let body = try buildTimeline(session: session, from: from) else { return nil }
+        if from == 0 {
+            timelines.removeAll { $0.session == session }
+            timelines.insert((session, newestLSN, body), at: 0)
+            if timelines.count > 8 { timelines.removeLast() }
+        }
+        return body
+    }
+
+    /// Whether the log holds events of `session` with an LSN above `lsn`.
+    func hasEvents(of session: String, after lsn: UInt64) throws -> Bool {
+        guard newestLSN > lsn else { return false }
+        var query = LogQuery(session: session)
+        query.fromLSN = lsn + 1
+        var found = false
+        try reader.scan(query) { _, _ in
+            found = true
+            return false
+        }
+        return found
+    }
+
+    private func buildTimeline(session: String, from: Int) throws -> [UInt8]? {
         let current = try indexIsCurrent(for: session)
         var timestamps = JSONBuffer()
         var sequences = JSONBuffer()

@@ -142,8 +142,13 @@ def page_errors(driver):
 # The drawing, read back from the page: one entry per controller frame.
 DRAWN_JS = """
 const frames = [...document.querySelectorAll('#hierarchy .frame')];
+// Settled: the timeline is in and the hierarchy was drawn after it (the page draws a deep link's
+// step before its timeline comes, then once more).
+const timeline = performance.getEntriesByName('navlog-timeline')[0];
+const drawn = performance.getEntriesByName('navlog-drawn').filter((m) => timeline && m.startTime >= timeline.startTime);
+const last = drawn[drawn.length - 1];
 return {
-  index: document.getElementById('hierarchy').dataset.index,
+  index: last ? String(last.detail.index) : null,
   frames: frames.map((f) => {
     const parentFrame = f.parentElement.closest('.frame');
     return {id: f.dataset.id, class: f.dataset.class, kind: f.dataset.kind, role: f.dataset.role,
@@ -196,8 +201,9 @@ def replay(data, session, index):
     return json.loads(run("replay", "--data-dir", str(data), "--session", session, "--index", str(index), "--format", "json").stdout)
 
 
-def drawn_at(driver, index):
-    return wait(driver, lambda: (lambda d: d if d["index"] == str(index) else None)(driver.execute_script(DRAWN_JS)), f"the hierarchy at event {index}")
+def drawn_at(driver, index, timeout=15):
+    return wait(driver, lambda: (lambda d: d if d["index"] == str(index) else None)(driver.execute_script(DRAWN_JS)), f"the hierarchy at event {index}",
+                timeout=timeout)
 
 
 def session_url(base, session, query=""):
@@ -414,6 +420,11 @@ def test_strings_from_events_never_run(recorded, browser):
         browser.get(session_url(recorded["base"], session, f"?index={index}"))
         drawn = drawn_at(browser, index)
         assert comparable(drawn["frames"]) == comparable(flatten(replay(recorded["data"], session, index)))
+    # The session has no session.end: each of these pages opened a live stream. More pages than a
+    # browser's six connections to one site still open (a page left closes its stream).
+    for index in range(6):
+        browser.get(session_url(recorded["base"], session, f"?index={index}"))
+        drawn_at(browser, index, timeout=5)
     assert "<script>window.__xss=4</script>ListVC" in browser.find_element("id", "hierarchy").text
     assert "Ünïcødé ✓ 日本語" in browser.find_element("id", "hierarchy").text
     screenshot(browser, "session-escaping")

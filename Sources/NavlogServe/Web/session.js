@@ -26,10 +26,21 @@ async function start() {
   navlog.header("Sessions");
   document.getElementById("session-id").textContent = sessionID;
   document.title = `${sessionID} · navlog`;
+  const query = new URLSearchParams(location.search);
+  // A deep link to an index: its step is asked for beside the timeline, not after it.
+  const linked = query.has("index") && !query.has("seq") ? Number(query.get("index")) : null;
   try {
+    // The step is asked first and drawn as soon as it comes: the hierarchy needs no timeline.
+    const step = linked !== null && linked >= 0
+      ? navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/step?index=${linked}`).then((answer) => {
+        keepStep(linked, answer);
+        if (page.selected < 0) { page.selected = linked; render(linked); }
+      }).catch(() => null)
+      : null;
     const [timeline, guide] = await Promise.all([
       navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/events`),
       navlog.json("/assets/anomaly-guide.json").catch(() => ({})),
+      step,
     ]);
     page.guide = guide;
     absorb(timeline);
@@ -37,7 +48,6 @@ async function start() {
     navlog.error(error.message);
     return;
   }
-  const query = new URLSearchParams(location.search);
   let index = count() - 1;
   if (query.has("seq")) {
     const wanted = Number(query.get("seq"));
@@ -110,12 +120,15 @@ function drawTicks() {
   const first = page.info.first;
   const span = Math.max(1, page.info.last - first);
   const x = (ts) => 6 + ((ts - first) / span) * (width - 12);
+  const categories = page.types.map((type) => navlog.eventCategory(type));
   const paths = new Map();
   for (let index = 0; index < count(); index++) {
-    const category = navlog.eventCategory(page.types[page.type[index]]);
-    paths.set(category, (paths.get(category) || "") + `M${x(page.ts[index]).toFixed(1)} 14v24`);
+    const category = categories[page.type[index]];
+    let parts = paths.get(category);
+    if (!parts) paths.set(category, (parts = []));
+    parts.push(`M${Math.round(x(page.ts[index]) * 10) / 10} 14v24`);
   }
-  const nodes = [...paths.entries()].map(([category, d]) => navlog.svg("path", { d, class: `tick cat-${category}`, "data-category": category }));
+  const nodes = [...paths.entries()].map(([category, parts]) => navlog.svg("path", { d: parts.join(""), class: `tick cat-${category}`, "data-category": category }));
   for (const [index, raised] of page.anomalies) {
     const cx = x(page.ts[index]);
     nodes.push(navlog.svg("path", { d: `M${cx - 5},10 L${cx + 5},10 L${cx},2 Z`, class: "anomaly-tick", "data-index": index },
@@ -125,6 +138,8 @@ function drawTicks() {
   ticks.replaceChildren(...nodes);
   page.tickX = x;
   moveCursor();
+  // For tools/bench/viewer: when the timeline was drawn.
+  performance.mark("navlog-timeline", { detail: { count: count() } });
 }
 
 /** Moves the cursor over the selected event (the ticks stay: a session may have 10,000). */
@@ -168,10 +183,7 @@ async function requestState(index) {
   try {
     if (!page.states.has(index) || !page.details.has(index) || (index > 0 && !page.states.has(index - 1))) {
       // One request: the state after the event and after the one before it (for what changed).
-      const answer = await navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/step?index=${index}`);
-      page.states.set(index, answer.state);
-      if (answer.previous) page.states.set(index - 1, answer.previous);
-      if (answer.event) page.details.set(index, answer.event);
+      keepStep(index, await navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/step?index=${index}`));
     }
     while (page.states.size > 400) page.states.delete(page.states.keys().next().value);
     while (page.details.size > 400) page.details.delete(page.details.keys().next().value);
@@ -184,6 +196,13 @@ async function requestState(index) {
     page.pending = null;
     if (next !== null && next !== page.shownIndex) requestState(page.selected);
   }
+}
+
+/** Keeps what a step answered: the states after event `index` and the one before, the event. */
+function keepStep(index, answer) {
+  page.states.set(index, answer.state);
+  if (answer.previous) page.states.set(index - 1, answer.previous);
+  if (answer.event) page.details.set(index, answer.event);
 }
 
 function render(index) {
@@ -214,7 +233,7 @@ function anchorOf(id) {
 /** The event under the cursor: what it is, what the rules made of it, what it raised. */
 function showEvent(event) {
   const panel = document.getElementById("event");
-  const offset = event.ts - page.info.first;
+  const offset = page.info ? event.ts - page.info.first : 0;
   panel.dataset.index = String(event.index);
   const rows = [
     ["time", `${navlog.time(event.ts)} (+${navlog.duration(offset)})`],
@@ -257,14 +276,16 @@ function screenChange(index, direction) {
   return direction > 0 ? count() - 1 : 0;
 }
 
-/** Live: new events from navlogd arrive within a second through server-sent events. */
+/** Live: new events from navlogd arrive within a second through server-sent events, with the
+ *  timeline from the first event this page does not have yet. */
 function follow() {
-  const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionID)}/live?after=${page.info.through}`);
+  const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionID)}/live?after=${page.info.through}&known=${count()}`);
   page.live = source;
-  source.addEventListener("events", async () => {
+  source.addEventListener("timeline", (message) => {
     const atEnd = page.selected === count() - 1;
     try {
-      const timeline = await navlog.json(`/api/sessions/${encodeURIComponent(sessionID)}/events?from=${count()}`);
+      const timeline = JSON.parse(message.data);
+      if (timeline.from !== count()) { location.reload(); return; }
       absorb(timeline);
       if (atEnd) select(count() - 1);
       if (timeline.ended) { source.close(); page.live = null; }
@@ -292,4 +313,8 @@ document.addEventListener("keydown", (event) => {
   if (handled) event.preventDefault();
 });
 window.addEventListener("resize", drawTicks);
+// A page left (or kept in the back-forward cache) closes its event stream: browsers give a
+// site six connections, and a stream held by a page nobody sees would take one.
+window.addEventListener("pagehide", () => { if (page.live) { page.live.close(); page.live = null; } });
+window.addEventListener("pageshow", (event) => { if (event.persisted && page.info && !page.info.ended) follow(); });
 start();
