@@ -35,6 +35,10 @@ public final class ViewerData: Sendable {
         interactive.logGrew = { [weak self] in self?.refreshIndexSoon() }
         derived.indexedThrough = { [indexing] in indexing.state.withLock { $0.through } }
         derived.indexRefreshed = { [indexing] through in indexing.state.withLock { $0.through = max($0.through, through) } }
+        // At once, not at the first request: the first page opened replays from a checkpoint,
+        // and the sessions list is ready.
+        refreshIndexSoon()
+        derivedQueue.async { [derived] in _ = try? derived.sessionSummaries() }
     }
 
     /// Runs `work` on the interactive queue (session pages, live updates).

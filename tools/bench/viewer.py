@@ -21,6 +21,7 @@ parser.add_argument("--work", required=True)
 parser.add_argument("--events", type=int, default=1_000_000)
 parser.add_argument("--steps", type=int, default=200)
 parser.add_argument("--opens", type=int, default=10)
+parser.add_argument("--many-sessions", type=int, default=100_000, help="sessions of the second log (the sessions page)")
 arguments = parser.parse_args()
 
 BIN = pathlib.Path(arguments.bin)
@@ -83,8 +84,24 @@ def build_log():
     return longest
 
 
-def start_serve():
-    process = subprocess.Popen([BIN / "navlog", "serve", "--data-dir", str(DATA), "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+def build_many_sessions_log():
+    """A log of many short sessions (mean 20 events), for the sessions page."""
+    data = WORK / "many"
+    if (data / "done").exists():
+        return data
+    shutil.rmtree(data, ignore_errors=True)
+    traffic = WORK / "many.jsonl"
+    with open(traffic, "w") as out:
+        subprocess.run([BIN / "navlog-bench", "generate", str(arguments.many_sessions * 20), "13", "--mean-events", "20"], stdout=out, check=True)
+    subprocess.run([BIN / "navlog", "ingest", "--quiet", "--data-dir", str(data), str(traffic)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([BIN / "navlog", "index", "--data-dir", str(data)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    traffic.unlink()
+    (data / "done").write_text("")
+    return data
+
+
+def start_serve(data=None):
+    process = subprocess.Popen([BIN / "navlog", "serve", "--data-dir", str(data or DATA), "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
     line = process.stderr.readline()
     match = re.search(r"listening on (http://[^/ ]+)/", line)
     assert match, line
@@ -171,7 +188,8 @@ def main():
             urllib.request.urlopen(f"{base}/api/sessions/{quoted}/state?index={index}").read()
             server_times.append((time.perf_counter() - started) * 1000)
         timeline_started = time.perf_counter()
-        timeline_bytes = len(urllib.request.urlopen(f"{base}/api/sessions/{quoted}/events").read())
+        # from=1: not the cached whole-session answer, a build (of all but the first event).
+        timeline_bytes = len(urllib.request.urlopen(f"{base}/api/sessions/{quoted}/events?from=1").read())
         timeline_ms = (time.perf_counter() - timeline_started) * 1000
     finally:
         driver.quit()
@@ -185,6 +203,71 @@ def main():
         subprocess.run([BIN / "navlog", "replay", "--data-dir", str(DATA), "--session", session, "--index", str(index), "--format", "json"],
                        check=True, stdout=subprocess.DEVNULL)
         baseline.append((time.perf_counter() - started) * 1000)
+    # The sessions page over many sessions: the first answer builds the summaries from the
+    # journals; the next ones sort and page them in memory.
+    many = build_many_sessions_log()
+    server, base = start_serve(many)
+    page_times = []
+    try:
+        started = time.perf_counter()
+        first_page = json.loads(urllib.request.urlopen(f"{base}/api/sessions").read())
+        first_page_ms = (time.perf_counter() - started) * 1000
+        for query in ["", "?sort=-events", "?sort=duration&offset=50000", "?anomalies=1", "?q=ab", "?idiom=pad&sort=-anomalies", "?app=Cookbook&offset=1000"] * 5:
+            started = time.perf_counter()
+            urllib.request.urlopen(f"{base}/api/sessions{query}").read()
+            page_times.append((time.perf_counter() - started) * 1000)
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        browser_times = []
+        for query in ["", "?sort=-events", "?offset=60000&sort=app"]:
+            driver.get(f"{base}/{query}")
+            started = time.perf_counter()
+            while len(driver.find_elements("css selector", "#sessions tbody tr[data-session]")) == 0:
+                time.sleep(0.005)
+            browser_times.append(driver.execute_script("return performance.now()"))
+        driver.quit()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait()
+    # Live: navlogd appends to a copy of the big log while a page of a session being recorded is
+    # open; time from `navlog send` returning (stored, acknowledged) to the new event drawn.
+    live_data = WORK / "live-data"
+    shutil.rmtree(live_data, ignore_errors=True)
+    shutil.copytree(DATA, live_data)
+    socket = WORK / "live.sock"
+    daemon = subprocess.Popen([BIN / "navlogd", "--socket", str(socket), "--data-dir", str(live_data)], stderr=subprocess.DEVNULL)
+    while not socket.exists():
+        time.sleep(0.05)
+    server, base = start_serve(live_data)
+    live_times = []
+    try:
+        def send(lines):
+            path = WORK / "live.jsonl"
+            path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+            subprocess.run([BIN / "navlog", "send", "--socket", str(socket), "--ack", "batch", str(path)], check=True, stdout=subprocess.DEVNULL)
+        ts = 1795000000000000
+        send([{"type": "session.start", "session": "bench-live", "seq": 1, "ts": ts, "app": "Bench", "idiom": "phone", "traits": {"h": "compact", "v": "regular"}},
+              {"type": "window.root", "session": "bench-live", "seq": 2, "ts": ts + 1000, "vc": {"id": "nav", "class": "UINavigationController"}},
+              {"type": "nav.set", "session": "bench-live", "seq": 3, "ts": ts + 2000, "nav": "nav", "vcs": [{"id": "v0", "class": "ListViewController"}]}])
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        driver.get(f"{base}/sessions/bench-live")
+        while driver.execute_script("return document.getElementById('hierarchy').dataset.index") != "2":
+            time.sleep(0.01)
+        time.sleep(0.5)
+        for number in range(20):
+            send([{"type": "nav.push", "session": "bench-live", "seq": 4 + number, "ts": ts + 10000 * (number + 1), "nav": "nav",
+                   "vc": {"id": f"v{number + 1}", "class": "DetailViewController"}, "animated": False}])
+            sent = time.perf_counter()
+            while driver.execute_script("return document.getElementById('hierarchy').dataset.index") != str(3 + number):
+                time.sleep(0.002)
+            live_times.append((time.perf_counter() - sent) * 1000)
+            time.sleep(0.3)
+        driver.quit()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait()
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait()
+        shutil.rmtree(live_data, ignore_errors=True)
     print(f"machine: {os.cpu_count()} cores, {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}")
     print(f"log: {arguments.events:,} production-shaped events + one {LONG_EVENTS:,}-event session ({session}) interleaved; Chromium headless")
     print(f"{'measure':66} {'median ms':>10} {'p99 ms':>8} {'goal':>8}")
@@ -197,10 +280,14 @@ def main():
         (f"keyboard step, -> ({len(keys)} steps, keydown -> drawn)", keys, 50),
         (f"GET /state?index=K alone ({len(server_times)} requests)", server_times, None),
         ("baseline: navlog replay --index K --format json (20 processes)", baseline, None),
+        (f"live: navlog send returned -> new event drawn ({len(live_times)} events)", live_times, 1000),
     ]
     for name, values, goal in rows:
         print(f"{name:66} {statistics.median(values):10.1f} {quantile(values, 0.99):8.1f} {('<= ' + str(goal)) if goal else '':>8}")
-    print(f"timeline of the session: {timeline_bytes / 1e6:.1f} MB JSON in {timeline_ms:.0f} ms")
+    print(f"sessions page over {first_page['total']:,} sessions ({arguments.many_sessions * 20:,} events): first GET /api/sessions (summaries built) {first_page_ms:.0f} ms; "
+          f"then sorted/filtered pages median {statistics.median(page_times):.1f} ms, p99 {quantile(page_times, 0.99):.1f} ms ({len(page_times)} requests); "
+          f"in Chromium, navigation -> rows shown {', '.join(f'{value:.0f}' for value in browser_times)} ms")
+    print(f"timeline of the session built (events?from=1, not cached): {timeline_bytes / 1e6:.2f} MB JSON in {timeline_ms:.0f} ms")
     print(f"slider step vs baseline: {statistics.median(baseline) / statistics.median(steps):.1f}x faster (median)")
 
 
