@@ -464,6 +464,14 @@ def test_analytics_equal_navlog_query(recorded, browser):
                    for row in browser.find_elements("css selector", "#anomaly-codes tbody tr")}
     assert drawn_codes == counts
     screenshot(browser, "analytics")
+    # A third step chosen in the page: the funnel and the address follow, as navlog query funnel.
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("css selector", "#steps select")).select_by_value(screens[2]["screen"])
+    three = [json.loads(line) for line in run("query", "funnel", "--data-dir", data, "--format", "json", *[row["screen"] for row in screens[:3]]).stdout.splitlines()]
+    wait(browser, lambda: [int(step.get_attribute("data-sessions")) for step in browser.find_elements("css selector", "#funnel .funnel-step")]
+         == [row["sessions"] for row in three], "the three-step funnel")
+    assert browser.current_url.count("step=") == 3
 
 
 def test_storyboard_coverage_page(recorded, browser):
