@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NavlogAnalytics
 import NavlogStore
+import NavlogStoryboard
 
 /// `navlog serve`: the read-only web viewer over a data directory: the sessions, a session's
 /// timeline with its hierarchy at any instant (live while it is recorded), analytics, and the
@@ -25,6 +26,14 @@ public struct ViewerServer: Sendable {
                 message:
                     "Listening on \(configuration.host) lets other machines read every session. Give --token SECRET (clients send it as 'Authorization: Bearer SECRET'), or listen on 127.0.0.1."
             )
+        }
+        // A storyboard that cannot be read is said at start, not when someone opens the page.
+        for path in configuration.storyboards {
+            do {
+                _ = try Storyboard.load(path: path)
+            } catch {
+                throw ViewerServerError(message: "The storyboard \(path) cannot be read: \(error). Check the --storyboard paths.")
+            }
         }
         self.configuration = configuration
         data = try ViewerData(dataDirectory: configuration.dataDirectory, indexDirectory: configuration.indexDirectory, storyboards: configuration.storyboards)

@@ -559,6 +559,10 @@ def test_only_the_data_directory_can_be_read(recorded):
 def test_token_required_beyond_loopback(recorded, browser):
     refused = subprocess.run([NAVLOG, "serve", "--data-dir", str(recorded["data"]), "--listen", "0.0.0.0:0"], capture_output=True, text=True, timeout=30)
     assert refused.returncode != 0 and "--token" in refused.stderr
+    # A storyboard that cannot be read is said at start.
+    refused = subprocess.run([NAVLOG, "serve", "--data-dir", str(recorded["data"]), "--storyboard", str(recorded["work"] / "missing.storyboard"),
+                              "--listen", "127.0.0.1:0"], capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and "missing.storyboard cannot be read" in refused.stderr
     token = "viewer-test-token-0123456789"
     process, base, line = start_serve(recorded["data"], "--token", token)
     try:
