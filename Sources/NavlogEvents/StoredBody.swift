@@ -182,3 +182,17 @@ public struct ControllerReference {
     /// The unwind actions it implements (R17), when given.
     public var unwindActions: StoredValue? { object?.member(.unwindActions) }
 }
+
+extension StoredValue {
+    /// The value in words for people: a controller reference as its id, strings as they are,
+    /// numbers and booleans as written, arrays as `[a<separator>b]`, objects as `{…}` (what
+    /// `navlog timeline` and the web viewer show).
+    public func displayText(arraySeparator separator: String = ",") -> String {
+        if let reference = ControllerReference(self) { return String(decoding: reference.id, as: UTF8.self) }
+        if let string { return string }
+        if let integer { return "\(integer)" }
+        if let bool { return bool ? "true" : "false" }
+        if kind == .array { return "[" + elements.map { $0.displayText(arraySeparator: separator) }.joined(separator: separator) + "]" }
+        return isNull ? "null" : "{…}"
+    }
+}

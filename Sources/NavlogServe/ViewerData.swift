@@ -85,7 +85,6 @@ private final class IndexingState: Sendable {
 /// The viewer's answers, each engine used on one of ``ViewerData``'s queues only.
 // @unchecked: ViewerData hands each engine to closures that run on that engine's serial queue only.
 final class ViewerEngine: @unchecked Sendable {
-    let dataDirectory: String
     let indexDirectory: String?
     let reader: LogReader
     private(set) var index: ReplayIndex
@@ -109,7 +108,6 @@ final class ViewerEngine: @unchecked Sendable {
     var coverageCache: (through: UInt64, body: [UInt8])?
 
     init(dataDirectory: String, indexDirectory: String?, storyboards: [String]) throws {
-        self.dataDirectory = dataDirectory
         self.indexDirectory = indexDirectory
         reader = try LogReader(directory: dataDirectory)
         index = ReplayIndex(log: reader, directory: indexDirectory)

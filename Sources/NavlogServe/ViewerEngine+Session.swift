@@ -36,15 +36,21 @@ extension ViewerEngine {
 
     /// Whether the log holds events of `session` with an LSN above `lsn`.
     func hasEvents(of session: String, after lsn: UInt64) throws -> Bool {
-        guard newestLSN > lsn else { return false }
+        try countEvents(of: session, after: lsn, upTo: 1) > 0
+    }
+
+    /// How many events of `session` the log holds with an LSN above `lsn`, counting no further
+    /// than `limit` (a scan of the blocks after it, through the session's postings).
+    func countEvents(of session: String, after lsn: UInt64, upTo limit: Int = .max) throws -> Int {
+        guard newestLSN > lsn else { return 0 }
         var query = LogQuery(session: session)
         query.fromLSN = lsn + 1
-        var found = false
+        var count = 0
         try reader.scan(query) { _, _ in
-            found = true
-            return false
+            count += 1
+            return count < limit
         }
-        return found
+        return count
     }
 
     private func buildTimeline(session: String, from: Int) throws -> [UInt8]? {
@@ -162,16 +168,11 @@ extension ViewerEngine {
 
     /// A popover's anchor in words: "bar button item X", "view Y at [x, y, w, h]".
     static func describeAnchor(_ anchor: StoredValue) -> String {
+        // A rect `{x, y, width, height}` reads as (x, y) w×h; anything else as navlog timeline shows it.
         func text(_ value: StoredValue) -> String {
-            if let reference = ControllerReference(value) { return String(decoding: reference.id, as: UTF8.self) }
-            if let string = value.string { return string }
-            if let integer = value.integer { return "\(integer)" }
-            if value.kind == .array { return "[" + value.elements.map(text).joined(separator: ", ") + "]" }
-            if let x = value.member(.x), let y = value.member(.y) {
-                let size = [value.member(.width), value.member(.height)].compactMap { $0 }.map(text)
-                return "(\(text(x)), \(text(y)))" + (size.count == 2 ? " \(size[0])×\(size[1])" : "")
-            }
-            return "…"
+            guard let x = value.member(.x), let y = value.member(.y) else { return value.displayText(arraySeparator: ", ") }
+            let size = [value.member(.width), value.member(.height)].compactMap { $0 }.map(text)
+            return "(\(text(x)), \(text(y)))" + (size.count == 2 ? " \(size[0])×\(size[1])" : "")
         }
         if let item = anchor.member(.barButtonItem), !item.isNull { return "bar button item \(text(item))" }
         if let view = anchor.member(.sourceView), !view.isNull {
@@ -232,14 +233,30 @@ extension ViewerEngine {
     /// The session's hierarchy after the event at position `index` (`navlog replay --index`),
     /// or after its last event when `index` is nil, as the JSON of `navlog replay --format json`.
     func state(session: String, index position: Int?) throws -> [UInt8] {
+        try state(session: session, target: position.map { .index($0) } ?? .end)
+    }
+
+    /// The session's hierarchy after its event with this `seq` (`navlog replay --seq`).
+    func state(session: String, sequence: UInt64) throws -> [UInt8] {
+        try state(session: session, target: .sequence(sequence))
+    }
+
+    /// The state after `target`, with `navlog replay`'s checks that the target exists.
+    private func state(session: String, target: ReplayTarget) throws -> [UInt8] {
         try catchUp()
         let current = try indexIsCurrent(for: session)
-        guard let state = try seeker.replay(session: session, to: position.map { .index($0) } ?? .end, indexIsCurrent: current) else {
+        guard let state = try seeker.replay(session: session, to: target, indexIsCurrent: current) else {
             throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session).")
         }
-        if let position, state.eventCount <= position {
+        switch target {
+        case .index(let position) where state.eventCount <= position:
             throw ViewerRequestError(
                 status: 404, message: "Session \(session) has \(state.eventCount) events (index 0 to \(state.eventCount - 1)); \(position) is past its end.")
+        case .sequence(let sequence) where state.position?.sequence != sequence:
+            let nearest = state.position?.sequence.map { "the nearest earlier event has seq \($0)" } ?? "its events before it carry no seq"
+            throw ViewerRequestError(status: 404, message: "Session \(session) has no event with seq \(sequence); \(nearest).")
+        default:
+            break
         }
         var output: [UInt8] = []
         state.appendJSON(session: session, to: &output)
@@ -292,35 +309,10 @@ extension ViewerEngine {
         return json.bytes
     }
 
-    /// The session's hierarchy after its event with this `seq` (`navlog replay --seq`).
-    func state(session: String, sequence: UInt64) throws -> [UInt8] {
-        try catchUp()
-        let current = try indexIsCurrent(for: session)
-        guard let state = try seeker.replay(session: session, to: .sequence(sequence), indexIsCurrent: current) else {
-            throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session) up to seq \(sequence).")
-        }
-        guard state.position?.sequence == sequence else {
-            let nearest = state.position?.sequence.map { "the nearest earlier event has seq \($0)" } ?? "its events before it carry no seq"
-            throw ViewerRequestError(status: 404, message: "Session \(session) has no event with seq \(sequence); \(nearest).")
-        }
-        var output: [UInt8] = []
-        state.appendJSON(session: session, to: &output)
-        return output
-    }
-
     /// How many events of `session` the log holds past LSN `after`, and the newest LSN: what a
-    /// live page polls (a scan of the blocks appended since, through the session's postings).
+    /// live page polls.
     func newEvents(session: String, after: UInt64) throws -> (count: Int, newest: UInt64) {
         try catchUp()
-        let newest = newestLSN
-        guard newest > after else { return (0, newest) }
-        var query = LogQuery(session: session)
-        query.fromLSN = after + 1
-        var count = 0
-        try reader.scan(query) { _, _ in
-            count += 1
-            return true
-        }
-        return (count, newest)
+        return (try countEvents(of: session, after: after), newestLSN)
     }
 }

@@ -102,7 +102,7 @@ struct TimelineCommand: ParsableCommand {
         block.withBody(position) { body in
             for field in Self.shownFields {
                 guard let value = body.field(field) else { continue }
-                line += " \(field.name)=\(Self.text(value))"
+                line += " \(field.name)=\(value.displayText())"
             }
         }
         if let resolution { line += "  → \(state.describe(resolution))" }
@@ -111,15 +111,6 @@ struct TimelineCommand: ParsableCommand {
             line += "\n    ⚠ \(anomaly.code.code) \(anomaly.code.name)\(anomaly.rule.map { " (\($0))" } ?? "")\(anomaly.isFatal ? " FATAL" : ""): \(anomaly.message)"
         }
         return line + "\n"
-    }
-
-    static func text(_ value: StoredValue) -> String {
-        if let reference = ControllerReference(value) { return String(decoding: reference.id, as: UTF8.self) }
-        if let string = value.string { return string }
-        if let integer = value.integer { return "\(integer)" }
-        if let bool = value.bool { return bool ? "true" : "false" }
-        if value.kind == .array { return "[" + value.elements.map(text).joined(separator: ",") + "]" }
-        return value.isNull ? "null" : "{…}"
     }
 
     private func appendJSON(
