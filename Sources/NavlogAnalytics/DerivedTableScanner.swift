@@ -13,6 +13,12 @@ public struct DerivedTableScanner {
     public let filter: AnalyticsFilter
     /// Events read by the last scan.
     public private(set) var eventsRead = 0
+    /// Only these sessions are replayed (all when nil): an incremental export replays the
+    /// sessions that became complete since its last run.
+    public var sessions: Set<String>?
+    /// Events after this LSN are not read (all when nil), so that a rerun of an incremental
+    /// export's run sees the same events however much the log has grown since.
+    public var throughLSN: UInt64?
 
     /// A scanner of `reader` restricted by `filter`.
     public init(reader: LogReader, filter: AnalyticsFilter = AnalyticsFilter()) {
@@ -109,7 +115,12 @@ public struct DerivedTableScanner {
             }
         }
 
+        let wanted = self.sessions
+        let through = throughLSN ?? .max
+        /// Per slot: whether the session is left out (not in ``sessions``).
+        var skipped: [Bool] = []
         try reader.scan(LogQuery(session: filter.session)) { block, index in
+            guard block.lsn(index) <= through else { return false }
             read += 1
             if read & 0xFFFF == 0 { progress?(read) }
             block.withEvent(index) { strings, sessionBytes, tokens in
@@ -117,9 +128,13 @@ public struct DerivedTableScanner {
                 let (reference, inserted) = sessions.insert(sessionBytes)
                 let slot = Int(reference)
                 if inserted {
-                    live.append(Live())
-                    names.append(String(decoding: sessionBytes, as: UTF8.self))
+                    let name = String(decoding: sessionBytes, as: UTF8.self)
+                    let skip = wanted.map { !$0.contains(name) } ?? false
+                    live.append(skip ? nil : Live())
+                    skipped.append(skip)
+                    names.append(name)
                 }
+                if skipped[slot] { return }
                 handle(
                     slot: slot, type: block.types[index], sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: block.lsn(index),
                     receivedAt: block.receiveTimes[index], body: StoredBody(tokens: tokens, strings: strings), late: false)
@@ -131,11 +146,13 @@ public struct DerivedTableScanner {
             let (reference, inserted) = withBytes(id) { sessions.insert($0) }
             if inserted {
                 live.append(Live())
+                skipped.append(false)
                 names.append(id)
             }
             slots.append(Int(reference))
         }
         try SequenceOrderedSessions.forEachEvent(of: late.ids, eventCounts: late.counts, log: reader) { number, event, fields in
+            guard event.lsn <= through else { return }
             handle(
                 slot: slots[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt,
                 body: fields, late: event.late)
@@ -158,6 +175,7 @@ public struct DerivedTableScanner {
         var counts: [Int] = []
         var late: [Bool] = []
         var unnumbered: [Bool] = []
+        let wanted = sessions
         try reader.scan(LogQuery(session: filter.session)) { block, index in
             let sequence = block.sequence(index)
             block.withEvent(index) { _, session, _ in
@@ -167,7 +185,8 @@ public struct DerivedTableScanner {
                     highest.append(0)
                     counts.append(0)
                     late.append(false)
-                    unnumbered.append(false)
+                    // A session left out of the scan is never sorted: as if it had no seq.
+                    unnumbered.append(wanted.map { !$0.contains(String(decoding: session, as: UTF8.self)) } ?? false)
                 }
                 counts[slot] += 1
                 guard let sequence else {

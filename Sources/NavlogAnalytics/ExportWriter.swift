@@ -15,7 +15,8 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     /// JSON Lines (`.jsonl`): one object per row, keys the column names, integers as numbers,
     /// booleans as true/false, NULL as null.
     case jsonl
-    /// CSV (`.csv`) with a header line and RFC 4180 quoting; NULL is an empty field, '' is `""`.
+    /// CSV (`.csv`) with a header line and RFC 4180 quoting; NULL is `\N` (ClickHouse's own
+    /// CSV null, and the one value Spark's CSV reader can tell from an empty string, which is `""`).
     case csv
 }
 
@@ -70,11 +71,21 @@ public struct ExportOptions: Sendable {
     public var level: Int32
     /// Uncompressed bytes buffered across all partitions before everything is flushed.
     public var memoryBudget: Int
+    /// The host these rows come from: a `host=NAME` partition level above the day, so that the
+    /// exports of several navlogd hosts go into one tree (a fleet). `nil`: no host level.
+    public var host: String?
+    /// Uncompressed bytes after which a partition's file is closed and the next part begun, so
+    /// that an engine reads a large table-day as several splits in parallel.
+    public var partSize: Int
+    /// The start of every file name, before the part number (`part-` makes `part-00000.jsonl.zst`;
+    /// incremental exports name the run: `part-r000007-`).
+    public var filePrefix: String
 
     /// Options; the defaults write every table as day-partitioned zstd JSON Lines.
     public init(
         directory: String, format: ExportFormat = .jsonl, compression: ExportCompression = .zstd, partitioning: ExportPartitioning = .day,
-        tables: Set<SQLTable> = Set(SQLTable.allCases), overwrite: Bool = false, chunkSize: Int = 4 << 20, level: Int32 = 3, memoryBudget: Int = 128 << 20
+        tables: Set<SQLTable> = Set(SQLTable.allCases), overwrite: Bool = false, chunkSize: Int = 4 << 20, level: Int32 = 3, memoryBudget: Int = 128 << 20,
+        host: String? = nil, partSize: Int = ExportOptions.defaultPartSize, filePrefix: String = "part-"
     ) {
         self.directory = directory
         self.format = format
@@ -85,7 +96,14 @@ public struct ExportOptions: Sendable {
         self.chunkSize = chunkSize
         self.level = level
         self.memoryBudget = memoryBudget
+        self.host = host
+        self.partSize = partSize
+        self.filePrefix = filePrefix
     }
+
+    /// 128 MiB of rows before compression: Spark's default split size, so that one part file is
+    /// one task (docs/BENCHMARKS.md has the measurement).
+    public static let defaultPartSize = 128 << 20
 }
 
 /// An export failure, said as a sentence.
@@ -189,8 +207,9 @@ public enum Exporter {
 /// ``Exporter/export(options:scan:)``.
 public struct ExportSink: DerivedTableSink {
     let writer: ExportPartitionWriter
-    /// Whether the events table is exported.
-    public let wantsEvents: Bool
+    /// Whether the scan is to give it the events table's rows (an incremental export writes
+    /// them itself, by LSN, and turns this off for its replay of the sessions).
+    public var wantsEvents: Bool
 
     /// Writes an `events` row.
     public mutating func event(_ row: EventRow) { writer.write(.events, time: row.timestamp) { row.encodeColumns(into: &$0) } }
@@ -239,7 +258,14 @@ struct ExportRowEncoder: SQLRowEncoder {
     mutating func text(_ value: String) {
         separator()
         if csv {
-            if value.isEmpty { buffer.append(contentsOf: "\"\"".utf8) } else { appendCSVField(value, to: &buffer) }
+            // "" is the empty string and \N is NULL, so both are quoted when they are values.
+            if value.isEmpty || value == "\\N" {
+                buffer.append(UInt8(ascii: "\""))
+                buffer.append(contentsOf: value.utf8)
+                buffer.append(UInt8(ascii: "\""))
+            } else {
+                appendCSVField(value, to: &buffer)
+            }
         } else {
             EventJSONWriter.appendString(value, to: &buffer)
         }
@@ -259,7 +285,7 @@ struct ExportRowEncoder: SQLRowEncoder {
     @inline(__always)
     private mutating func null() {
         separator()
-        if !csv { buffer.append(contentsOf: "null".utf8) }
+        buffer.append(contentsOf: csv ? "\\N".utf8 : "null".utf8)
     }
 
     /// Ends the row.
@@ -275,6 +301,10 @@ final class ExportPartitionWriter {
     /// One output file.
     struct Partition {
         var table: SQLTable
+        /// Relative to the export directory: the partition's directory.
+        var directory: String
+        /// The part number of the file being written.
+        var part = 0
         /// Relative to the export directory, without the `.tmp` suffix.
         var path: String
         var buffer: [UInt8] = []
@@ -288,6 +318,8 @@ final class ExportPartitionWriter {
     let options: ExportOptions
     private let compressor: ZstdBox?
     private var partitions: [Partition] = []
+    /// Files closed because they reached ``ExportOptions/partSize``.
+    private var closedParts: [Partition] = []
     /// Per table: day → partition index, and the last day seen (most rows repeat it).
     private var byDay: [[Int64: Int]] = Array(repeating: [:], count: SQLTable.allCases.count)
     private var lastDay = [Int64](repeating: .min, count: SQLTable.allCases.count)
@@ -346,7 +378,10 @@ final class ExportPartitionWriter {
         swap(&encoder.buffer, &partitions[index].buffer)
         partitions[index].rows += 1
         buffered += added
-        if partitions[index].buffer.count >= options.chunkSize {
+        if partitions[index].uncompressedBytes + partitions[index].buffer.count >= options.partSize {
+            buffered -= partitions[index].buffer.count
+            nextPart(index)
+        } else if partitions[index].buffer.count >= options.chunkSize {
             buffered -= partitions[index].buffer.count
             flush(index, release: false)
         }
@@ -367,8 +402,10 @@ final class ExportPartitionWriter {
             index = known
         } else {
             index = partitions.count
-            let directory = options.partitioning == .day ? table.name + "/day=" + Exporter.dayString(day) : table.name
-            var partition = Partition(table: table, path: directory + "/part-00000" + suffix)
+            var directory = table.name
+            if let host = options.host { directory += "/host=" + host }
+            if options.partitioning == .day { directory += "/day=" + Exporter.dayString(day) }
+            var partition = Partition(table: table, directory: directory, path: fileName(directory, part: 0))
             if options.format == .csv { partition.buffer.append(contentsOf: headers[ordinal]) }
             buffered += partition.buffer.count
             partitions.append(partition)
@@ -377,6 +414,27 @@ final class ExportPartitionWriter {
         lastDay[ordinal] = day
         lastIndex[ordinal] = index
         return index
+    }
+
+    /// `directory/PREFIX#####.EXT`.
+    private func fileName(_ directory: String, part: Int) -> String {
+        let digits = String(part)
+        return directory + "/" + options.filePrefix + String(repeating: "0", count: max(0, 5 - digits.count)) + digits + suffix
+    }
+
+    /// Closes the partition's file and begins its next part.
+    private func nextPart(_ index: Int) {
+        flush(index, release: true)
+        guard failure == nil else { return }
+        closedParts.append(partitions[index])
+        var next = Partition(table: partitions[index].table, directory: partitions[index].directory, path: "")
+        next.part = partitions[index].part + 1
+        next.path = fileName(next.directory, part: next.part)
+        if options.format == .csv {
+            next.buffer.append(contentsOf: headers[next.table.ordinal])
+            buffered += next.buffer.count
+        }
+        partitions[index] = next
     }
 
     /// Writes a partition's buffer to its file (as one zstd frame when compressing).
@@ -424,7 +482,7 @@ final class ExportPartitionWriter {
 
     /// Removes the files written so far, and the directories left empty (after a failure).
     func abandon() {
-        for partition in partitions {
+        for partition in closedParts + partitions {
             let path = options.directory + "/" + partition.path
             unlink(path + ".tmp")
             unlink(path)
@@ -441,7 +499,7 @@ final class ExportPartitionWriter {
         for index in partitions.indices { flush(index, release: true) }
         if let failure { throw failure }
         var report = ExportReport()
-        for partition in partitions where partition.created {
+        for partition in closedParts + partitions where partition.created {
             let path = options.directory + "/" + partition.path
             guard rename(path + ".tmp", path) == 0 else { throw ExportError("cannot rename \(path).tmp: \(String(cString: strerror(errno))).") }
             report.rows[partition.table, default: 0] += partition.rows
@@ -452,7 +510,28 @@ final class ExportPartitionWriter {
         }
         for table in options.tables { report.rows[table] = report.rows[table] ?? 0 }
         report.paths.sort()
+        try writeSchemas()
         return report
+    }
+}
+
+extension ExportPartitionWriter {
+    /// Writes `TABLE/_schema.ENGINE` for every table exported: the column types each engine is
+    /// to read the files with (``ExportReadStatements/schema(_:for:)``). Engines skip these
+    /// files: Spark ignores names starting with `_`, and the read statements' globs match the
+    /// data files' extension only.
+    func writeSchemas() throws(ExportError) {
+        for table in options.tables.sorted() {
+            let directory = options.directory + "/" + table.name
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                throw ExportError("cannot create \(directory): \(error.localizedDescription)")
+            }
+            for engine in ExportEngine.allCases {
+                let path = directory + "/_schema." + engine.schemaSuffix
+                try append(Array((ExportReadStatements.schema(table, for: engine) + "\n").utf8), to: path + ".tmp", truncate: true)
+                guard rename(path + ".tmp", path) == 0 else { throw ExportError("cannot rename \(path).tmp: \(String(cString: strerror(errno))).") }
+            }
+        }
     }
 }
 

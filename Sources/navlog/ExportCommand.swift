@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NavlogAnalytics
 import NavlogReplayStore
 import NavlogStore
@@ -69,15 +70,58 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Replace the table directories already in the output directory.")
     var overwrite = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Put the rows under a host=NAME partition (above day=), so that the exports of several navlogd hosts make one tree.",
+            valueName: "name"))
+    var host: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Close a partition's file after this many bytes of rows (before compression) and begin the next part: 128M, 1G, 65536.",
+            valueName: "size"))
+    var partSize: ByteCountArgument = ByteCountArgument(bytes: ExportOptions.defaultPartSize)
+
+    @Option(
+        help: ArgumentHelp(
+            "Print the statements that read this export with exact column types in ENGINE (duckdb, clickhouse or spark), and export nothing.",
+            valueName: "engine"))
+    var printRead: ExportEngineArgument?
+
     @OptionGroup var scope: AnalyticsFilterOptions
 
     func validate() throws {
+        if let host {
+            let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+            if host.isEmpty || !host.allSatisfy(allowed.contains) || host.hasPrefix(".") || host.hasPrefix("_") {
+                throw ValidationError("--host \(host): a host name is letters, digits, '.', '-' and '_' (not first), so that it is a valid partition directory.")
+            }
+        }
+        if partSize.bytes < 4096 { throw ValidationError("--part-size must be at least 4096 bytes.") }
         for table in tables where SQLTable(name: table) == nil {
             throw ValidationError("\(table) is not a table. Tables: \(SQLTable.allCases.map(\.name).joined(separator: ", ")).")
         }
     }
 
+    /// The export's options.
+    var options: ExportOptions {
+        ExportOptions(
+            directory: directory, format: format.value, compression: compress.value, partitioning: partition.value,
+            tables: tables.isEmpty ? Set(SQLTable.allCases) : Set(tables.compactMap(SQLTable.init(name:))), overwrite: overwrite,
+            host: host, partSize: partSize.bytes)
+    }
+
     func run() throws {
+        if let printRead {
+            let hostPartitioned = options.tables.contains { table in
+                ((try? FileManager.default.contentsOfDirectory(atPath: directory + "/" + table.name)) ?? []).contains { $0.hasPrefix("host=") }
+            }
+            printOutput(
+                ExportReadStatements.statements(
+                    for: printRead.value, directory: directory, options: options, existingTables: Self.tablesWithFiles(in: directory, options),
+                    hostPartitioned: hostPartitioned))
+            return
+        }
         let reader: LogReader
         do {
             reader = try LogReader(directory: scope.data.dataDirectory)
@@ -85,9 +129,7 @@ struct ExportCommand: ParsableCommand {
             printError("navlog export: \(error.message)")
             throw ExitCode.failure
         }
-        let options = ExportOptions(
-            directory: directory, format: format.value, compression: compress.value, partitioning: partition.value,
-            tables: tables.isEmpty ? Set(SQLTable.allCases) : Set(tables.compactMap(SQLTable.init(name:))), overwrite: overwrite)
+        let options = self.options
         let filter = scope.filter
         let total = reader.eventCount
         let showProgress = isatty(STDERR_FILENO) == 1 && total > 1_000_000
@@ -131,6 +173,22 @@ struct ExportCommand: ParsableCommand {
         if reportDamage(command: "export", reader, index: index) { throw ExitCode.failure }
     }
 
+    /// The tables of `options` with at least one data file under `directory`; nil when the
+    /// directory is not a local one (a URI, or not written yet): then every table is taken to have files.
+    static func tablesWithFiles(in directory: String, _ options: ExportOptions) -> Set<SQLTable>? {
+        let files = FileManager.default
+        guard !directory.contains("://"), files.fileExists(atPath: directory) else { return nil }
+        let suffix = "." + options.format.rawValue + options.compression.suffix
+        return Set(
+            options.tables.filter { table in
+                guard let walk = files.enumerator(atPath: directory + "/" + table.name) else { return false }
+                while let path = walk.nextObject() as? String {
+                    if path.hasSuffix(suffix) { return true }
+                }
+                return false
+            })
+    }
+
     /// `value` with `places` decimals.
     static func decimal(_ value: Double, _ places: Int) -> String {
         var scale = 1.0
@@ -139,5 +197,38 @@ struct ExportCommand: ParsableCommand {
         let whole = scaled / Int(scale)
         let fraction = String(scaled % Int(scale))
         return "\(whole)." + String(repeating: "0", count: max(0, places - fraction.count)) + fraction
+    }
+}
+
+/// `--print-read` of navlog export.
+enum ExportEngineArgument: String, ExpressibleByArgument, CaseIterable {
+    case duckdb, clickhouse, spark
+    var value: ExportEngine { ExportEngine(rawValue: rawValue)! }
+}
+
+/// A size in bytes, written as a number with an optional K, M or G (binary multiples).
+struct ByteCountArgument: ExpressibleByArgument {
+    /// The size.
+    var bytes: Int
+
+    init(bytes: Int) { self.bytes = bytes }
+
+    init?(argument: String) {
+        var text = argument.uppercased()
+        if text.hasSuffix("B") { text.removeLast() }
+        var scale = 1
+        switch text.last {
+        case "K": scale = 1 << 10
+        case "M": scale = 1 << 20
+        case "G": scale = 1 << 30
+        default: break
+        }
+        if scale > 1 { text.removeLast() }
+        guard let value = Int(text), value >= 0, value <= Int.max / scale else { return nil }
+        bytes = value * scale
+    }
+
+    var defaultValueDescription: String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20)M" : "\(bytes)"
     }
 }

@@ -147,7 +147,7 @@ struct QueryScreensCommand: ParsableCommand {
         for row in report.rows {
             func time(_ value: Int64) -> String { human ? seconds(value) + "s" : "\(value)" }
             table.rows.append([
-                row.screen, row.storyboardID ?? "", "\(row.views)", "\(row.sessions)", time(row.dwellTotal), time(row.dwellP50), time(row.dwellP90),
+                row.screen, row.storyboardID, "\(row.views)", "\(row.sessions)", time(row.dwellTotal), time(row.dwellP50), time(row.dwellP90),
             ])
         }
         options.print(table)
@@ -166,7 +166,7 @@ struct QueryTransitionsCommand: ParsableCommand {
         try options.run("transitions", into: &report)
         var table = TableWriter(columns: ["from", "to", "how", "count"])
         table.numeric = ["count"]
-        for row in report.rows { table.rows.append([row.from ?? "", row.to, row.how, "\(row.count)"]) }
+        for row in report.rows { table.rows.append([row.from, row.to, row.how, "\(row.count)"]) }
         options.print(table)
     }
 }
@@ -282,7 +282,7 @@ struct QueryAnomaliesCommand: ParsableCommand {
         table.numeric = ["count", "sessions"]
         for row in report.rows {
             table.rows.append([
-                row.code, row.name, row.fatal ? "FATAL" : "", row.app, row.version, "\(row.count)", "\(row.sessions)",
+                row.code, row.name, row.fatal ? "FATAL" : nil, row.app, row.version, "\(row.count)", "\(row.sessions)",
                 RFC3339.format(microseconds: row.first), RFC3339.format(microseconds: row.last),
             ])
         }

@@ -104,7 +104,9 @@ enum TableFormat: String, ExpressibleByArgument, CaseIterable {
 /// Renders rows as aligned columns, JSON Lines or CSV.
 struct TableWriter {
     var columns: [String]
-    var rows: [[String]] = []
+    /// The cells; nil is an absent value (`null` in JSON, empty in a table or CSV), distinct
+    /// from an empty string (`""` in JSON).
+    var rows: [[String?]] = []
     /// Columns whose values are numbers (unquoted in JSON, right-aligned in tables).
     var numeric: Set<String> = []
 
@@ -112,6 +114,7 @@ struct TableWriter {
         switch format {
         case .table:
             var widths = columns.map(\.count)
+            let rows = self.rows.map { $0.map { $0 ?? "" } }
             for row in rows {
                 for (index, value) in row.enumerated() { widths[index] = max(widths[index], value.count) }
             }
@@ -126,7 +129,7 @@ struct TableWriter {
             func field(_ value: String) -> String {
                 value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
             }
-            return ([columns] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n") + "\n"
+            return ([columns] + rows.map { $0.map { $0 ?? "" } }).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n") + "\n"
         case .json:
             var output: [UInt8] = []
             for row in rows {
@@ -135,10 +138,12 @@ struct TableWriter {
                     if index > 0 { output.append(UInt8(ascii: ",")) }
                     EventJSONWriter.appendString(columns[index], to: &output)
                     output.append(UInt8(ascii: ":"))
-                    if numeric.contains(columns[index]), !value.isEmpty {
-                        output.append(contentsOf: value.utf8)
-                    } else if value.isEmpty {
+                    guard let value, !(value.isEmpty && numeric.contains(columns[index])) else {
                         output.append(contentsOf: "null".utf8)
+                        continue
+                    }
+                    if numeric.contains(columns[index]) {
+                        output.append(contentsOf: value.utf8)
                     } else {
                         EventJSONWriter.appendString(value, to: &output)
                     }

@@ -54,8 +54,8 @@ struct SessionsCommand: ParsableCommand {
         for session in sessions {
             let info = session.info
             table.rows.append([
-                session.id, info.app ?? "", info.version ?? "", info.device ?? "", info.idiom == .unknown ? "" : info.idiom.description,
-                info.firstTimestamp.map { RFC3339.format(microseconds: $0) } ?? "", info.lastTimestamp.map { RFC3339.format(microseconds: $0) } ?? "",
+                session.id, info.app, info.version, info.device, info.idiom == .unknown ? nil : info.idiom.description,
+                info.firstTimestamp.map { RFC3339.format(microseconds: $0) }, info.lastTimestamp.map { RFC3339.format(microseconds: $0) },
                 "\(session.events)", "\(session.anomalies)",
             ])
         }
@@ -179,8 +179,8 @@ struct AnomaliesCommand: ParsableCommand {
             var table = TableWriter(columns: ["time", "session", "app", "seq", "code", "name", "rule", "fatal", "controllers", "message"])
             for row in found {
                 table.rows.append([
-                    RFC3339.format(microseconds: row.timestamp), row.session, row.app ?? "", row.sequence.map { "\($0)" } ?? "", row.code.code, row.code.name,
-                    row.rule ?? "", row.code.isFatal ? "FATAL" : "", row.controllers.joined(separator: " "), row.message,
+                    RFC3339.format(microseconds: row.timestamp), row.session, row.app, row.sequence.map { "\($0)" }, row.code.code, row.code.name,
+                    row.rule, row.code.isFatal ? "FATAL" : nil, row.controllers.joined(separator: " "), row.message,
                 ])
             }
             printOutput(found.isEmpty ? "no anomalies\n" : table.render(.table))

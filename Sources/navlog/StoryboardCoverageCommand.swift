@@ -127,7 +127,7 @@ struct StoryboardCoverageCommand: ParsableCommand {
         for use in segues {
             segueTable.rows.append([
                 use.uses > 0 ? "✓" : "✗", app.storyboards[use.storyboard].name, segueName(use), use.segue.kind + (use.segue.relationship.map { " \($0)" } ?? ""),
-                use.segue.identifier ?? "", "\(use.uses)",
+                use.segue.identifier, "\(use.uses)",
             ])
         }
         text += segueTable.render(.table) + "\n"
