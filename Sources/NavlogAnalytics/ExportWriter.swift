@@ -80,6 +80,9 @@ public struct ExportOptions: Sendable {
     /// The start of every file name, before the part number (`part-` makes `part-00000.jsonl.zst`;
     /// incremental exports name the run: `part-r000007-`).
     public var filePrefix: String
+    /// Whether the files are added to table directories that may exist (an incremental run)
+    /// rather than written into new ones.
+    public var appending = false
 
     /// Options; the defaults write every table as day-partitioned zstd JSON Lines.
     public init(
@@ -161,7 +164,7 @@ public enum Exporter {
         if files.fileExists(atPath: options.directory, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw ExportError("\(options.directory) exists and is not a directory.")
         }
-        for table in options.tables.sorted() {
+        for table in options.tables.sorted() where !options.appending {
             let path = options.directory + "/" + table.name
             guard files.fileExists(atPath: path) else { continue }
             guard options.overwrite else {
@@ -501,6 +504,12 @@ final class ExportPartitionWriter {
         var report = ExportReport()
         for partition in closedParts + partitions where partition.created {
             let path = options.directory + "/" + partition.path
+            // On disk before its name says it is complete: a file renamed into place is whole after a crash.
+            let descriptor = open(path + ".tmp", O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                fsync(descriptor)
+                close(descriptor)
+            }
             guard rename(path + ".tmp", path) == 0 else { throw ExportError("cannot rename \(path).tmp: \(String(cString: strerror(errno))).") }
             report.rows[partition.table, default: 0] += partition.rows
             report.files[partition.table, default: 0] += 1
@@ -510,6 +519,7 @@ final class ExportPartitionWriter {
         }
         for table in options.tables { report.rows[table] = report.rows[table] ?? 0 }
         report.paths.sort()
+        for directory in Set((closedParts + partitions).map(\.directory)) { syncDirectory(of: options.directory + "/" + directory + "/x") }
         try writeSchemas()
         return report
     }

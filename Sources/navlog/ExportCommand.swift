@@ -88,6 +88,21 @@ struct ExportCommand: ParsableCommand {
             valueName: "engine"))
     var printRead: ExportEngineArgument?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Write only what is new since the last run (needs --state): the new events, and the rows of the sessions that became complete. Every row reaches the output exactly once, even after a crash and a rerun."
+        ))
+    var incremental = false
+
+    @Option(help: ArgumentHelp("The file where --incremental keeps what it has exported (created on the first run).", valueName: "file"))
+    var state: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --incremental: a session without session.end is complete (and its screens, transitions and other rows exported) once no event of it arrived for this long (90s, 10m, 2h).",
+            valueName: "duration"))
+    var idle = "30m"
+
     @OptionGroup var scope: AnalyticsFilterOptions
 
     func validate() throws {
@@ -96,6 +111,17 @@ struct ExportCommand: ParsableCommand {
             if host.isEmpty || !host.allSatisfy(allowed.contains) || host.hasPrefix(".") || host.hasPrefix("_") {
                 throw ValidationError("--host \(host): a host name is letters, digits, '.', '-' and '_' (not first), so that it is a valid partition directory.")
             }
+        }
+        if incremental {
+            guard state != nil else { throw ValidationError("--incremental needs --state FILE: where it keeps what it has exported between runs.") }
+            guard QueryFunnelCommand.duration(idle) != nil else { throw ValidationError("--idle takes a duration such as 90s, 10m or 2h, not \(idle).") }
+            if overwrite { throw ValidationError("--incremental adds files to the output directory; --overwrite would delete what earlier runs wrote.") }
+            let filter = scope.filter
+            if filter.since != nil || filter.until != nil || filter.app != nil || filter.version != nil || filter.idiom != nil || filter.session != nil {
+                throw ValidationError("--incremental exports every session; --since, --until, --app, --version, --idiom and --session are for one-off exports.")
+            }
+        } else if state != nil {
+            throw ValidationError("--state is for --incremental exports.")
         }
         if partSize.bytes < 4096 { throw ValidationError("--part-size must be at least 4096 bytes.") }
         for table in tables where SQLTable(name: table) == nil {
@@ -130,6 +156,10 @@ struct ExportCommand: ParsableCommand {
             throw ExitCode.failure
         }
         let options = self.options
+        if incremental {
+            try runIncremental(reader, options)
+            return
+        }
         let filter = scope.filter
         let total = reader.eventCount
         let showProgress = isatty(STDERR_FILENO) == 1 && total > 1_000_000
@@ -171,6 +201,41 @@ struct ExportCommand: ParsableCommand {
             "navlog export: \(rows) rows (\(perTable)) from \(eventsRead) events in \(Self.decimal(seconds, 2)) s, \(rate) rows/s; "
                 + "\(files) file(s), \(report.bytesWritten) bytes written (\(report.uncompressedBytes) before compression) to \(directory)")
         if reportDamage(command: "export", reader, index: index) { throw ExitCode.failure }
+    }
+
+    /// One incremental run, reported on standard error.
+    func runIncremental(_ reader: LogReader, _ options: ExportOptions) throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let report: IncrementalExportReport
+        do {
+            report = try IncrementalExporter.run(reader: reader, options: options, statePath: state!, idle: QueryFunnelCommand.duration(idle)!)
+        } catch let error as ExportError {
+            printError("navlog export: \(error.message)")
+            throw ExitCode.failure
+        } catch let error as StoreError {
+            printError("navlog export: \(error.message)")
+            throw ExitCode.failure
+        }
+        let elapsed = clock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        guard report.ran else {
+            printError("navlog export: nothing new since the last run (\(state!)).")
+            return
+        }
+        let export = report.export
+        let perTable = SQLTable.allCases.filter { export.rows[$0] != nil }.map { "\($0.name) \(export.rows[$0]!)" }.joined(separator: ", ")
+        var line = "navlog export: run \(report.run)\(report.redone ? " (redone after a run that did not finish; \(report.deletedFiles) of its files deleted first)" : ""): "
+        line += report.lsns.map { "LSNs \($0.lowerBound)–\($0.upperBound)" } ?? "no new event"
+        line += ", \(report.sessionsCompleted) session(s) completed, \(report.sessionsLive) still live; "
+        line += "\(export.totalRows) rows (\(perTable)), \(export.files.values.reduce(0, +)) file(s), \(export.bytesWritten) bytes in \(Self.decimal(seconds, 2)) s"
+        printError(line)
+        if report.eventsAfterSessionExported > 0 {
+            printError(
+                "navlog export: \(report.eventsAfterSessionExported) event(s) arrived for sessions exported by an earlier run: they are in events, not in their session's other rows (a longer --idle keeps sessions open longer)."
+            )
+        }
+        if reportDamage(command: "export", reader, index: nil) { throw ExitCode.failure }
     }
 
     /// The tables of `options` with at least one data file under `directory`; nil when the

@@ -1,0 +1,331 @@
+import Foundation
+import NavlogEvents
+import NavlogReplay
+public import NavlogStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What an incremental export has shipped: kept in the `--state` file between runs.
+///
+/// A run exports the log's events up to an LSN fixed when the run begins (`pending`) and
+/// commits by rewriting this file once every file of the run is in place. A run that died
+/// (kill -9, a full disk, a power cut after the file system's own recovery) leaves `pending` set:
+/// the next run deletes the dead run's files, by their run number, and writes the same run again
+/// over the same events, so every row reaches the output directory exactly once.
+public struct IncrementalExportState: Codable, Sendable, Equatable {
+    /// The run in progress or to redo.
+    public struct PendingRun: Codable, Sendable, Equatable {
+        /// Its number (in its files' names: `part-r000007-00000.jsonl.zst`).
+        public var run: Int
+        /// The last LSN it exports.
+        public var throughLSN: UInt64
+    }
+
+    /// The file's layout version.
+    public var version = 1
+    /// The options every run must share (a file of another format in the same tree would mix tables).
+    public var format: String
+    public var compression: String
+    public var partitioning: String
+    public var host: String?
+    public var tables: [String]
+    /// A session is complete (its derived rows are exported) after `session.end`, or once no event
+    /// of it arrived for this long (µs of navlog's receive clock): the last committed run's `--idle`.
+    public var idleMicroseconds: Int64?
+    /// The last run whose files are all in place.
+    public var committedRun = 0
+    /// Events up to this LSN are exported.
+    public var exportedThroughLSN: UInt64 = 0
+    /// A run begun and not committed.
+    public var pending: PendingRun?
+    /// Events that arrived for sessions already exported (complete): in `events`, not in the
+    /// derived tables of their session. Summed over runs.
+    public var eventsAfterSessionExported = 0
+}
+
+/// What one incremental run did.
+public struct IncrementalExportReport: Sendable {
+    /// Whether a run was made (not when nothing was new).
+    public var ran = false
+    /// The run's number.
+    public var run = 0
+    /// Whether it redid a run that had died.
+    public var redone = false
+    /// Files of a dead run that were deleted first.
+    public var deletedFiles = 0
+    /// The LSNs it exported (empty when nothing was new).
+    public var lsns: ClosedRange<UInt64>?
+    /// Sessions whose derived rows it wrote.
+    public var sessionsCompleted = 0
+    /// Sessions still live (their rows wait for a later run).
+    public var sessionsLive = 0
+    /// Events of this run that belong to sessions exported by an earlier run.
+    public var eventsAfterSessionExported = 0
+    /// The files, rows and bytes written.
+    public var export = ExportReport()
+}
+
+/// `navlog export --incremental`: writes only what is new since the last run, as new part files
+/// with deterministic names, atomically, so that a crash at any point followed by a rerun
+/// leaves every row in the output exactly once.
+///
+/// - `events`: the events with LSNs after the last run's, up to the log's end when the run began.
+/// - The derived tables (screen_visits, transitions, sessions, anomalies, exits): the rows of the
+///   sessions that became complete in that range (``IncrementalExportState/idleMicroseconds``),
+///   from a replay of their events up to the run's last LSN. Completion is monotonic (an ended
+///   session stays ended; an idle gap stays in the log), so no session is exported twice.
+public enum IncrementalExporter {
+    /// Runs one incremental export of `reader` with `options` and the state file at `statePath`.
+    /// - Throws: ``ExportError`` (a state file of other options, I/O), ``StoreError`` (the log).
+    public static func run(reader: LogReader, options baseOptions: ExportOptions, statePath: String, idle: Int64) throws -> IncrementalExportReport {
+        var state = try loadState(statePath, options: baseOptions)
+        var report = IncrementalExportReport()
+        let from = state.exportedThroughLSN
+        // The idle time of the runs so far says which sessions they exported; a new one applies from now on.
+        let previousIdle = state.idleMicroseconds ?? idle
+        let through: UInt64
+        if let pending = state.pending {
+            report.redone = true
+            report.run = pending.run
+            through = pending.throughLSN
+        } else {
+            let end = max(from, reader.lsnRange?.upperBound ?? 0)
+            // With no new event only a shorter --idle can complete a session.
+            guard end > from || idle < previousIdle else { return report }
+            report.run = state.committedRun + 1
+            through = end
+            state.pending = .init(run: report.run, throughLSN: through)
+            try saveState(state, to: statePath)
+        }
+        report.ran = true
+        let prefix = "part-r" + zeroPadded(report.run, 6) + "-"
+        report.deletedFiles = try deleteFiles(of: prefix, under: baseOptions.directory, tables: baseOptions.tables)
+        report.lsns = from < through ? (from + 1)...through : nil
+
+        var sessions = try completion(reader: reader, after: from, through: through, previousIdle: previousIdle, idle: idle)
+        report.sessionsCompleted = sessions.completed.count
+        report.sessionsLive = sessions.live
+        report.eventsAfterSessionExported = sessions.eventsAfterExport
+        var options = baseOptions
+        options.filePrefix = prefix
+        options.appending = true
+        report.export = try Exporter.export(options: options) { sink in
+            if options.tables.contains(.events) {
+                try reader.scan(LogQuery(fromLSN: from + 1)) { block, index in
+                    let lsn = block.lsn(index)
+                    guard lsn <= through else { return false }
+                    block.withEvent(index) { _, sessionBytes, _ in
+                        let slot = Int(sessions.table.reference(of: sessionBytes) ?? 0)
+                        sink.event(
+                            EventRow(
+                                lsn: lsn, session: sessions.names[slot], tags: sessions.tags[slot], sequence: block.sequence(index),
+                                timestamp: block.timestamps[index], receivedAt: block.receiveTimes[index], type: block.types[index].name))
+                    }
+                    return true
+                }
+            }
+            guard !sessions.completed.isEmpty else { return }
+            sink.wantsEvents = false
+            var scanner = DerivedTableScanner(reader: reader)
+            scanner.sessions = sessions.completed
+            scanner.throughLSN = through
+            try scanner.scan(into: &sink)
+        }
+        sessions.completed = []
+        state.pending = nil
+        state.committedRun = report.run
+        state.exportedThroughLSN = through
+        state.idleMicroseconds = idle
+        state.eventsAfterSessionExported += report.eventsAfterSessionExported
+        try saveState(state, to: statePath)
+        return report
+    }
+
+    /// The sessions of events up to `through` that are complete there and were not at `after`,
+    /// with every session's id and tags (for the events table).
+    private static func completion(
+        reader: LogReader, after: UInt64, through: UInt64, previousIdle: Int64, idle: Int64
+    ) throws -> (
+        completed: Set<String>, live: Int, eventsAfterExport: Int, table: ByteStringTable, names: [String], tags: [SessionTags]
+    ) {
+        /// One session as far as the scan has read.
+        struct Progress {
+            var lastReceived: Int64 = .min
+            /// A gap of `idle` or more between two of its events, or `session.end`, seen.
+            var complete = false
+            /// The same with the previous runs' idle time.
+            var completePreviously = false
+            var completeBefore = false
+            var seenBefore = false
+            var eventsAfterExport = 0
+        }
+        var table = ByteStringTable()
+        var names: [String] = []
+        var tags: [SessionTags] = []
+        var progress: [Progress] = []
+        var clock = Int64.min
+        var snapshotTaken = false
+        func snapshot() {
+            snapshotTaken = true
+            for slot in progress.indices where progress[slot].lastReceived != .min {
+                progress[slot].seenBefore = true
+                progress[slot].completeBefore = progress[slot].completePreviously || clock - progress[slot].lastReceived >= previousIdle
+            }
+        }
+        try reader.scan(LogQuery()) { block, index in
+            let lsn = block.lsn(index)
+            guard lsn <= through else { return false }
+            if lsn > after && !snapshotTaken { snapshot() }
+            let received = block.receiveTimes[index]
+            let type = block.types[index]
+            block.withEvent(index) { strings, sessionBytes, tokens in
+                let (reference, inserted) = table.insert(sessionBytes)
+                let slot = Int(reference)
+                if inserted {
+                    names.append(String(decoding: sessionBytes, as: UTF8.self))
+                    tags.append(SessionTags())
+                    progress.append(Progress())
+                }
+                if snapshotTaken && progress[slot].completeBefore { progress[slot].eventsAfterExport += 1 }
+                if progress[slot].lastReceived != .min {
+                    let gap = received - progress[slot].lastReceived
+                    if gap >= idle { progress[slot].complete = true }
+                    if gap >= previousIdle { progress[slot].completePreviously = true }
+                }
+                progress[slot].lastReceived = max(progress[slot].lastReceived, received)
+                if type == .sessionEnd {
+                    progress[slot].complete = true
+                    progress[slot].completePreviously = true
+                }
+                if type == .sessionStart {
+                    var replayer = SessionReplayer()
+                    _ = replayer.apply(
+                        ReplayEvent(
+                            type: type, sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: lsn,
+                            body: StoredBody(tokens: tokens, strings: strings)))
+                    let info = replayer.info
+                    tags[slot] = SessionTags(
+                        app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
+                }
+            }
+            clock = max(clock, received)
+            return true
+        }
+        if !snapshotTaken { snapshot() }
+        var completed = Set<String>()
+        var live = 0
+        var late = 0
+        for slot in progress.indices {
+            let session = progress[slot]
+            late += session.eventsAfterExport
+            if session.completeBefore { continue }
+            if session.complete || clock - session.lastReceived >= idle {
+                completed.insert(names[slot])
+            } else {
+                live += 1
+            }
+        }
+        return (completed, live, late, table, names, tags)
+    }
+
+    /// Reads the state file (a new state when there is none) and checks it was written for `options`.
+    static func loadState(_ path: String, options: ExportOptions) throws(ExportError) -> IncrementalExportState {
+        let fresh = IncrementalExportState(
+            format: options.format.rawValue, compression: options.compression.rawValue, partitioning: options.partitioning.rawValue, host: options.host,
+            tables: options.tables.sorted().map(\.name), idleMicroseconds: nil)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) { throw ExportError("cannot read the state file \(path).") }
+            return fresh
+        }
+        let state: IncrementalExportState
+        do { state = try JSONDecoder().decode(IncrementalExportState.self, from: data) } catch {
+            throw ExportError(
+                "the state file \(path) is not one navlog export --incremental wrote (\(error)). Move it away only if its export directory is to start again from nothing.")
+        }
+        for (name, saved, wanted) in [
+            ("--format", state.format, fresh.format), ("--compress", state.compression, fresh.compression), ("--partition", state.partitioning, fresh.partitioning),
+            ("--host", state.host ?? "(none)", fresh.host ?? "(none)"), ("--table", state.tables.joined(separator: ","), fresh.tables.joined(separator: ",")),
+        ] where saved != wanted {
+            throw ExportError(
+                "\(path) belongs to an export with \(name) \(saved), not \(wanted): one output tree holds one layout. Give the same options, or another --state and --to.")
+        }
+        return state
+    }
+
+    /// Writes the state file atomically and durably (temporary file, fsync, rename, fsync of the directory).
+    static func saveState(_ state: IncrementalExportState, to path: String) throws(ExportError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do { data = try encoder.encode(state) } catch { throw ExportError("cannot encode the state: \(error).") }
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                throw ExportError("cannot create \(directory): \(error.localizedDescription)")
+            }
+        }
+        try writeDurably(Array(data) + [0x0A], to: path)
+    }
+
+    /// Deletes the files of the run whose names start with `prefix` (finished or `.tmp`) under each table.
+    static func deleteFiles(of prefix: String, under directory: String, tables: Set<SQLTable>) throws(ExportError) -> Int {
+        var deleted = 0
+        for table in tables {
+            let root = directory + "/" + table.name
+            guard let walk = FileManager.default.enumerator(atPath: root) else { continue }
+            while let relative = walk.nextObject() as? String {
+                let name = (relative as NSString).lastPathComponent
+                guard name.hasPrefix(prefix) else { continue }
+                guard unlink(root + "/" + relative) == 0 || errno == ENOENT else {
+                    throw ExportError("cannot delete \(root)/\(relative), a file of a run that did not finish: \(String(cString: strerror(errno))).")
+                }
+                deleted += 1
+            }
+        }
+        return deleted
+    }
+
+    static func zeroPadded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file that is synced and renamed over it, then
+/// syncs the directory, so that `path` holds either its old or its new content after a crash.
+func writeDurably(_ bytes: [UInt8], to path: String) throws(ExportError) {
+    let temporary = path + ".tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { throw ExportError("cannot open \(temporary): \(String(cString: strerror(errno))).") }
+    var written = 0
+    var failed: Int32 = 0
+    bytes.withUnsafeBytes { raw in
+        while written < raw.count {
+            let n = write(descriptor, raw.baseAddress! + written, raw.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failed = errno
+                return
+            }
+            written += n
+        }
+    }
+    if failed == 0 && fsync(descriptor) != 0 { failed = errno }
+    close(descriptor)
+    if failed != 0 { throw ExportError("cannot write \(temporary): \(String(cString: strerror(failed))).") }
+    guard rename(temporary, path) == 0 else { throw ExportError("cannot rename \(temporary): \(String(cString: strerror(errno))).") }
+    syncDirectory(of: path)
+}
+
+/// fsyncs the directory holding `path` (so a rename in it is durable).
+func syncDirectory(of path: String) {
+    let directory = (path as NSString).deletingLastPathComponent
+    let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    fsync(descriptor)
+    close(descriptor)
+}
