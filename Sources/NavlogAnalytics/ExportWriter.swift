@@ -164,8 +164,19 @@ public enum Exporter {
         if files.fileExists(atPath: options.directory, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw ExportError("\(options.directory) exists and is not a directory.")
         }
+        for table in options.tables.sorted() {
+            // One layout per tree: every file under host= directories (a fleet), or none.
+            let entries = ((try? files.contentsOfDirectory(atPath: options.directory + "/" + table.name)) ?? []).filter { !$0.hasPrefix("_") }
+            let hostEntries = entries.filter { $0.hasPrefix("host=") }
+            if options.host != nil && hostEntries.count < entries.count || options.host == nil && !hostEntries.isEmpty {
+                throw ExportError(
+                    "\(options.directory)/\(table.name) holds an export \(options.host == nil ? "with" : "without") host= partitions; "
+                        + "\(options.host == nil ? "give --host NAME" : "export without --host") to add to it, or choose another directory.")
+            }
+        }
         for table in options.tables.sorted() where !options.appending {
-            let path = options.directory + "/" + table.name
+            // A host's export replaces its own partition only: the other hosts of a fleet's tree stay.
+            let path = options.directory + "/" + table.name + (options.host.map { "/host=" + $0 } ?? "")
             guard files.fileExists(atPath: path) else { continue }
             guard options.overwrite else {
                 throw ExportError("\(path) already exists. Remove it, export to another directory, or pass --overwrite to replace the tables written.")

@@ -103,7 +103,7 @@ public enum IncrementalExporter {
         }
         report.ran = true
         let prefix = "part-r" + zeroPadded(report.run, 6) + "-"
-        report.deletedFiles = try deleteFiles(of: prefix, under: baseOptions.directory, tables: baseOptions.tables)
+        report.deletedFiles = try deleteFiles(of: prefix, under: baseOptions.directory, tables: baseOptions.tables, host: baseOptions.host)
         report.lsns = from < through ? (from + 1)...through : nil
 
         var sessions = try completion(reader: reader, after: from, through: through, previousIdle: previousIdle, idle: idle)
@@ -271,11 +271,12 @@ public enum IncrementalExporter {
         try writeDurably(Array(data) + [0x0A], to: path)
     }
 
-    /// Deletes the files of the run whose names start with `prefix` (finished or `.tmp`) under each table.
-    static func deleteFiles(of prefix: String, under directory: String, tables: Set<SQLTable>) throws(ExportError) -> Int {
+    /// Deletes the files of the run whose names start with `prefix` (finished or `.tmp`) under each
+    /// table: under the host's own partition only, as the other hosts of a fleet have runs of the same numbers.
+    static func deleteFiles(of prefix: String, under directory: String, tables: Set<SQLTable>, host: String?) throws(ExportError) -> Int {
         var deleted = 0
         for table in tables {
-            let root = directory + "/" + table.name
+            let root = directory + "/" + table.name + (host.map { "/host=" + $0 } ?? "")
             guard let walk = FileManager.default.enumerator(atPath: root) else { continue }
             while let relative = walk.nextObject() as? String {
                 let name = (relative as NSString).lastPathComponent

@@ -13,7 +13,7 @@ struct SystemdTests {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")
 
-    @Test("systemd-analyze verify accepts the units (navlogd's, the index follower's and the web viewer's)", .enabled(if: systemdAvailable))
+    @Test("systemd-analyze verify accepts the units (navlogd's, the index follower's, the web viewer's, the incremental export's and its timer)", .enabled(if: systemdAvailable))
     func unitsVerify() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let units = TestEnvironment.packageRoot.appendingPathComponent("systemd")
@@ -27,17 +27,24 @@ struct SystemdTests {
             let viewer = try String(contentsOf: units.appendingPathComponent("navlog-serve.service"), encoding: .utf8)
                 .replacingOccurrences(of: "/usr/local/bin/navlog ", with: TestEnvironment.binaries.appendingPathComponent("navlog").path + " ")
             try viewer.write(to: dir.appendingPathComponent("navlog-serve.service"), atomically: true, encoding: .utf8)
+            let exporter = try String(contentsOf: units.appendingPathComponent("navlog-export.service"), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/navlog ", with: TestEnvironment.binaries.appendingPathComponent("navlog").path + " ")
+            try exporter.write(to: dir.appendingPathComponent("navlog-export.service"), atomically: true, encoding: .utf8)
+            try FileManager.default.copyItem(at: units.appendingPathComponent("navlog-export.timer"), to: dir.appendingPathComponent("navlog-export.timer"))
             let result = try ProcessRunner.run(
                 URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
                 [
                     "verify", dir.appendingPathComponent("navlogd.service").path, dir.appendingPathComponent("navlogd.socket").path,
                     dir.appendingPathComponent("navlog-index.service").path, dir.appendingPathComponent("navlog-serve.service").path,
+                    dir.appendingPathComponent("navlog-export.service").path, dir.appendingPathComponent("navlog-export.timer").path,
                 ])
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(!result.errorOutput.contains("Unknown"), "\(result.errorOutput)")
             #expect(service.contains("Type=notify") && service.contains("WatchdogSec=") && service.contains("RestrictAddressFamilies=AF_UNIX"))
             // The viewer listens on loopback unless given a token.
             #expect(viewer.contains("--listen 127.0.0.1:") && !viewer.contains("0.0.0.0"))
+            // The export is incremental, with its state, under this host's partition, and the timer starts it.
+            #expect(exporter.contains("--incremental --state ") && exporter.contains("--host %H") && exporter.contains("Type=oneshot"))
         }
     }
 
