@@ -46,9 +46,13 @@ struct ExportCommand: ParsableCommand {
             start for screen_visits, first for sessions, timestamp otherwise). --partition none \
             writes DIR/TABLE/part-00000.jsonl.zst. zstd files are runs of complete frames of a few \
             MB each (gzip: complete gzip members). \
-            Rows per second and bytes written are printed on standard error. DuckDB:
-              SELECT * FROM read_json('DIR/screen_visits/*/*.jsonl.zst', hive_partitioning=true)
-            See docs/ANALYTICS-TABLES.md for ClickHouse and Spark.
+            Each table directory also gets _schema.spark, _schema.clickhouse and _schema.duckdb: \
+            its exact column types. Rows per second and bytes written are printed on standard error.
+            To read it: navlog export --to DIR --print-read duckdb|clickhouse|spark prints the \
+            statements that make every table a typed view. --incremental --state FILE writes only \
+            what is new since the last run, exactly once (systemd/navlog-export.timer runs it); \
+            --host NAME puts a host's rows under host=NAME so a fleet shares one tree. \
+            See docs/ANALYTICS-TABLES.md.
             """
     )
 

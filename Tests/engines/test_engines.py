@@ -30,7 +30,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 def bin_dir():
     configured = os.environ.get("NAVLOG_BIN_DIR")
     if configured:
-        return pathlib.Path(configured)
+        return pathlib.Path(configured).resolve()
     path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     return pathlib.Path(path)
 
@@ -240,3 +240,14 @@ def test_spark_metastore_table_sees_partitions_after_repair(logs, tmp_path):
     spark.sql("MSCK REPAIR TABLE navlog_visits_table")
     assert spark.sql("SELECT count(*) FROM navlog_visits_table").collect()[0][0] == len(data.rows["screen_visits"])
     spark.sql("DROP TABLE navlog_visits_table")
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_docs_show_the_statements_navlog_prints(engine, tmp_path):
+    """docs/ANALYTICS-TABLES.md shows what `navlog export --print-read` prints, so the docs'
+    read statements are the ones these tests run."""
+    docs = (ROOT / "docs" / "ANALYTICS-TABLES.md").read_text()
+    printed = subprocess.run([NAVLOG, "export", "--to", "/srv/navlog-export", "--print-read", engine, "--table", "screen_visits", "--table", "transitions"],
+                             capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    for line in printed.splitlines():
+        assert line in docs, f"docs/ANALYTICS-TABLES.md lacks this line of navlog export --print-read {engine}:\n{line}"
