@@ -111,10 +111,31 @@ public struct ExportOptions: Sendable {
 
 /// An export failure, said as a sentence.
 public struct ExportError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure.
+    public enum Code: Sendable, Hashable {
+        /// The options cannot make an export (no table, a file where the directory should be).
+        case invalidOptions
+        /// The output directory already holds what the export would write.
+        case outputExists
+        /// The output tree holds another layout (host partitions or not).
+        case layoutMismatch
+        /// The incremental state file cannot be read, or belongs to other options.
+        case stateMismatch
+        /// The compressor failed.
+        case compression
+        /// A file could not be created, written, renamed or deleted.
+        case io
+    }
+
+    /// What kind of failure.
+    public var code: Code
     /// What went wrong and what to do.
     public var message: String
-    /// An error.
-    public init(_ message: String) { self.message = message }
+    /// An error of `code` (an I/O failure unless said otherwise).
+    public init(_ message: String, code: Code = .io) {
+        self.message = message
+        self.code = code
+    }
     public var description: String { message }
 }
 
@@ -158,11 +179,11 @@ public enum Exporter {
     /// runs a ``DerivedTableScanner`` into it, with whatever progress reporting the caller wants).
     /// - Throws: ``ExportError`` (bad options, existing output, I/O), what `scan` throws.
     public static func export(options: ExportOptions, scan: (inout ExportSink) throws -> Void) throws -> ExportReport {
-        guard !options.tables.isEmpty else { throw ExportError("no table to export.") }
+        guard !options.tables.isEmpty else { throw ExportError("no table to export.", code: .invalidOptions) }
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         if files.fileExists(atPath: options.directory, isDirectory: &isDirectory), !isDirectory.boolValue {
-            throw ExportError("\(options.directory) exists and is not a directory.")
+            throw ExportError("\(options.directory) exists and is not a directory.", code: .invalidOptions)
         }
         for table in options.tables.sorted() {
             // One layout per tree: every file under host= directories (a fleet), or none.
@@ -171,7 +192,7 @@ public enum Exporter {
             if options.host != nil && hostEntries.count < entries.count || options.host == nil && !hostEntries.isEmpty {
                 throw ExportError(
                     "\(options.directory)/\(table.name) holds an export \(options.host == nil ? "with" : "without") host= partitions; "
-                        + "\(options.host == nil ? "give --host NAME" : "export without --host") to add to it, or choose another directory.")
+                        + "\(options.host == nil ? "give --host NAME" : "export without --host") to add to it, or choose another directory.", code: .layoutMismatch)
             }
         }
         for table in options.tables.sorted() where !options.appending {
@@ -179,7 +200,7 @@ public enum Exporter {
             let path = options.directory + "/" + table.name + (options.host.map { "/host=" + $0 } ?? "")
             guard files.fileExists(atPath: path) else { continue }
             guard options.overwrite else {
-                throw ExportError("\(path) already exists. Remove it, export to another directory, or pass --overwrite to replace the tables written.")
+                throw ExportError("\(path) already exists. Remove it, export to another directory, or pass --overwrite to replace the tables written.", code: .outputExists)
             }
             do { try files.removeItem(atPath: path) } catch { throw ExportError("cannot remove \(path): \(error.localizedDescription)") }
         }
@@ -352,7 +373,7 @@ final class ExportPartitionWriter {
         self.options = options
         if options.compression == .zstd {
             do { compressor = ZstdBox(try ZstdCompressor(level: options.level, contentChecksum: true)) } catch {
-                throw ExportError("zstd: \(error)")
+                throw ExportError("zstd: \(error)", code: .compression)
             }
         } else {
             compressor = nil
@@ -485,7 +506,7 @@ final class ExportPartitionWriter {
             failure = error
             return
         } catch {
-            failure = ExportError("\(options.compression.rawValue): \(error)")
+            failure = ExportError("\(options.compression.rawValue): \(error)", code: .compression)
             return
         }
         partitions[index].created = true
@@ -590,7 +611,7 @@ enum Gzip {
         var stream = z_stream()
         // windowBits 15 + 16: a gzip header and trailer rather than zlib's.
         guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw ExportError("gzip: zlib could not start a stream (\(String(cString: zError(Z_STREAM_ERROR)))).")
+            throw ExportError("gzip: zlib could not start a stream (\(String(cString: zError(Z_STREAM_ERROR)))).", code: .compression)
         }
         defer { deflateEnd(&stream) }
         let bound = Int(deflateBound(&stream, uLong(input.count)))
@@ -605,7 +626,7 @@ enum Gzip {
         }
         guard result == Z_STREAM_END else {
             output.removeLast(bound)
-            throw ExportError("gzip: deflate failed (\(String(cString: zError(result)))).")
+            throw ExportError("gzip: deflate failed (\(String(cString: zError(result)))).", code: .compression)
         }
         output.removeLast(Int(stream.avail_out))
     }

@@ -238,20 +238,22 @@ public enum IncrementalExporter {
             format: options.format.rawValue, compression: options.compression.rawValue, partitioning: options.partitioning.rawValue, host: options.host,
             tables: options.tables.sorted().map(\.name), idleMicroseconds: nil)
         guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { throw ExportError("cannot read the state file \(path).") }
+            if FileManager.default.fileExists(atPath: path) { throw ExportError("cannot read the state file \(path).", code: .stateMismatch) }
             return fresh
         }
         let state: IncrementalExportState
         do { state = try JSONDecoder().decode(IncrementalExportState.self, from: data) } catch {
             throw ExportError(
-                "the state file \(path) is not one navlog export --incremental wrote (\(error)). Move it away only if its export directory is to start again from nothing.")
+                "the state file \(path) is not one navlog export --incremental wrote (\(error)). Move it away only if its export directory is to start again from nothing.",
+                code: .stateMismatch)
         }
         for (name, saved, wanted) in [
             ("--format", state.format, fresh.format), ("--compress", state.compression, fresh.compression), ("--partition", state.partitioning, fresh.partitioning),
             ("--host", state.host ?? "(none)", fresh.host ?? "(none)"), ("--table", state.tables.joined(separator: ","), fresh.tables.joined(separator: ",")),
         ] where saved != wanted {
             throw ExportError(
-                "\(path) belongs to an export with \(name) \(saved), not \(wanted): one output tree holds one layout. Give the same options, or another --state and --to.")
+                "\(path) belongs to an export with \(name) \(saved), not \(wanted): one output tree holds one layout. Give the same options, or another --state and --to.",
+                code: .stateMismatch)
         }
         return state
     }

@@ -102,3 +102,19 @@ def test_killed_incremental_runs_leave_every_row_exactly_once():
             assert con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == sum(want[table].values())
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_a_run_with_other_options_or_layout_is_refused(tmp_path):
+    """One tree, one layout: a state file written for other options, or a tree with(out) host
+    partitions, is refused with a message that says which option differs and what to do."""
+    data, out, state = tmp_path / "data", tmp_path / "out", tmp_path / "state.json"
+    navlog("ingest", "--data-dir", str(data), str(pathlib.Path(__file__).parent / "edge-cases.jsonl"))
+    navlog("export", "--data-dir", str(data), "--to", str(out), "--incremental", "--state", str(state))
+    other = navlog("export", "--data-dir", str(data), "--to", str(out), "--incremental", "--state", str(state), "--format", "csv", check=False)
+    assert other.returncode == 1
+    assert "belongs to an export with --format jsonl, not csv" in other.stderr, other.stderr
+    host = navlog("export", "--data-dir", str(data), "--to", str(out), "--host", "h1", "--table", "sessions", check=False)
+    assert host.returncode == 1
+    assert "holds an export without host= partitions" in host.stderr and "export without --host" in host.stderr, host.stderr
+    incremental_and_filter = navlog("export", "--data-dir", str(data), "--to", str(out), "--incremental", "--state", str(state), "--app", "Edge", check=False)
+    assert incremental_and_filter.returncode != 0 and "--incremental exports every session" in incremental_and_filter.stderr
