@@ -84,8 +84,11 @@ def fleet():
         "sessions": (len(per_session), sum(v[0] for v in per_session.values()), sum(v[1] for v in per_session.values()),
                      sum(v[2] for v in per_session.values()), sum(v[3] for v in per_session.values())),
     }
+    # The three logs together: every event in one data directory, replayed as one log.
+    merged = work / "merged" / "data"
+    navlog("ingest", "--data-dir", str(merged), str(source))
     yield {"work": work, "tree": tree, "data": data, "want": want, "moved": moved, "sessions": len(ids), "events": len(events),
-           "host_session_rows": len(session_rows)}
+           "host_session_rows": len(session_rows), "merged": merged}
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -167,4 +170,28 @@ def test_job_funnel_equals_navlog_query_funnel(fleet, tmp_path):
 
     spark = Spark().spark
     got = [tuple(row) for row in navlog_job.funnel(navlog_job.table(spark, str(tree), "screen_visits"), steps).collect()]
+    assert got == want
+
+
+def test_fleet_equals_navlog_over_the_three_logs_together(fleet):
+    """navlog over all three hosts' events in one log: the same sessions and events, and for
+    every session that stayed on one host the same views, dwell and transitions as ClickHouse
+    over the fleet's tree. A moved session is one session in both; its screen views are derived
+    on each host from the part of it that host saw (navlog per host has no other), so they are
+    compared per host above, not here."""
+    click = ClickHouse()
+    click.run(navlog("export", "--to", str(fleet["tree"]), "--print-read", "clickhouse").stdout)
+    moved = ", ".join("'" + m.replace("'", "''") + "'" for m in sorted(fleet["moved"]))
+    merged = str(fleet["merged"])
+
+    def merged_rows(sql):
+        return [tuple(r.values()) for r in json_lines(navlog("query", "sql", "--data-dir", merged, "--format", "json", sql).stdout)]
+
+    assert merged_rows("SELECT count(*), sum(events) FROM sessions") == click.query("SELECT uniqExact(session), sum(events) FROM sessions")
+    keep = f"WHERE session NOT IN ({moved})"
+    want = sorted(merged_rows(f"SELECT screen, count(*), count(DISTINCT session), sum(dwell) FROM screen_visits {keep} GROUP BY screen"), key=repr)
+    got = sorted(click.query(f"SELECT screen, count(), uniqExact(session), sum(dwell) FROM screen_visits {keep} GROUP BY screen"), key=repr)
+    assert got == want
+    want = sorted(merged_rows(f'SELECT ifnull("from", \'\'), "to", how, count(*) FROM transitions {keep} GROUP BY 1, 2, 3'), key=repr)
+    got = sorted(click.query(f"SELECT ifNull(`from`, ''), `to`, how, count() FROM transitions {keep} GROUP BY 1, 2, 3"), key=repr)
     assert got == want
