@@ -33,9 +33,10 @@ public struct IncrementalExportState: Codable, Sendable, Equatable {
     public var partitioning: String
     public var host: String?
     public var tables: [String]
-    /// A session is complete (its derived rows are exported) after `session.end`, or once no event
-    /// of it arrived for this long (µs of navlog's receive clock): the last committed run's `--idle`.
+    /// The last committed run's ``IncrementalExportRule/idle`` (`--idle`), µs.
     public var idleMicroseconds: Int64?
+    /// The last committed run's ``IncrementalExportRule/endGrace`` (`--end-grace`), µs.
+    public var endGraceMicroseconds: Int64?
     /// The last run whose files are all in place.
     public var committedRun = 0
     /// Events up to this LSN are exported.
@@ -45,6 +46,31 @@ public struct IncrementalExportState: Codable, Sendable, Equatable {
     /// Events that arrived for sessions already exported (complete): in `events`, not in the
     /// derived tables of their session. Summed over runs.
     public var eventsAfterSessionExported = 0
+}
+
+/// When a session is complete, so that an incremental run exports its rows: once no event of it
+/// arrived for ``idle``, or, after its `session.end`, for ``endGrace`` (events delivered late,
+/// out of order, still arrive after `session.end`: workload.md). Times are gaps of navlog's
+/// receive clock between the session's events, or from its last event to the newest event of
+/// the log. A gap stays in the log once it is there, so completion is monotonic.
+public struct IncrementalExportRule: Sendable, Equatable {
+    /// A session with no event for this long is complete, µs.
+    public var idle: Int64
+    /// A session with no event for this long after its `session.end` is complete, µs (at most ``idle``).
+    public var endGrace: Int64
+
+    /// A rule.
+    public init(idle: Int64, endGrace: Int64) {
+        self.idle = idle
+        self.endGrace = min(endGrace, idle)
+    }
+
+    /// Whether a gap of `gap` µs completes a session (`ended`: its session.end came before the gap).
+    @inline(__always)
+    func completes(gap: Int64, ended: Bool) -> Bool { gap >= idle || (ended && gap >= endGrace) }
+
+    /// Whether some session this rule leaves open `other` completes (a run with no new event can then export).
+    func isShorter(than other: IncrementalExportRule) -> Bool { idle < other.idle || endGrace < other.endGrace }
 }
 
 /// What one incremental run did.
@@ -75,18 +101,18 @@ public struct IncrementalExportReport: Sendable {
 ///
 /// - `events`: the events with LSNs after the last run's, up to the log's end when the run began.
 /// - The derived tables (screen_visits, transitions, sessions, anomalies, exits): the rows of the
-///   sessions that became complete in that range (``IncrementalExportState/idleMicroseconds``),
+///   sessions that became complete in that range (``IncrementalExportRule``),
 ///   from a replay of their events up to the run's last LSN. Completion is monotonic (an ended
-///   session stays ended; an idle gap stays in the log), so no session is exported twice.
+///   gap stays in the log), so no session is exported twice.
 public enum IncrementalExporter {
     /// Runs one incremental export of `reader` with `options` and the state file at `statePath`.
     /// - Throws: ``ExportError`` (a state file of other options, I/O), ``StoreError`` (the log).
-    public static func run(reader: LogReader, options baseOptions: ExportOptions, statePath: String, idle: Int64) throws -> IncrementalExportReport {
+    public static func run(reader: LogReader, options baseOptions: ExportOptions, statePath: String, rule: IncrementalExportRule) throws -> IncrementalExportReport {
         var state = try loadState(statePath, options: baseOptions)
         var report = IncrementalExportReport()
         let from = state.exportedThroughLSN
-        // The idle time of the runs so far says which sessions they exported; a new one applies from now on.
-        let previousIdle = state.idleMicroseconds ?? idle
+        // The rule of the runs so far says which sessions they exported; a new one applies from now on.
+        let previousRule = IncrementalExportRule(idle: state.idleMicroseconds ?? rule.idle, endGrace: state.endGraceMicroseconds ?? rule.endGrace)
         let through: UInt64
         if let pending = state.pending {
             report.redone = true
@@ -94,8 +120,8 @@ public enum IncrementalExporter {
             through = pending.throughLSN
         } else {
             let end = max(from, reader.lsnRange?.upperBound ?? 0)
-            // With no new event only a shorter --idle can complete a session.
-            guard end > from || idle < previousIdle else { return report }
+            // With no new event only a shorter --idle or --end-grace can complete a session.
+            guard end > from || rule.isShorter(than: previousRule) else { return report }
             report.run = state.committedRun + 1
             through = end
             state.pending = .init(run: report.run, throughLSN: through)
@@ -106,7 +132,7 @@ public enum IncrementalExporter {
         report.deletedFiles = try deleteFiles(of: prefix, under: baseOptions.directory, tables: baseOptions.tables, host: baseOptions.host)
         report.lsns = from < through ? (from + 1)...through : nil
 
-        var sessions = try completion(reader: reader, after: from, through: through, previousIdle: previousIdle, idle: idle)
+        var sessions = try completion(reader: reader, after: from, through: through, previous: previousRule, rule: rule)
         report.sessionsCompleted = sessions.completed.count
         report.sessionsLive = sessions.live
         report.eventsAfterSessionExported = sessions.eventsAfterExport
@@ -115,11 +141,18 @@ public enum IncrementalExporter {
         options.appending = true
         report.export = try Exporter.export(options: options) { sink in
             if options.tables.contains(.events) {
-                try reader.scan(LogQuery(fromLSN: from + 1)) { block, index in
+                // An event's row waits until its session's tags are known (its session.start is
+                // stored) or the session is complete, so that it carries the tags a full export
+                // gives it; a run writes the events that became ready since the last run.
+                try reader.scan(LogQuery(fromLSN: sessions.firstHeldLSN.map { min($0, from + 1) } ?? from + 1)) { block, index in
                     let lsn = block.lsn(index)
                     guard lsn <= through else { return false }
                     block.withEvent(index) { _, sessionBytes, _ in
                         let slot = Int(sessions.table.reference(of: sessionBytes) ?? 0)
+                        let start = sessions.startLSN[slot]
+                        let readyNow = start <= through || sessions.completeNow[slot]
+                        let readyBefore = lsn <= from && (start <= from || sessions.completeBefore[slot])
+                        guard readyNow && !readyBefore else { return }
                         sink.event(
                             EventRow(
                                 lsn: lsn, session: sessions.names[slot], tags: sessions.tags[slot], sequence: block.sequence(index),
@@ -139,29 +172,53 @@ public enum IncrementalExporter {
         state.pending = nil
         state.committedRun = report.run
         state.exportedThroughLSN = through
-        state.idleMicroseconds = idle
+        state.idleMicroseconds = rule.idle
+        state.endGraceMicroseconds = rule.endGrace
         state.eventsAfterSessionExported += report.eventsAfterSessionExported
         try saveState(state, to: statePath)
         return report
     }
 
+    /// The sessions of the events up to a run's last LSN, as its first pass finds them.
+    struct Completion {
+        /// The sessions complete at the run's last LSN and not at the last run's: their rows are written.
+        var completed: Set<String> = []
+        /// Sessions not complete.
+        var live = 0
+        /// Events of this run for sessions an earlier run completed.
+        var eventsAfterExport = 0
+        /// The sessions by number, their ids and tags.
+        var table = ByteStringTable()
+        var names: [String] = []
+        var tags: [SessionTags] = []
+        /// Per session: the LSN of its session.start (`UInt64.max` when none is stored), and
+        /// whether it is complete now and was at the last run.
+        var startLSN: [UInt64] = []
+        var completeNow: [Bool] = []
+        var completeBefore: [Bool] = []
+        /// The lowest LSN of an event an earlier run held back (its session had neither tags nor completion then).
+        var firstHeldLSN: UInt64?
+    }
+
     /// The sessions of events up to `through` that are complete there and were not at `after`,
     /// with every session's id and tags (for the events table).
     private static func completion(
-        reader: LogReader, after: UInt64, through: UInt64, previousIdle: Int64, idle: Int64
-    ) throws -> (
-        completed: Set<String>, live: Int, eventsAfterExport: Int, table: ByteStringTable, names: [String], tags: [SessionTags]
-    ) {
+        reader: LogReader, after: UInt64, through: UInt64, previous: IncrementalExportRule, rule: IncrementalExportRule
+    ) throws -> Completion {
         /// One session as far as the scan has read.
         struct Progress {
             var lastReceived: Int64 = .min
-            /// A gap of `idle` or more between two of its events, or `session.end`, seen.
+            /// Its session.end was read.
+            var ended = false
+            /// A gap between two of its events completes it (``IncrementalExportRule``).
             var complete = false
-            /// The same with the previous runs' idle time.
+            /// The same by the previous runs' rule.
             var completePreviously = false
             var completeBefore = false
             var seenBefore = false
             var eventsAfterExport = 0
+            var startLSN = UInt64.max
+            var firstLSN = UInt64.max
         }
         var table = ByteStringTable()
         var names: [String] = []
@@ -173,7 +230,8 @@ public enum IncrementalExporter {
             snapshotTaken = true
             for slot in progress.indices where progress[slot].lastReceived != .min {
                 progress[slot].seenBefore = true
-                progress[slot].completeBefore = progress[slot].completePreviously || clock - progress[slot].lastReceived >= previousIdle
+                progress[slot].completeBefore =
+                    progress[slot].completePreviously || previous.completes(gap: clock - progress[slot].lastReceived, ended: progress[slot].ended)
             }
         }
         try reader.scan(LogQuery()) { block, index in
@@ -191,16 +249,15 @@ public enum IncrementalExporter {
                     progress.append(Progress())
                 }
                 if snapshotTaken && progress[slot].completeBefore { progress[slot].eventsAfterExport += 1 }
+                if progress[slot].firstLSN == .max { progress[slot].firstLSN = lsn }
+                if type == .sessionStart && progress[slot].startLSN == .max { progress[slot].startLSN = lsn }
                 if progress[slot].lastReceived != .min {
                     let gap = received - progress[slot].lastReceived
-                    if gap >= idle { progress[slot].complete = true }
-                    if gap >= previousIdle { progress[slot].completePreviously = true }
+                    if rule.completes(gap: gap, ended: progress[slot].ended) { progress[slot].complete = true }
+                    if previous.completes(gap: gap, ended: progress[slot].ended) { progress[slot].completePreviously = true }
                 }
                 progress[slot].lastReceived = max(progress[slot].lastReceived, received)
-                if type == .sessionEnd {
-                    progress[slot].complete = true
-                    progress[slot].completePreviously = true
-                }
+                if type == .sessionEnd { progress[slot].ended = true }
                 if type == .sessionStart {
                     var replayer = SessionReplayer()
                     _ = replayer.apply(
@@ -216,27 +273,28 @@ public enum IncrementalExporter {
             return true
         }
         if !snapshotTaken { snapshot() }
-        var completed = Set<String>()
-        var live = 0
-        var late = 0
+        var result = Completion(table: table, names: names, tags: tags)
         for slot in progress.indices {
             let session = progress[slot]
-            late += session.eventsAfterExport
-            if session.completeBefore { continue }
-            if session.complete || clock - session.lastReceived >= idle {
-                completed.insert(names[slot])
-            } else {
-                live += 1
+            result.eventsAfterExport += session.eventsAfterExport
+            result.startLSN.append(session.startLSN)
+            result.completeBefore.append(session.completeBefore)
+            let now = session.completeBefore || session.complete || rule.completes(gap: clock - session.lastReceived, ended: session.ended)
+            result.completeNow.append(now)
+            if session.seenBefore && session.startLSN > after && !session.completeBefore {
+                result.firstHeldLSN = min(result.firstHeldLSN ?? .max, session.firstLSN)
             }
+            if session.completeBefore { continue }
+            if now { result.completed.insert(names[slot]) } else { result.live += 1 }
         }
-        return (completed, live, late, table, names, tags)
+        return result
     }
 
     /// Reads the state file (a new state when there is none) and checks it was written for `options`.
     static func loadState(_ path: String, options: ExportOptions) throws(ExportError) -> IncrementalExportState {
         let fresh = IncrementalExportState(
             format: options.format.rawValue, compression: options.compression.rawValue, partitioning: options.partitioning.rawValue, host: options.host,
-            tables: options.tables.sorted().map(\.name), idleMicroseconds: nil)
+            tables: options.tables.sorted().map(\.name), idleMicroseconds: nil, endGraceMicroseconds: nil)
         guard let data = FileManager.default.contents(atPath: path) else {
             if FileManager.default.fileExists(atPath: path) { throw ExportError("cannot read the state file \(path).", code: .stateMismatch) }
             return fresh

@@ -107,6 +107,12 @@ struct ExportCommand: ParsableCommand {
             valueName: "duration"))
     var idle = "30m"
 
+    @Option(
+        help: ArgumentHelp(
+            "With --incremental: a session is complete this long after its session.end when no event of it arrived since (events delivered late still count). At most --idle.",
+            valueName: "duration"))
+    var endGrace = "5m"
+
     @OptionGroup var scope: AnalyticsFilterOptions
 
     func validate() throws {
@@ -119,6 +125,9 @@ struct ExportCommand: ParsableCommand {
         if incremental {
             guard state != nil else { throw ValidationError("--incremental needs --state FILE: where it keeps what it has exported between runs.") }
             guard QueryFunnelCommand.duration(idle) != nil else { throw ValidationError("--idle takes a duration such as 90s, 10m or 2h, not \(idle).") }
+            guard QueryFunnelCommand.duration(endGrace) != nil else {
+                throw ValidationError("--end-grace takes a duration such as 0s, 90s or 5m, not \(endGrace).")
+            }
             if overwrite { throw ValidationError("--incremental adds files to the output directory; --overwrite would delete what earlier runs wrote.") }
             let filter = scope.filter
             if filter.since != nil || filter.until != nil || filter.app != nil || filter.version != nil || filter.idiom != nil || filter.session != nil {
@@ -213,7 +222,8 @@ struct ExportCommand: ParsableCommand {
         let started = clock.now
         let report: IncrementalExportReport
         do {
-            report = try IncrementalExporter.run(reader: reader, options: options, statePath: state!, idle: QueryFunnelCommand.duration(idle)!)
+            let rule = IncrementalExportRule(idle: QueryFunnelCommand.duration(idle)!, endGrace: QueryFunnelCommand.duration(endGrace)!)
+            report = try IncrementalExporter.run(reader: reader, options: options, statePath: state!, rule: rule)
         } catch let error as ExportError {
             printError("navlog export: \(error.message)")
             throw ExitCode.failure

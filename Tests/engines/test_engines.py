@@ -3,7 +3,7 @@ and DuckDB load the files exactly as navlog writes them, with the statements `na
 --print-read ENGINE` prints (the ones docs/ANALYTICS-TABLES.md shows), and give navlog's answers.
 
 Two logs: a production-shaped one from `navlog-bench generate` (hundreds of live sessions, mixed
-recording styles, reordered delivery) and Tests/engines/edge-cases.jsonl, written by hand for what
+recording styles), 3% of its events delivered late (after up to 400 others) and Tests/engines/edge-cases.jsonl, written by hand for what
 engines get wrong: a client that sends no `seq` (so the first day's integer columns are all null),
 an app version `1.10`, a screen whose class is "", strings with commas, quotes, newlines, tabs and
 backslashes, a session id with a comma and quotes. For every table each engine returns every row
@@ -59,6 +59,30 @@ def statements(text):
     return [part.strip() for part in body.split(";\n") if part.strip().rstrip(";")]
 
 
+def deliver_late(path, seed, fraction=0.03, most=400):
+    """Rewrites a generated NDJSON file as production delivers it (../shared/workload.md): a
+    share of the events arrive late, after up to `most` later events (a batch of a session
+    retried or delayed), so sessions are stored out of seq order."""
+    import random
+
+    rng = random.Random(seed)
+    lines = path.read_text().splitlines(keepends=True)
+    delayed = []
+    out = []
+    for number, line in enumerate(lines):
+        if rng.random() < fraction:
+            delayed.append((number + rng.randint(1, most), line))
+        else:
+            out.append(line)
+        due = [entry for entry in delayed if entry[0] <= number]
+        for entry in due:
+            out.append(entry[1])
+            delayed.remove(entry)
+    out += [line for _, line in sorted(delayed)]
+    assert len(out) == len(lines)
+    path.write_text("".join(out))
+
+
 def norm(value):
     if isinstance(value, bool):
         return int(value)
@@ -99,6 +123,7 @@ def logs():
     generated = work / "generated.jsonl"
     with open(generated, "w") as out:
         subprocess.run([BENCH, "generate", "12000", "11", "--live", "500"], stdout=out, check=True, timeout=300)
+    deliver_late(generated, seed=11)
     result = {"edge": Data(work, "edge", HERE / "edge-cases.jsonl"), "workload": Data(work, "workload", generated)}
     yield result
     shutil.rmtree(work, ignore_errors=True)

@@ -20,7 +20,7 @@ import tempfile
 
 import pytest
 
-from test_engines import BENCH, ClickHouse, ROOT, Spark, json_lines, navlog, statements
+from test_engines import BENCH, ClickHouse, ROOT, Spark, deliver_late, json_lines, navlog, statements
 
 HOSTS = ["host-a", "host-b", "host-c"]
 JOB = ROOT / "tools" / "spark" / "navlog_job.py"
@@ -32,6 +32,7 @@ def fleet():
     source = work / "all.jsonl"
     with open(source, "w") as out:
         subprocess.run([BENCH, "generate", "9000", "31", "--live", "300"], stdout=out, check=True, timeout=300)
+    deliver_late(source, seed=31)
     events = [json.loads(line) for line in source.read_text().splitlines()]
     ids = sorted({e["session"] for e in events})
     moved = set(ids[:: max(1, len(ids) // 5)][:5])
