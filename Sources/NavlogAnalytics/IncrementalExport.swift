@@ -99,11 +99,14 @@ public struct IncrementalExportReport: Sendable {
 /// with deterministic names, atomically, so that a crash at any point followed by a rerun
 /// leaves every row in the output exactly once.
 ///
-/// - `events`: the events with LSNs after the last run's, up to the log's end when the run began.
 /// - The derived tables (screen_visits, transitions, sessions, anomalies, exits): the rows of the
-///   sessions that became complete in that range (``IncrementalExportRule``),
-///   from a replay of their events up to the run's last LSN. Completion is monotonic (an ended
-///   gap stays in the log), so no session is exported twice.
+///   sessions that became complete (``IncrementalExportRule``) between the last run's last LSN
+///   and this run's (the log's end when it began), from a replay of their events up to this
+///   run's last LSN. Completion is monotonic (a gap stays in the log), so no session is
+///   exported twice.
+/// - `events`: the events up to this run's last LSN that became ready since the last run (their
+///   session's `session.start` stored, or their session complete), so that every row carries the
+///   tags a full export gives it and is written once.
 public enum IncrementalExporter {
     /// Runs one incremental export of `reader` with `options` and the state file at `statePath`.
     /// - Throws: ``ExportError`` (a state file of other options, I/O), ``StoreError`` (the log).
@@ -132,7 +135,7 @@ public enum IncrementalExporter {
         report.deletedFiles = try deleteFiles(of: prefix, under: baseOptions.directory, tables: baseOptions.tables, host: baseOptions.host)
         report.lsns = from < through ? (from + 1)...through : nil
 
-        var sessions = try completion(reader: reader, after: from, through: through, previous: previousRule, rule: rule)
+        let sessions = try completion(reader: reader, after: from, through: through, previous: previousRule, rule: rule)
         report.sessionsCompleted = sessions.completed.count
         report.sessionsLive = sessions.live
         report.eventsAfterSessionExported = sessions.eventsAfterExport
@@ -168,7 +171,6 @@ public enum IncrementalExporter {
             scanner.throughLSN = through
             try scanner.scan(into: &sink)
         }
-        sessions.completed = []
         state.pending = nil
         state.committedRun = report.run
         state.exportedThroughLSN = through
