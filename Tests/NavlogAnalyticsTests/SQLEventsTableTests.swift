@@ -14,18 +14,24 @@ import Testing
 struct SQLEventsTableTests {
     /// A log of interleaved workload sessions over several segments (apps, idioms, devices vary).
     static func withLog<R>(_ body: (LogReader) throws -> R) throws -> R {
+        var configuration = WorkloadConfiguration(seed: 77)
+        configuration.concurrentSessions = 40
+        configuration.meanEventsPerSession = 120
+        return try withLog(configuration, events: 12_000) { reader, _ in try body(reader) }
+    }
+
+    /// A log of `events` generated lines of `configuration` (small blocks and segments), and the lines.
+    static func withLog<R>(_ configuration: WorkloadConfiguration, events: Int, _ body: (LogReader, [[UInt8]]) throws -> R) throws -> R {
         try TestEnvironment.withTemporaryDirectory { dir in
             var options = LogOptions()
             options.maximumEventsPerBlock = 700
             options.maximumSegmentBytes = 32 << 10
             let log = try EventLog(directory: dir.path, options: options)
-            var configuration = WorkloadConfiguration(seed: 77)
-            configuration.concurrentSessions = 40
-            configuration.meanEventsPerSession = 120
             var generator = WorkloadGenerator(configuration)
             var parser = EventLineParser()
             var batch = EventBatch()
-            for (number, line) in generator.lines(12_000).enumerated() {
+            let lines = generator.lines(events)
+            for (number, line) in lines.enumerated() {
                 _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
                 if batch.count == 500 {
                     _ = try log.append(batch)
@@ -34,7 +40,7 @@ struct SQLEventsTableTests {
             }
             _ = try log.append(batch)
             try log.close()
-            return try body(try LogReader(directory: dir.path))
+            return try body(try LogReader(directory: dir.path), lines)
         }
     }
 
@@ -109,6 +115,39 @@ struct SQLEventsTableTests {
             let rows = Self.text(try database.fetchAll("SELECT * FROM events").rows)
             #expect(rows.count == reader.eventCount)
             #expect(rows == expected)
+        }
+    }
+
+    @Test("on production's shape (500 live sessions, mixed recording styles), counts by type and by app equal a plain count of the NDJSON lines")
+    func countsEqualTheLines() throws {
+        var configuration = WorkloadConfiguration.production(seed: 78)
+        configuration.concurrentSessions = 500
+        configuration.meanEventsPerSession = 60
+        try Self.withLog(configuration, events: 15_000) { reader, lines in
+            // The oracle reads the lines with Foundation's JSON parser, nothing of navlog's.
+            var byType: [String: Int] = [:]
+            var appOfSession: [String: String] = [:]
+            var typeAndSession: [(type: String, session: String)] = []
+            for line in lines {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+                let type = try #require(object["type"] as? String)
+                let session = try #require(object["session"] as? String)
+                byType[type, default: 0] += 1
+                typeAndSession.append((type, session))
+                if type == "session.start", let app = object["app"] as? String { appOfSession[session] = app }
+            }
+            var byAppAndType: [String: Int] = [:]
+            for event in typeAndSession { byAppAndType["\(appOfSession[event.session] ?? "")|\(event.type)", default: 0] += 1 }
+            #expect(Set(appOfSession.values).count > 1 && byType.count > 10)
+
+            let database = try SQLAnalyticsDatabase()
+            try database.load(from: reader)
+            let types = Self.text(try database.fetchAll("SELECT type, count(*) FROM events GROUP BY 1 ORDER BY 1").rows)
+            #expect(types == byType.sorted { $0.key < $1.key }.map { "\($0.key)|\($0.value)" })
+            let apps = Self.text(try database.fetchAll("SELECT app, type, count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2").rows)
+            #expect(apps == byAppAndType.sorted { $0.key < $1.key }.map { "\($0.key)|\($0.value)" })
+            let sessions = Self.text(try database.fetchAll("SELECT count(DISTINCT session) FROM events").rows)
+            #expect(sessions == ["\(Set(typeAndSession.map(\.session)).count)"])
         }
     }
 }

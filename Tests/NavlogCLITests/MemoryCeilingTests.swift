@@ -36,7 +36,10 @@ struct MemoryCeilingTests {
     func ceiling() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let data = dir.appendingPathComponent("data").path
-            var generator = WorkloadGenerator(WorkloadConfiguration(seed: 614, concurrentSessions: 600, meanEventsPerSession: 60))
+            // Production's mix of recording styles (workload.md), 600 sessions live at once.
+            var configuration = WorkloadConfiguration(seed: 614, concurrentSessions: 600, meanEventsPerSession: 60)
+            configuration.recordingMix = WorkloadConfiguration.productionRecordingMix
+            var generator = WorkloadGenerator(configuration)
             let first = dir.appendingPathComponent("first.jsonl"), second = dir.appendingPathComponent("second.jsonl")
             try Data(generator.lines(50_000).flatMap { $0 + [0x0A] }).write(to: first)
             try Data(generator.lines(50_000).flatMap { $0 + [0x0A] }).write(to: second)
