@@ -551,7 +551,9 @@ final class ExportPartitionWriter {
         }
         for table in options.tables { report.rows[table] = report.rows[table] ?? 0 }
         report.paths.sort()
-        for directory in Set((closedParts + partitions).map(\.directory)) { syncDirectory(of: options.directory + "/" + directory + "/x") }
+        for directory in Set((closedParts + partitions).map(\.directory)) {
+            do { try DurableFile.syncDirectory(containing: options.directory + "/" + directory + "/x") } catch { throw ExportError(error.message) }
+        }
         try writeSchemas()
         return report
     }

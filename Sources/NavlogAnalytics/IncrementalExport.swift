@@ -75,10 +75,10 @@ public struct IncrementalExportRule: Sendable, Equatable {
 
 /// What one incremental run did.
 public struct IncrementalExportReport: Sendable {
-    /// Whether a run was made (not when nothing was new).
-    public var ran = false
-    /// The run's number.
+    /// The run's number (0: no run, nothing was new).
     public var run = 0
+    /// Whether a run was made.
+    public var ran: Bool { run > 0 }
     /// Whether it redid a run that had died.
     public var redone = false
     /// Files of a dead run that were deleted first.
@@ -130,7 +130,6 @@ public enum IncrementalExporter {
             state.pending = .init(run: report.run, throughLSN: through)
             try saveState(state, to: statePath)
         }
-        report.ran = true
         let prefix = "part-r" + zeroPadded(report.run, 6) + "-"
         report.deletedFiles = try deleteFiles(of: prefix, under: baseOptions.directory, tables: baseOptions.tables, host: baseOptions.host)
         report.lsns = from < through ? (from + 1)...through : nil
@@ -330,7 +329,7 @@ public enum IncrementalExporter {
                 throw ExportError("cannot create \(directory): \(error.localizedDescription)")
             }
         }
-        try writeDurably(Array(data) + [0x0A], to: path)
+        do { try DurableFile.replace(path, with: Array(data) + [0x0A]) } catch { throw ExportError(error.message) }
     }
 
     /// Deletes the files of the run whose names start with `prefix` (finished or `.tmp`) under each
@@ -356,39 +355,4 @@ public enum IncrementalExporter {
         let digits = String(value)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file that is synced and renamed over it, then
-/// syncs the directory, so that `path` holds either its old or its new content after a crash.
-func writeDurably(_ bytes: [UInt8], to path: String) throws(ExportError) {
-    let temporary = path + ".tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw ExportError("cannot open \(temporary): \(String(cString: strerror(errno))).") }
-    var written = 0
-    var failed: Int32 = 0
-    bytes.withUnsafeBytes { raw in
-        while written < raw.count {
-            let n = write(descriptor, raw.baseAddress! + written, raw.count - written)
-            if n < 0 {
-                if errno == EINTR { continue }
-                failed = errno
-                return
-            }
-            written += n
-        }
-    }
-    if failed == 0 && fsync(descriptor) != 0 { failed = errno }
-    close(descriptor)
-    if failed != 0 { throw ExportError("cannot write \(temporary): \(String(cString: strerror(failed))).") }
-    guard rename(temporary, path) == 0 else { throw ExportError("cannot rename \(temporary): \(String(cString: strerror(errno))).") }
-    syncDirectory(of: path)
-}
-
-/// fsyncs the directory holding `path` (so a rename in it is durable).
-func syncDirectory(of path: String) {
-    let directory = (path as NSString).deletingLastPathComponent
-    let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
-    fsync(descriptor)
-    close(descriptor)
 }

@@ -70,14 +70,6 @@ struct LogDirectory {
 
     /// Writes `bytes` to `name` atomically (temporary file, fsync, rename, fsync the directory).
     func writeAtomically(_ name: String, _ bytes: [UInt8]) throws(StoreError) {
-        let temporary = name + ".tmp"
-        do {
-            let file = try StoreFile(path: self.file(temporary), writable: true)
-            try file.truncate(to: 0)
-            try bytes.withBytes { (raw) throws(StoreError) in try file.write(raw, at: 0) }
-            try file.sync()
-        }
-        try rename(temporary, to: name)
-        try syncDirectory(path)
+        try DurableFile.replace(file(name), with: bytes)
     }
 }

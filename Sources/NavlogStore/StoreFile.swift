@@ -1,3 +1,4 @@
+import NavlogEvents
 import SystemPackage
 
 #if canImport(Glibc)
@@ -92,6 +93,29 @@ struct StoreFile: ~Copyable {
         let code = Glibc.errno
         if code == EWOULDBLOCK { return false }
         throw StoreError.errno(code, "lock", path)
+    }
+}
+
+/// Files replaced so that a crash leaves the old content or the new, never a part.
+public enum DurableFile {
+    /// Writes `bytes` to `path` through `path.tmp` (written, fsynced), renamed over `path`, then
+    /// fsyncs the directory.
+    public static func replace(_ path: String, with bytes: [UInt8]) throws(StoreError) {
+        let temporary = path + ".tmp"
+        do {
+            let file = try StoreFile(path: temporary, writable: true)
+            try file.truncate(to: 0)
+            try bytes.withBytes { (raw) throws(StoreError) in try file.write(raw, at: 0) }
+            try file.sync()
+        }
+        if Glibc.rename(temporary, path) != 0 { throw StoreError.errno(errno, "rename", temporary) }
+        try syncDirectory(containing: path)
+    }
+
+    /// Makes the entries of the directory holding `path` (a rename into it, say) durable.
+    public static func syncDirectory(containing path: String) throws(StoreError) {
+        let slash = path.lastIndex(of: "/")
+        try NavlogStore.syncDirectory(slash.map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? ".")
     }
 }
 
