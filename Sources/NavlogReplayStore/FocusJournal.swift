@@ -94,41 +94,136 @@ public enum FocusJournal {
         )
     }
 
+    /// The columns of a journal frame, in the order they are written. Records are split
+    /// across them by kind of value, and times, sequence numbers and controller addresses are
+    /// written as differences from the same session's previous ones, so that zstd finds the
+    /// repeats (issue 14: the row-per-record form took ~20 bytes a record compressed).
+    enum Column: Int, CaseIterable {
+        /// One byte per record: its kind (1 start, 2 view, 3 background, 4 end, 5 anomaly).
+        case tags
+        /// Records are grouped by session (in the order of each session's first record in the
+        /// frame, a session's records in their order): per group, the session's string number
+        /// and its record count.
+        case sessions
+        /// Per record, its time less the session's previous record's time (zigzag).
+        case times
+        /// Per visit: a byte of which optional parts it has (``VisitFlags``); per background,
+        /// whether it has a screen; per anomaly, whether it has a rule.
+        case flags
+        /// Screen string numbers: a visit's screen and the one it came from (unless it is the
+        /// session's previous visit's screen: ``VisitFlags/fromPrevious``), a background's screen.
+        case screens
+        /// Per visit, its controller, in the low two bits how: 2, a hexadecimal address (`0x…`)
+        /// among the session's eight most recent ones (its position above them: users go back
+        /// to screens they saw); 1, another address, as its difference from the most recent one
+        /// (zigzag, above); 0, any other id, as its string number (above).
+        case controllers
+        /// Per visit: end less the record time, start less the session's previous visit's end,
+        /// and (end − start) less dwell, all zigzag: mostly zeros.
+        case visitTimes
+        /// Small numbers: a visit's cause, index (less the one after the session's previous
+        /// visit's) and `seq` (less the session's previous one), a session end's figures, an
+        /// anomaly's `seq`, LSN and code.
+        case numbers
+        /// Other string numbers: a start's app, version, idiom and device; a visit's storyboard
+        /// id and detail; an anomaly's rule, controllers and message.
+        case strings
+    }
+
+    /// Which optional parts a visit has.
+    enum VisitFlags {
+        static let present: UInt8 = 1
+        static let storyboardID: UInt8 = 2
+        static let detail: UInt8 = 4
+        static let from: UInt8 = 8
+        static let sequence: UInt8 = 16
+        /// The view came from the screen of the session's previous visit (not written again).
+        static let fromPrevious: UInt8 = 32
+    }
+
+    /// What a session's previous records were, for the differences the columns hold.
+    struct SessionPrevious {
+        var time: Int64 = 0
+        var visitEnd: Int64 = 0
+        var sequence: UInt64 = 0
+        /// The session's most recent controller addresses, the latest first.
+        var addresses = SIMD8<UInt64>()
+
+        /// Where `address` is among ``addresses`` (nil: not there); moves it to the front.
+        mutating func use(_ address: UInt64) -> Int? {
+            var position = 0
+            while position < 8 && addresses[position] != address { position += 1 }
+            let found = position < 8 ? position : nil
+            var index = min(position, 7)
+            while index > 0 {
+                addresses[index] = addresses[index - 1]
+                index -= 1
+            }
+            addresses[0] = address
+            return found
+        }
+        /// The index the next visit has when none was skipped.
+        var nextIndex: Int = 0
+        /// The previous visit's screen string number + 1 (0: none yet).
+        var screen: UInt64 = 0
+    }
+
     /// Builds one segment's journal: records refer to strings by their number in a table
     /// written first, so reading makes each distinct string once (session ids repeat in every
-    /// record of the session).
+    /// record of the session); the records are stored column by column (``Column``).
     public struct Writer {
-        private(set) var bytes: [UInt8] = []
+        /// Per session (a group, in the order of its first record), its records' columns.
+        private var groups: [[[UInt8]]] = []
+        /// Per group, its session's string number and its record count.
+        private var groupKeys: [Int] = []
+        private var groupRecords: [Int] = []
+        /// Per string number, its group + 1 (0: none).
+        private var groupOfKey: [Int] = []
+        /// The group being written.
+        private var current = 0
         private var strings = ByteStringTable()
+        /// Per string number (for the strings that are sessions), the session's previous values.
+        private var previous: [SessionPrevious] = []
         /// Records written so far.
         private var records = 0
-        /// Sessions re-derived in this journal (E4), with the number of the record where their
-        /// re-derived records begin.
-        private var rederived: [(session: [UInt8], firstRecord: Int)] = []
+        /// Sessions re-derived in this journal (E4), with how many of their records in this
+        /// journal came before their re-derived ones.
+        private var rederived: [(session: [UInt8], key: Int, recordsBefore: Int)] = []
 
         public init() {}
 
         /// Whether nothing was recorded.
-        public var isEmpty: Bool { bytes.isEmpty && rederived.isEmpty }
+        public var isEmpty: Bool { records == 0 && rederived.isEmpty }
 
         /// Bytes of records so far (a builder starts a new journal frame past a size).
-        public var recordBytes: Int { bytes.count }
+        public var recordBytes: Int { groups.reduce(0) { total, group in group.reduce(total) { $0 + $1.count } } }
 
         /// Starts the records of `session` replayed again from its first event in `seq` order
         /// (E4, after a late event): readers drop every record of the session before this
         /// point, in this journal and in the earlier ones, and read these instead.
         public mutating func beginRederived(session: UnsafeRawBufferPointer) {
-            rederived.append((Array(session), records))
+            let key = Int(strings.intern(session))
+            let group = key < groupOfKey.count ? groupOfKey[key] : 0
+            rederived.append((Array(session), key, group == 0 ? 0 : groupRecords[group - 1]))
         }
 
-        /// The journal: the re-derived sessions, the string table, then the records.
+        /// The journal: the re-derived sessions, the string table, then the columns (each its
+        /// length and bytes).
         public func finished() -> [UInt8] {
             var output: [UInt8] = []
+            // A re-derived session's first record, numbered in the frame's (grouped) order.
+            var groupStart: [Int] = []
+            var recordNumber = 0
+            for count in groupRecords {
+                groupStart.append(recordNumber)
+                recordNumber += count
+            }
             Varint.append(UInt64(rederived.count), to: &output)
-            for (session, firstRecord) in rederived {
+            for (session, key, recordsBefore) in rederived {
                 Varint.append(UInt64(session.count), to: &output)
                 output.append(contentsOf: session)
-                Varint.append(UInt64(firstRecord), to: &output)
+                let group = key < groupOfKey.count ? groupOfKey[key] : 0
+                Varint.append(UInt64(group == 0 ? recordNumber : groupStart[group - 1] + recordsBefore), to: &output)
             }
             Varint.append(UInt64(strings.count), to: &output)
             for number in 0..<strings.count {
@@ -137,7 +232,20 @@ public enum FocusJournal {
                     output.append(contentsOf: raw)
                 }
             }
-            output.append(contentsOf: bytes)
+            Varint.append(UInt64(Column.allCases.count), to: &output)
+            for column in Column.allCases {
+                var bytes: [UInt8] = []
+                if column == .sessions {
+                    for (key, count) in zip(groupKeys, groupRecords) {
+                        Varint.append(UInt64(key), to: &bytes)
+                        Varint.append(UInt64(count), to: &bytes)
+                    }
+                } else {
+                    for group in groups { bytes.append(contentsOf: group[column.rawValue]) }
+                }
+                Varint.append(UInt64(bytes.count), to: &output)
+                output.append(contentsOf: bytes)
+            }
             return output
         }
 
@@ -145,96 +253,164 @@ public enum FocusJournal {
         public mutating func record(
             _ type: EventType, session: UnsafeRawBufferPointer, before: Before, after: SessionReplayer, sequence: UInt64?, timestamp: Int64, body: StoredBody
         ) {
+            let key = Int(strings.intern(session))
+            if key >= previous.count {
+                previous.append(contentsOf: repeatElement(SessionPrevious(), count: key + 1 - previous.count))
+                groupOfKey.append(contentsOf: repeatElement(0, count: key + 1 - groupOfKey.count))
+            }
             if type == .sessionStart {
                 let info = after.info
-                records += 1
-                bytes.append(1)
-                string(session)
-                Varint.append(Varint.zigzag(timestamp), to: &bytes)
-                for text in [info.app ?? "", info.version ?? "", info.idiom == .unknown ? "" : "\(info.idiom)", info.device ?? ""] { string(text) }
+                begin(1, key: key, timestamp: timestamp)
+                for text in [info.app ?? "", info.version ?? "", info.idiom == .unknown ? "" : "\(info.idiom)", info.device ?? ""] { string(text, .strings) }
             }
             if after.anomalies.count > before.anomalies {
                 for anomaly in after.anomalies[before.anomalies...] {
-                    records += 1
-                    bytes.append(5)
-                    string(session)
-                    Varint.append(Varint.zigzag(anomaly.event.timestamp), to: &bytes)
-                    Varint.append(anomaly.event.sequence.map { $0 &+ 1 } ?? 0, to: &bytes)
-                    Varint.append(anomaly.event.lsn.map { $0 &+ 1 } ?? 0, to: &bytes)
-                    bytes.append(anomaly.code.rawValue)
-                    optional(anomaly.rule)
-                    string(anomaly.controllers.map { after.id(of: $0) }.joined(separator: " "))
-                    string(anomaly.message)
+                    begin(5, key: key, timestamp: anomaly.event.timestamp)
+                    number(anomaly.event.sequence.map { $0 &+ 1 } ?? 0)
+                    number(anomaly.event.lsn.map { $0 &+ 1 } ?? 0)
+                    append(anomaly.code.rawValue, .numbers)
+                    append(anomaly.rule == nil ? 0 : 1, .flags)
+                    if let rule = anomaly.rule { string(rule, .strings) }
+                    string(anomaly.controllers.map { after.id(of: $0) }.joined(separator: " "), .strings)
+                    string(anomaly.message, .strings)
                 }
             }
             let focus = after.focusedScreenHandle
             if let closedView = after.closedView, let closed = FocusJournal.view(after, closedView, end: timestamp) {
-                records += 1
-                bytes.append(2)
-                string(session)
-                Varint.append(Varint.zigzag(timestamp), to: &bytes)
-                visit(closed)
+                begin(2, key: key, timestamp: timestamp)
+                visit(closed, key: key, timestamp: timestamp)
             }
             if type == .appBackground {
-                records += 1
-                bytes.append(3)
-                string(session)
-                Varint.append(Varint.zigzag(timestamp), to: &bytes)
-                optional(focus.map { after.controllers[$0].className ?? after.id(of: $0) })
+                begin(3, key: key, timestamp: timestamp)
+                let screen = focus.map { after.controllers[$0].className ?? after.id(of: $0) }
+                append(screen == nil ? 0 : 1, .flags)
+                if let screen { string(screen, .screens) }
             }
             if type == .sessionEnd {
                 let info = after.info
-                records += 1
-                bytes.append(4)
-                string(session)
-                Varint.append(Varint.zigzag(timestamp), to: &bytes)
+                begin(4, key: key, timestamp: timestamp)
                 let open = FocusJournal.view(after, after.visit, end: timestamp)
-                visit(open)
-                for value in [after.eventCount, after.anomalies.count] { Varint.append(UInt64(value), to: &bytes) }
-                Varint.append(Varint.zigzag(info.firstTimestamp ?? 0), to: &bytes)
-                Varint.append(Varint.zigzag(info.lastTimestamp ?? 0), to: &bytes)
-                Varint.append(UInt64(after.viewsClosed + (open == nil ? 0 : 1)), to: &bytes)
-                Varint.append(UInt64(after.deepest.stack), to: &bytes)
-                Varint.append(UInt64(after.deepest.presentations), to: &bytes)
+                visit(open, key: key, timestamp: timestamp)
+                number(UInt64(after.eventCount))
+                number(UInt64(after.anomalies.count))
+                number(Varint.zigzag((info.firstTimestamp ?? 0) &- timestamp))
+                number(Varint.zigzag((info.lastTimestamp ?? 0) &- timestamp))
+                number(UInt64(after.viewsClosed + (open == nil ? 0 : 1)))
+                number(UInt64(after.deepest.stack))
+                number(UInt64(after.deepest.presentations))
             }
         }
 
-        private mutating func string(_ raw: UnsafeRawBufferPointer) {
-            Varint.append(UInt64(strings.intern(raw)), to: &bytes)
+        private mutating func begin(_ tag: UInt8, key: Int, timestamp: Int64) {
+            records += 1
+            if groupOfKey[key] == 0 {
+                groups.append([[UInt8]](repeating: [], count: Column.allCases.count))
+                groupKeys.append(key)
+                groupRecords.append(0)
+                groupOfKey[key] = groups.count
+            }
+            current = groupOfKey[key] - 1
+            groupRecords[current] += 1
+            append(tag, .tags)
+            varint(Varint.zigzag(timestamp &- previous[key].time), .times)
+            previous[key].time = timestamp
         }
 
-        private mutating func string(_ text: String) {
+        private mutating func append(_ byte: UInt8, _ column: Column) {
+            groups[current][column.rawValue].append(byte)
+        }
+
+        private mutating func varint(_ value: UInt64, _ column: Column) {
+            Varint.append(value, to: &groups[current][column.rawValue])
+        }
+
+        private mutating func number(_ value: UInt64) {
+            varint(value, .numbers)
+        }
+
+        @discardableResult
+        private mutating func string(_ text: String, _ column: Column) -> UInt32 {
             var text = text
-            text.withUTF8 { string(UnsafeRawBufferPointer($0)) }
+            let number = text.withUTF8 { strings.intern(UnsafeRawBufferPointer($0)) }
+            varint(UInt64(number), column)
+            return number
         }
 
-        private mutating func optional(_ text: String?) {
-            if let text {
-                bytes.append(1)
-                string(text)
-            } else {
-                bytes.append(0)
-            }
-        }
-
-        private mutating func visit(_ visit: Visit?) {
+        private mutating func visit(_ visit: Visit?, key: Int, timestamp: Int64) {
             guard let visit else {
-                bytes.append(0)
+                append(0, .flags)
                 return
             }
-            bytes.append(1)
-            string(visit.screen)
-            optional(visit.storyboardID)
-            string(visit.controller)
-            Varint.append(Varint.zigzag(visit.start), to: &bytes)
-            Varint.append(Varint.zigzag(visit.end), to: &bytes)
-            Varint.append(Varint.zigzag(visit.dwell), to: &bytes)
-            bytes.append(visit.cause.rawValue)
-            optional(visit.detail)
-            Varint.append(UInt64(visit.index), to: &bytes)
-            optional(visit.from)
-            Varint.append(visit.sequence.map { $0 &+ 1 } ?? 0, to: &bytes)
+            var fromNumber: UInt32?
+            if let from = visit.from {
+                var from = from
+                fromNumber = from.withUTF8 { strings.intern(UnsafeRawBufferPointer($0)) }
+            }
+            var flags = VisitFlags.present
+            if visit.storyboardID != nil { flags |= VisitFlags.storyboardID }
+            if visit.detail != nil { flags |= VisitFlags.detail }
+            if let fromNumber {
+                flags |= UInt64(fromNumber) + 1 == previous[key].screen ? VisitFlags.fromPrevious : VisitFlags.from
+            }
+            if visit.sequence != nil { flags |= VisitFlags.sequence }
+            append(flags, .flags)
+            let screen = string(visit.screen, .screens)
+            previous[key].screen = UInt64(screen) + 1
+            if flags & VisitFlags.from != 0, let fromNumber { varint(UInt64(fromNumber), .screens) }
+            if let storyboardID = visit.storyboardID { string(storyboardID, .strings) }
+            if let detail = visit.detail { string(detail, .strings) }
+            if let address = FocusJournal.address(visit.controller) {
+                let latest = previous[key].addresses[0]
+                if let position = previous[key].use(address) {
+                    varint(UInt64(position) << 2 | 2, .controllers)
+                } else {
+                    varint(Varint.zigzag(Int64(bitPattern: address &- latest)) << 2 | 1, .controllers)
+                }
+            } else {
+                var controller = visit.controller
+                let number = controller.withUTF8 { strings.intern(UnsafeRawBufferPointer($0)) }
+                varint(UInt64(number) << 2, .controllers)
+            }
+            varint(Varint.zigzag(timestamp &- visit.end), .visitTimes)
+            varint(Varint.zigzag(visit.start &- previous[key].visitEnd), .visitTimes)
+            varint(Varint.zigzag((visit.end &- visit.start) &- visit.dwell), .visitTimes)
+            previous[key].visitEnd = visit.end
+            append(visit.cause.rawValue, .numbers)
+            number(Varint.zigzag(Int64(visit.index &- previous[key].nextIndex)))
+            previous[key].nextIndex = visit.index &+ 1
+            if let sequence = visit.sequence {
+                number(Varint.zigzag(Int64(bitPattern: sequence &- previous[key].sequence)))
+                previous[key].sequence = sequence
+            }
         }
+    }
+
+    /// The value of a controller id that is a hexadecimal address in the form `0x` + lowercase
+    /// digits without leading zeros (what UIKit's `%p` prints), so that ``addressText(_:)``
+    /// gives the same text back; nil for any other id.
+    static func address(_ id: String) -> UInt64? {
+        var id = id
+        return id.withUTF8 { raw -> UInt64? in
+            guard raw.count >= 3, raw.count <= 18, raw[0] == UInt8(ascii: "0"), raw[1] == UInt8(ascii: "x") else { return nil }
+            var value: UInt64 = 0
+            for index in 2..<raw.count {
+                let byte = raw[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                default: return nil
+                }
+                if index == 2 && digit == 0 && raw.count > 3 { return nil }
+                value = value << 4 | UInt64(digit)
+            }
+            return value
+        }
+    }
+
+    /// The text of an address (the inverse of ``address(_:)``).
+    static func addressText(_ value: UInt64) -> String {
+        "0x" + String(value, radix: 16)
     }
 
     /// Checks a journal's structure without making any string (readers check all journals
@@ -279,54 +455,133 @@ public enum FocusJournal {
             guard let length = reader.readCount(limit: reader.remaining), let raw = reader.readBytes(length) else { return false }
             if makeStrings { table.append(String(decoding: raw, as: UTF8.self)) }
         }
-        func string() -> String? {
-            guard let number = reader.readVarint(), number < UInt64(tableCount) else { return nil }
+        guard let columnCount = reader.readCount(limit: reader.remaining), columnCount == Column.allCases.count else { return false }
+        var columns: [ByteReader] = []
+        for _ in 0..<columnCount {
+            guard let length = reader.readCount(limit: reader.remaining), let raw = reader.readBytes(length) else { return false }
+            columns.append(ByteReader(raw))
+        }
+        guard reader.isAtEnd else { return false }
+        var previous = [SessionPrevious](repeating: SessionPrevious(), count: tableCount)
+        func varint(_ column: Column) -> UInt64? { columns[column.rawValue].readVarint() }
+        func byte(_ column: Column) -> UInt8? { columns[column.rawValue].readByte() }
+        func string(_ column: Column) -> String? {
+            guard let number = varint(column), number < UInt64(tableCount) else { return nil }
             return makeStrings ? table[Int(number)] : ""
         }
-        func optional() -> String?? {
-            guard let flag = reader.readByte() else { return nil }
-            return flag == 0 ? .some(nil) : string().map { .some($0) }
-        }
-        func signed() -> Int64? { reader.readVarint().map(Varint.unzigzag) }
-        func number() -> Int? { reader.readVarint().flatMap { $0 <= UInt64(Int.max) ? Int($0) : nil } }
-        func type() -> EventType? { reader.readByte().flatMap(EventType.init(rawValue:)) }
-        func visitRecord() -> Visit?? {
-            guard let flag = reader.readByte() else { return nil }
-            if flag == 0 { return .some(nil) }
-            guard let screen = string(), let storyboardID = optional(), let controller = string(), let start = signed(), let end = signed(),
-                let dwell = signed(), let cause = type(), let detail = optional(), let index = number(), let from = optional(), let sequence = reader.readVarint()
+        func signed(_ column: Column) -> Int64? { varint(column).map(Varint.unzigzag) }
+        func number() -> Int? { varint(.numbers).flatMap { $0 <= UInt64(Int.max) ? Int($0) : nil } }
+        func visitRecord(key: Int, timestamp: Int64) -> Visit?? {
+            guard let flags = byte(.flags) else { return nil }
+            if flags & VisitFlags.present == 0 { return .some(nil) }
+            guard let screenNumber = varint(.screens), screenNumber < UInt64(tableCount) else { return nil }
+            let screen = makeStrings ? table[Int(screenNumber)] : ""
+            var from: String?
+            if flags & VisitFlags.fromPrevious != 0 {
+                guard previous[key].screen > 0 else { return nil }
+                from = makeStrings ? table[Int(previous[key].screen - 1)] : ""
+            }
+            previous[key].screen = screenNumber + 1
+            var storyboardID: String?
+            var detail: String?
+            if flags & VisitFlags.from != 0 {
+                guard let text = string(.screens) else { return nil }
+                from = text
+            }
+            if flags & VisitFlags.storyboardID != 0 {
+                guard let text = string(.strings) else { return nil }
+                storyboardID = text
+            }
+            if flags & VisitFlags.detail != 0 {
+                guard let text = string(.strings) else { return nil }
+                detail = text
+            }
+            guard let controllerCode = varint(.controllers) else { return nil }
+            let controller: String
+            switch controllerCode & 3 {
+            case 2:
+                guard controllerCode >> 2 < 8 else { return nil }
+                let address = previous[key].addresses[Int(controllerCode >> 2)]
+                _ = previous[key].use(address)
+                controller = makeStrings ? addressText(address) : ""
+            case 1:
+                let address = previous[key].addresses[0] &+ UInt64(bitPattern: Varint.unzigzag(controllerCode >> 2))
+                _ = previous[key].use(address)
+                controller = makeStrings ? addressText(address) : ""
+            case 0:
+                guard controllerCode >> 2 < UInt64(tableCount) else { return nil }
+                controller = makeStrings ? table[Int(controllerCode >> 2)] : ""
+            default:
+                return nil
+            }
+            guard let endOffset = signed(.visitTimes), let startOffset = signed(.visitTimes), let dwellOffset = signed(.visitTimes),
+                let cause = byte(.numbers).flatMap(EventType.init(rawValue:)), let indexDifference = signed(.numbers)
             else { return nil }
+            let index = previous[key].nextIndex &+ Int(truncatingIfNeeded: indexDifference)
+            previous[key].nextIndex = index &+ 1
+            let end = timestamp &- endOffset
+            let start = previous[key].visitEnd &+ startOffset
+            previous[key].visitEnd = end
+            var sequence: UInt64?
+            if flags & VisitFlags.sequence != 0 {
+                guard let difference = signed(.numbers) else { return nil }
+                sequence = previous[key].sequence &+ UInt64(bitPattern: difference)
+                previous[key].sequence = sequence ?? 0
+            }
             return .some(
                 Visit(
-                    screen: screen, storyboardID: storyboardID, controller: controller, start: start, end: end, dwell: dwell, cause: cause, detail: detail, index: index,
-                    from: from, sequence: sequence == 0 ? nil : sequence - 1))
+                    screen: screen, storyboardID: storyboardID, controller: controller, start: start, end: end, dwell: (end &- start) &- dwellOffset,
+                    cause: cause, detail: detail, index: index, from: from, sequence: sequence))
         }
-        while !reader.isAtEnd {
-            guard let tag = reader.readByte(), let key = reader.readVarint(), key < UInt64(tableCount), let timestamp = signed() else { return false }
-            let session = makeStrings ? table[Int(key)] : ""
-            func visit(_ record: Record) throws { try visitor(record, Int(key)) }
+        var key = 0
+        var leftInGroup = 0
+        while let tag = byte(.tags) {
+            if leftInGroup == 0 {
+                guard let keyNumber = varint(.sessions), keyNumber < UInt64(tableCount), let count = varint(.sessions), count > 0,
+                    count <= UInt64(columns[Column.tags.rawValue].remaining + 1)
+                else { return false }
+                key = Int(keyNumber)
+                leftInGroup = Int(count)
+            }
+            leftInGroup -= 1
+            guard let difference = signed(.times) else { return false }
+            let timestamp = previous[key].time &+ difference
+            previous[key].time = timestamp
+            let session = makeStrings ? table[key] : ""
+            func visit(_ record: Record) throws { try visitor(record, key) }
             switch tag {
             case 1:
-                guard let app = string(), let version = string(), let idiom = string(), let device = string() else { return false }
+                guard let app = string(.strings), let version = string(.strings), let idiom = string(.strings), let device = string(.strings) else { return false }
                 try visit(.start(session: session, timestamp: timestamp, app: app, version: version, idiom: idiom, device: device))
             case 2:
-                guard let closed = visitRecord(), let view = closed else { return false }
+                guard let closed = visitRecord(key: key, timestamp: timestamp), let view = closed else { return false }
                 try visit(.view(session: session, timestamp: timestamp, visit: view))
             case 3:
-                guard let screen = optional() else { return false }
+                guard let flag = byte(.flags) else { return false }
+                var screen: String?
+                if flag != 0 {
+                    guard let text = string(.screens) else { return false }
+                    screen = text
+                }
                 try visit(.background(session: session, timestamp: timestamp, screen: screen))
             case 4:
-                guard let closed = visitRecord(), let events = number(), let anomalies = number(), let first = signed(), let last = signed(),
-                    let visits = number(), let stack = number(), let presentations = number()
+                guard let closed = visitRecord(key: key, timestamp: timestamp), let events = number(), let anomalies = number(), let first = signed(.numbers),
+                    let last = signed(.numbers), let visits = number(), let stack = number(), let presentations = number()
                 else { return false }
                 try visit(
                     .end(
-                        session: session, timestamp: timestamp, closed: closed, events: events, anomalies: anomalies, first: first, last: last, visits: visits,
-                        stack: stack, presentations: presentations))
+                        session: session, timestamp: timestamp, closed: closed, events: events, anomalies: anomalies, first: timestamp &+ first,
+                        last: timestamp &+ last, visits: visits, stack: stack, presentations: presentations))
             case 5:
-                guard let sequence = reader.readVarint(), let lsn = reader.readVarint(), let code = reader.readByte().flatMap(AnomalyCode.init(rawValue:)),
-                    let rule = optional(), let controllers = string(), let message = string()
+                guard let sequence = varint(.numbers), let lsn = varint(.numbers), let code = byte(.numbers).flatMap(AnomalyCode.init(rawValue:)),
+                    let hasRule = byte(.flags)
                 else { return false }
+                var rule: String?
+                if hasRule != 0 {
+                    guard let text = string(.strings) else { return false }
+                    rule = text
+                }
+                guard let controllers = string(.strings), let message = string(.strings) else { return false }
                 try visit(
                     .anomaly(
                         session: session, timestamp: timestamp, sequence: sequence == 0 ? nil : sequence - 1, lsn: lsn == 0 ? nil : lsn - 1, code: code.code,
@@ -335,6 +590,7 @@ public enum FocusJournal {
                 return false
             }
         }
-        return true
+        // Every column read to its end: anything left over means the frame is not what it says.
+        return leftInGroup == 0 && columns.allSatisfy(\.isAtEnd)
     }
 }

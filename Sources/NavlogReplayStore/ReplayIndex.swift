@@ -186,9 +186,11 @@ public final class ReplayIndex {
         }
         /// The piece that marks a session's state at the end of this segment.
         func endPiece(_ state: SessionReplayer) -> ReplayPiece {
-            ReplayPiece(
+            var piece = ReplayPiece(
                 block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
                 firstTimestamp: state.position?.timestamp ?? 0)
+            if Self.isOutOfOrder(state) { piece.flags |= ReplayPiece.outOfOrder }
+            return piece
         }
         /// Compresses the journal so far into a frame of its own and starts a new one.
         func flushJournal() throws {
@@ -232,18 +234,31 @@ public final class ReplayIndex {
                     let (reference, inserted) = sessionNumbers.insert(session)
                     let slot = Int(reference)
                     if inserted {
-                        states.append(try previousState(of: String(decoding: session, as: UTF8.self), before: number) ?? SessionReplayer())
+                        let previous = try previousState(of: String(decoding: session, as: UTF8.self), before: number)
+                        if case .state(let state) = previous { states.append(state) } else { states.append(SessionReplayer()) }
                         lastBlock.append(-1)
                         touched.append(true)
                         late.append(false)
-                        copiedEvents.append(0)
-                        ended.append(false)
+                        if case .ended(let events) = previous {
+                            // Its state was let go at its end in an earlier segment: replayed with all its events.
+                            copiedEvents.append(events)
+                            ended.append(true)
+                        } else {
+                            copiedEvents.append(0)
+                            ended.append(false)
+                        }
                         carriedEnd.append(nil)
                     }
                     touched[slot] = true
                     if let end = carriedEnd[slot] {
                         carriedEnd[slot] = nil
-                        states[slot] = try carriedState(end)
+                        if end.hasEndState {
+                            states[slot] = try carriedState(end)
+                        } else {
+                            // Ended, its state let go: an event after its end is replayed with all of its events.
+                            ended[slot] = true
+                            copiedEvents[slot] = Int(end.startIndex)
+                        }
                     }
                     if late[slot] {
                         copiedEvents[slot] += 1
@@ -277,7 +292,9 @@ public final class ReplayIndex {
                     journal.record(type, session: session, before: before, after: states[slot], sequence: sequence, timestamp: timestamp, body: body)
                     if type == .sessionEnd {
                         let state = states[slot]
-                        try writer.add(session: session, piece: endPiece(state), state: state)
+                        var piece = endPiece(state)
+                        piece.flags |= ReplayPiece.ended
+                        try writer.add(session: session, piece: piece, state: nil)
                         ended[slot] = true
                         copiedEvents[slot] = state.eventCount
                         states[slot] = SessionReplayer()
@@ -305,7 +322,7 @@ public final class ReplayIndex {
         for slot in states.indices where !ended[slot] || late[slot] {
             if let carried = carriedEnd[slot] {
                 // Untouched in this pass: its end piece as the file had it.
-                let state = try carriedState(carried)
+                let state = carried.hasEndState ? try carriedState(carried) : nil
                 try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: state) }
                 continue
             }
@@ -362,7 +379,7 @@ public final class ReplayIndex {
     /// The state of `session` at the end of the last segment before `segment` that holds it.
     /// - Throws: ``RebuildFrom`` when that segment's file turns out damaged where the state is
     ///   (it is removed): starting the session afresh would make every checkpoint after it wrong.
-    private func previousState(of session: String, before segment: Int) throws -> SessionReplayer? {
+    private func previousState(of session: String, before segment: Int) throws -> PreviousEnd {
         var number = segment - 1
         while number >= 0 {
             if let reader = reader(number) {
@@ -373,17 +390,33 @@ public final class ReplayIndex {
                     throw RebuildFrom(segment: number)
                 case .found(let pieces):
                     if let end = pieces.last, end.block == ReplayPiece.endOfSegment {
+                        guard end.hasEndState else { return .ended(events: Int(end.startIndex)) }
                         guard let state = reader.state(end) else {
                             discard(number)
                             throw RebuildFrom(segment: number)
                         }
-                        return state
+                        return .state(state)
                     }
                 }
             }
             number -= 1
         }
-        return nil
+        return .none
+    }
+
+    /// What an earlier segment's file says about a session.
+    private enum PreviousEnd {
+        /// The session has no events before.
+        case none
+        /// Its state at the end of the last earlier segment holding it.
+        case state(SessionReplayer)
+        /// It ended there (after this many events) and its state was let go.
+        case ended(events: Int)
+    }
+
+    /// Whether a replay of the session must sort its events (E4): some arrived late or twice.
+    static func isOutOfOrder(_ state: SessionReplayer) -> Bool {
+        state.lateEvents > 0 || state.anomalies.contains { $0.code == .seqDuplicate }
     }
 
     /// A build found the file of an earlier segment damaged (and removed it): the refresh
@@ -404,6 +437,9 @@ public final class ReplayIndex {
         /// The LSN of the first event to apply (the checkpoint may be inside the block): the
         /// session's events in the block below it are already in ``state``.
         public var firstLSN: UInt64 = 0
+        /// Whether the session's events arrived out of `seq` order or twice (E4): its
+        /// checkpoints, built in log order, do not hold, and a replay sorts its events.
+        public var outOfOrder = false
     }
 
     /// Where to start replaying `session` to reach `target`: the nearest checkpoint at or before
@@ -425,6 +461,7 @@ public final class ReplayIndex {
             }
         }
         guard let end else { return nil }
+        let outOfOrder = end.piece.flags & ReplayPiece.outOfOrder != 0
         func load(_ choice: (segment: Int, piece: ReplayPiece)) -> SessionReplayer? {
             guard let state = reader(choice.segment)?.state(choice.piece) else {
                 discard(choice.segment)
@@ -435,7 +472,9 @@ public final class ReplayIndex {
         let chosen: (segment: Int, piece: ReplayPiece)?
         switch target {
         case .end:
-            return load(end).map { Start(state: $0, block: nil) }
+            // An ended session's end state was let go: replay from its last checkpoint.
+            if end.piece.hasEndState { return load(end).map { Start(state: $0, block: nil, outOfOrder: outOfOrder) } }
+            chosen = candidates.last
         case .index(let index):
             chosen = candidates.last { $0.piece.startIndex <= UInt64(index) }
         case .sequence(let sequence):
@@ -444,7 +483,7 @@ public final class ReplayIndex {
             chosen = candidates.last { $0.piece.firstTimestamp <= time }
         }
         guard let chosen = chosen ?? candidates.first, let state = load(chosen) else { return nil }
-        return Start(state: state, block: (chosen.segment, Int(chosen.piece.block)), firstLSN: chosen.piece.firstLSN)
+        return Start(state: state, block: (chosen.segment, Int(chosen.piece.block)), firstLSN: chosen.piece.firstLSN, outOfOrder: outOfOrder)
     }
 
     /// Removes segment `number`'s file, found damaged after it was opened: the caller falls
@@ -513,8 +552,10 @@ public final class ReplayIndex {
         return true
     }
 
-    /// Every session's final state (the end of the last segment holding it), in no particular order.
-    public func finalStates(_ visit: (String, SessionReplayer) throws -> Void) rethrows {
+    /// Every session once, with its state at the end of the last segment holding it when the
+    /// index keeps it, nil for a session that ended there (its state was let go: its figures
+    /// are in the focus journal's `session.end` record), in no particular order.
+    public func endStates(_ visit: (String, SessionReplayer?) throws -> Void) rethrows {
         var seen = Set<String>()
         for number in log.segments.indices.reversed() {
             guard let reader = reader(number) else { continue }
@@ -522,6 +563,11 @@ public final class ReplayIndex {
             for session in reader.sessions() where !seen.contains(session) {
                 guard case .found(let pieces) = reader.lookup(session), let end = pieces.last, end.block == ReplayPiece.endOfSegment else {
                     damaged = true
+                    continue
+                }
+                if !end.hasEndState {
+                    seen.insert(session)
+                    try visit(session, nil)
                     continue
                 }
                 guard let state = reader.state(end) else {
@@ -533,6 +579,20 @@ public final class ReplayIndex {
             }
             // Found damaged while read: removed, so that the next refresh rebuilds it.
             if damaged { discard(number) }
+        }
+    }
+
+    /// Every session's final state, in no particular order: the kept end states, and the
+    /// others replayed from their last checkpoint.
+    /// - Throws: ``StoreError`` for I/O failures reading the log.
+    public func finalStates(_ visit: (String, SessionReplayer) throws -> Void) throws {
+        let seeker = SessionSeeker(index: self)
+        try endStates { session, state in
+            if let state {
+                try visit(session, state)
+            } else if let state = try seeker.replay(session: session, to: .end) {
+                try visit(session, state)
+            }
         }
     }
 

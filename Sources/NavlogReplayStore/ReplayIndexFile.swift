@@ -22,6 +22,18 @@ struct ReplayPiece: Sendable, Equatable {
     var frame: UInt32 = ReplayPiece.noState
     var stateOffset: UInt32 = 0
     var stateLength: UInt32 = 0
+    /// For an end piece: ``ended`` and ``outOfOrder``.
+    var flags: UInt8 = 0
+
+    /// The session ended (its `session.end` is in the segment) and its end state was let go: a
+    /// replay to its end starts from its last checkpoint (issue 14: end states of every session
+    /// were half the index).
+    static let ended: UInt8 = 1
+    /// Events of the session arrived out of `seq` order or twice (E4): replays sort them.
+    static let outOfOrder: UInt8 = 2
+
+    /// Whether the piece holds the session's state at the end of the segment.
+    var hasEndState: Bool { block == ReplayPiece.endOfSegment && flags & ReplayPiece.ended == 0 }
 
     static let endOfSegment = UInt32.max
     static let noState = UInt32.max
@@ -41,7 +53,8 @@ struct ReplayPiece: Sendable, Equatable {
 ///   one app share most of their strings, so together they compress several times better);
 /// - the frame table: offset (u64), length (u32), CRC-32C (u32) of each frame;
 /// - the focus journal: zstd frames of ``FocusJournal`` records;
-/// - per session: id length (varint), id, piece count (varint), pieces;
+/// - per session: id length (varint), id, piece count (varint), pieces (block, index in the
+///   session, seq + 1, zigzag time, LSN, frame, state offset and length, flags: varints);
 /// - directory, sorted by session hash: hash (u64), offset (u64), length (u32), CRC-32C (u32)
 ///   of that session's pieces.
 ///
@@ -53,7 +66,9 @@ enum ReplayIndexFile {
     /// 5: journals start with the sessions they re-derived after a late event (E4).
     /// 6: a checkpoint every ``ReplayIndex/checkpointInterval`` events of a session (not one
     /// per block it has events in), pieces carry their first event's LSN.
-    static let formatVersion: UInt16 = 6
+    /// 7: journals stored column by column (``FocusJournal/Column``); end pieces carry flags and
+    /// an ended session keeps no end state.
+    static let formatVersion: UInt16 = 7
     static let headerSize = 96
     static let frameRecordSize = 16
     /// States are gathered into frames of about this many bytes before compression.
@@ -156,6 +171,7 @@ enum ReplayIndexFile {
                     Varint.append(UInt64(piece.frame), to: &output)
                     Varint.append(UInt64(piece.stateOffset), to: &output)
                     Varint.append(UInt64(piece.stateLength), to: &output)
+                    Varint.append(UInt64(piece.flags), to: &output)
                 }
                 let checksum = output.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
                 let hash = session.id.withUnsafeBytes { StringHash.hash($0) }
@@ -303,13 +319,14 @@ enum ReplayIndexFile {
                     guard let block = reader.readVarint(), block <= UInt64(UInt32.max), let start = reader.readVarint(), let sequence = reader.readVarint(),
                         let timestamp = reader.readVarint(), let firstLSN = reader.readVarint(), let frame = reader.readVarint(), frame <= UInt64(UInt32.max),
                         let offset = reader.readVarint(),
-                        offset <= UInt64(UInt32.max), let length = reader.readVarint(), length <= UInt64(UInt32.max)
+                        offset <= UInt64(UInt32.max), let length = reader.readVarint(), length <= UInt64(UInt32.max),
+                        let flags = reader.readVarint(), flags <= 3
                     else { return nil }
                     pieces.append(
                         ReplayPiece(
                             block: UInt32(block), startIndex: start, firstSequence: sequence == 0 ? nil : sequence - 1,
                             firstTimestamp: Varint.unzigzag(timestamp), firstLSN: firstLSN, frame: UInt32(frame), stateOffset: UInt32(offset),
-                            stateLength: UInt32(length)))
+                            stateLength: UInt32(length), flags: UInt8(flags)))
                 }
                 return (String(decoding: id, as: UTF8.self), pieces)
             }

@@ -32,11 +32,10 @@ public final class SessionSeeker {
         // E4: a session whose events were stored out of seq order (delivery over several
         // connections, a late resend) is replayed in seq order from its first event: its
         // checkpoints, built in log order, do not hold for it.
-        // The index's end state tells (it counts late events, and a true duplicate shows there
-        // as A18); without one, look.
+        // The index's end piece tells (late events, and a true duplicate, A18); without one, look.
         let end = indexIsCurrent ? index.start(session: session, for: .end) : nil
         let useCheckpoints = useCheckpoints && indexIsCurrent
-        let outOfOrder = end.map { $0.state.lateEvents > 0 || $0.state.anomalies.contains { $0.code == .seqDuplicate } } ?? true
+        let outOfOrder = end?.outOfOrder ?? true
         if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
         var state = SessionReplayer()
         var from: (segment: Int, block: Int)? = (0, -1)

@@ -37,25 +37,56 @@ struct SessionsCommand: ParsableCommand {
         // One summary per session, not its whole state: a day of sessions would not fit.
         struct Summary {
             var id: String
-            var info: SessionReplayer.Info
-            var events: Int
-            var anomalies: Int
+            var app: String?
+            var version: String?
+            var device: String?
+            var idiom: String?
+            var first: Int64?
+            var last: Int64?
+            var events = 0
+            var anomalies = 0
         }
+        // An ended session's figures are in the focus journal (its session.start and
+        // session.end records); the index keeps the end state of the others only.
+        var started: [String: (app: String, version: String, device: String, idiom: String)] = [:]
+        var endings: [String: (events: Int, anomalies: Int, first: Int64, last: Int64)] = [:]
+        let streamed = try index.forEachJournalRecord { record in
+            switch record {
+            case .start(let session, _, let app, let version, let idiom, let device): started[session] = (app, version, device, idiom)
+            case .end(let session, _, _, let events, let anomalies, let first, let last, _, _, _): endings[session] = (events, anomalies, first, last)
+            default: break
+            }
+        }
+        let seeker = SessionSeeker(index: index)
         var sessions: [Summary] = []
-        index.finalStates { id, state in
-            if let app, state.info.app != app { return }
-            if let since, (state.info.lastTimestamp ?? .min) < since.microseconds { return }
-            if let until, (state.info.firstTimestamp ?? .max) > until.microseconds { return }
-            sessions.append(Summary(id: id, info: state.info, events: state.eventCount, anomalies: state.anomalies.count))
+        try index.endStates { id, kept in
+            var summary = Summary(id: id)
+            if kept == nil, streamed, let ending = endings[id] {
+                let start = started[id]
+                summary.app = start?.app
+                summary.version = start?.version
+                summary.device = start?.device
+                summary.idiom = start.flatMap { $0.idiom.isEmpty ? nil : $0.idiom }
+                (summary.first, summary.last, summary.events, summary.anomalies) = (ending.first, ending.last, ending.events, ending.anomalies)
+            } else {
+                guard let state = try kept ?? seeker.replay(session: id, to: .end) else { return }
+                let info = state.info
+                (summary.app, summary.version, summary.device) = (info.app, info.version, info.device)
+                summary.idiom = info.idiom == .unknown ? nil : info.idiom.description
+                (summary.first, summary.last, summary.events, summary.anomalies) = (info.firstTimestamp, info.lastTimestamp, state.eventCount, state.anomalies.count)
+            }
+            if let app, summary.app != app { return }
+            if let since, (summary.last ?? .min) < since.microseconds { return }
+            if let until, (summary.first ?? .max) > until.microseconds { return }
+            sessions.append(summary)
         }
-        sessions.sort { ($0.info.firstTimestamp ?? 0, $0.id) < ($1.info.firstTimestamp ?? 0, $1.id) }
+        sessions.sort { ($0.first ?? 0, $0.id) < ($1.first ?? 0, $1.id) }
         var table = TableWriter(columns: ["session", "app", "version", "device", "idiom", "first", "last", "events", "anomalies"])
         table.numeric = ["events", "anomalies"]
         for session in sessions {
-            let info = session.info
             table.rows.append([
-                session.id, info.app, info.version, info.device, info.idiom == .unknown ? nil : info.idiom.description,
-                info.firstTimestamp.map { RFC3339.format(microseconds: $0) }, info.lastTimestamp.map { RFC3339.format(microseconds: $0) },
+                session.id, session.app, session.version, session.device, session.idiom,
+                session.first.map { RFC3339.format(microseconds: $0) }, session.last.map { RFC3339.format(microseconds: $0) },
                 "\(session.events)", "\(session.anomalies)",
             ])
         }
@@ -140,7 +171,7 @@ struct AnomaliesCommand: ParsableCommand {
         if !streamed {
             // No usable journal (damage): the sessions' final states hold the same anomalies.
             found.removeAll()
-            index.finalStates { session, state in
+            try index.finalStates { session, state in
                 for anomaly in state.anomalies {
                     keep(
                         Row(

@@ -141,7 +141,7 @@ struct ReplayIndexTests {
                 try Self.compare(seeker, sessions, points: 12, seed: UInt64(round))
                 try Self.compare(seeker, sessions.filter { $0.1 > 50 }, points: 12, seed: UInt64(round) + 100)
                 // What sessions and analytics read: every end state and every journal.
-                index.finalStates { _, _ in }
+                try index.finalStates { _, _ in }
                 _ = try index.forEachJournalRecord { _ in }
                 try index.refresh()
                 #expect(rebuiltAtOnce + index.lastRefresh.filesWritten >= 1, "\(damage) of \(name) was never noticed")
