@@ -138,7 +138,8 @@ def read_block(segment, offset, types, fields, lines):
     if len(payload) != payload_size:
         raise ValueError("payload of the block at %d has the wrong size" % offset)
     r = Reader(payload)
-    if r.byte() != 1 or r.varint() != count:
+    payload_version = r.byte()
+    if payload_version not in (1, 2) or r.varint() != count:
         raise ValueError("payload of the block at %d is malformed" % offset)
     string_count = r.varint()
     lengths = [r.varint() for _ in range(string_count)]
@@ -173,9 +174,11 @@ def read_block(segment, offset, types, fields, lines):
         uid, gid = r.varint(), r.varint()
         peers.append((uid, gid, r.zigzag()))
     peer_of = [r.varint() for _ in range(count)]
-    body_lengths = [r.varint() for _ in range(count)]
+    # Version 1 wrote each body's length; version 2 does not (a body is one value: it ends itself).
+    body_lengths = [r.varint() for _ in range(count)] if payload_version == 1 else None
+    body_reader = r
     for i in range(count):
-        body = Reader(r.take(body_lengths[i]))
+        body = Reader(r.take(body_lengths[i])) if body_lengths is not None else body_reader
         out = ['{"type":', json.dumps(types[kinds[i]]), ',"session":', json_string(strings[sessions[i]]), ',"ts":', str(times[i])]
         if sequences[i] is not None:
             out.append(',"seq":%d' % sequences[i])
@@ -188,6 +191,8 @@ def read_block(segment, offset, types, fields, lines):
         uid, gid, pid = peers[peer_of[i]]
         out.append(',"_lsn":%d,"_recv":%d,"_uid":%d,"_gid":%d,"_pid":%d}' % (first_lsn + i, received[i], uid, gid, pid))
         lines.append("".join(out))
+    if body_lengths is None and r.offset != len(payload):
+        raise ValueError("the bodies of the block at %d do not fill its payload" % offset)
     return offset + 8 + size + frame_size
 
 

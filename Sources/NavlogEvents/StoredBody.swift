@@ -118,7 +118,7 @@ public struct StoredValue {
     }
 
     /// Where the value starting at `offset` ends, or nil when the tokens are malformed.
-    static func skip(_ tokens: UnsafeRawBufferPointer, _ offset: Int, depth: Int) -> Int? {
+    public static func skip(_ tokens: UnsafeRawBufferPointer, _ offset: Int, depth: Int) -> Int? {
         guard depth < JSONTokenizer.maximumDepth, offset < tokens.count, let kind = BodyToken(rawValue: tokens[offset]) else { return nil }
         var reader = ByteReader(tokens, offset: offset + 1)
         switch kind {

@@ -136,7 +136,7 @@ public struct DecodedBlock: Sendable {
     private mutating func decodeColumns(_ raw: UnsafeRawBufferPointer, expectedCount: Int, minTimestamp: Int64, minReceived: Int64) throws(DecodingError) {
         var reader = ByteReader(raw)
         func fail(_ what: String) -> DecodingError { DecodingError(reason: "the block payload is malformed at byte \(reader.offset): \(what)") }
-        guard reader.readByte() == BlockEncoder.payloadVersion else { throw fail("unknown payload version") }
+        guard let version = reader.readByte(), version == 1 || version == BlockEncoder.payloadVersion else { throw fail("unknown payload version") }
         guard let n = reader.readCount(limit: raw.count), n == expectedCount else { throw fail("the event count disagrees with the block header") }
         guard let stringCount = reader.readCount(limit: raw.count) else { throw fail("bad string count") }
         stringEnds.reserveCapacity(stringCount)
@@ -238,6 +238,25 @@ public struct DecodedBlock: Sendable {
         }
         guard peersOK else { throw fail("bad peer index") }
         bodyStarts.append(contentsOf: repeatElement(0, count: n))
+        if version >= 2 {
+            // Each body is one value: where one ends the next begins, and the last ends the payload.
+            let base = reader.offset
+            let bodies = UnsafeRawBufferPointer(rebasing: raw[base...])
+            let ends = bodyStarts.withUnsafeMutableBufferPointer { column -> Int? in
+                var position = 0
+                for index in 0..<n {
+                    column[index] = base + position
+                    guard let end = StoredValue.skip(bodies, position, depth: 0) else { return nil }
+                    position = end
+                }
+                return position
+            }
+            guard let ends else { throw fail("a malformed body") }
+            guard ends == bodies.count else { throw fail("the bodies do not fill the rest of the payload") }
+            bodyEnd = raw.count
+            count = n
+            return
+        }
         let lengths = bodyStarts.withUnsafeMutableBufferPointer { column -> Int? in
             var position = 0
             for index in 0..<n {

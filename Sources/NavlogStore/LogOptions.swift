@@ -11,7 +11,12 @@ public struct LogOptions: Sendable, Hashable {
     /// A segment is sealed (seek table and index written) once it reaches this size.
     public var maximumSegmentBytes = 64 << 20
     /// zstd level of data frames.
-    public var compressionLevel: Int32 = 3
+    ///
+    /// 6: on 2M production-shaped events (`navlog-bench generate 2000000 42`) the log takes
+    /// 0.495× what `zstd -3` makes of the same NDJSON (level 3: 0.513×, 5: 0.506×, 7: 0.493×),
+    /// for about 0.5 µs more CPU per event than level 3 (ingest 2.7 → 3.6–4.9 s): a
+    /// single writer still stores ~400k events/s, thousands of times production's rate.
+    public var compressionLevel: Int32 = 6
     /// Delete the oldest sealed segments while the log is larger than this (bytes).
     public var retentionBytes: Int?
     /// Delete sealed segments whose newest event was received longer ago than this (µs).
