@@ -47,6 +47,14 @@ public struct Daemon: Sendable {
         let writerService = WriterService(writer: writer)
         let server = SocketServer(configuration: configuration, writer: writer, statistics: statistics, logger: logger, environment: environment)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: writerService), .init(service: server)]
+        if configuration.compactionIntervalSeconds > 0 {
+            // After the writer: it stops before it, so nothing is installed after the writer's last round.
+            services.append(
+                .init(
+                    service: CompactionService(
+                        directory: configuration.dataDirectory, options: configuration.logOptions, interval: configuration.compactionIntervalSeconds,
+                        writer: writer, statistics: statistics, logger: logger)))
+        }
         if let metrics {
             services.append(
                 .init(

@@ -55,8 +55,11 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     public var retentionBytes: Int?
     /// Delete segments older than this many seconds; nil = keep all.
     public var retentionSeconds: Double?
-    /// zstd level of blocks.
-    public var compressionLevel: Int32 = 3
+    /// zstd level of blocks (``LogOptions/compressionLevel`` says why 6).
+    public var compressionLevel: Int32 = 6
+    /// Every this many seconds, sealed segments with small blocks (written for durable
+    /// clients, a block per fsync) are written again with full blocks; 0 turns it off.
+    public var compactionIntervalSeconds = 60.0
     /// Seconds a graceful stop may take before navlogd gives up waiting for connections.
     public var shutdownTimeoutSeconds = 10.0
     /// Threads that read and validate connections' lines (0 = one per core).
@@ -126,7 +129,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
         case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes,
             writerRoundBytes
-        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, shutdownTimeoutSeconds, eventLoopThreads, lossGraceSeconds, metricsAddress
+        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, compactionIntervalSeconds, shutdownTimeoutSeconds, eventLoopThreads, lossGraceSeconds, metricsAddress
     }
 }
 

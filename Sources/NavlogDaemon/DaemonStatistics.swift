@@ -64,6 +64,8 @@ public final class DaemonStatistics: Sendable {
         public var segments = 0
         /// Bytes of segments and indexes in the data directory.
         public var bytesOnDisk = 0
+        /// Sealed segments written again with full blocks since start (``CompactionService``).
+        public var segmentsCompacted = 0
         /// Acknowledgement latency inside navlogd, in ms: from a batch being handed to the
         /// writer to its ack being ready (after the fsync for `durable`); p50 and p99 of the
         /// last 1024 acknowledged batches. What a client measures adds its socket's queues.
@@ -76,7 +78,8 @@ public final class DaemonStatistics: Sendable {
         enum CodingKeys: String, CodingKey {
             case connections, connectionsTotal, refused, overLimit, accepted, rejected, duplicates, lost, missing, rateLimited
             case reportsDropped, bytesIn, storeFailures, storeRefusedEvents, storeError, storeErrorSince, sessionsTracked, fsyncP50Milliseconds, fsyncP99Milliseconds, fsyncs
-            case lagEvents, writerQueueBytes, readPausesWriterBehind, readPausesUnreadReplies, segments, bytesOnDisk, ackP50Milliseconds, ackP99Milliseconds
+            case lagEvents, writerQueueBytes, readPausesWriterBehind, readPausesUnreadReplies, segments, bytesOnDisk, segmentsCompacted, ackP50Milliseconds
+            case ackP99Milliseconds
         }
 
         /// Records one fsync's duration; percentiles are computed when a snapshot is taken, not

@@ -65,6 +65,9 @@ final class LogWriter: Sendable {
     private struct Shared {
         /// The batches waiting, taken a round at a time.
         var queue = WriterQueue()
+        /// Work on the log other than appending (installing a compacted segment), run on the
+        /// writer thread between rounds.
+        var chores: [@Sendable (EventLog) -> Void] = []
         var state = State.running
         /// Why the final write before stopping failed, if it did.
         var closeFailure: StoreError?
@@ -212,6 +215,26 @@ final class LogWriter: Sendable {
         return shared.withLockedValue { $0.closeFailure }
     }
 
+    /// Runs `chore` on the writer thread between rounds and waits for it.
+    /// - Returns: its result, or nil when the writer is stopping (the chore did not run).
+    func perform<Result: Sendable>(_ chore: @escaping @Sendable (EventLog) -> Result) -> Result? {
+        let done = NIOLockedValueBox<Result?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let queued = shared.withLockedValue { shared -> Bool in
+            guard case .running = shared.state else { return false }
+            shared.chores.append { log in
+                let result = chore(log)
+                done.withLockedValue { $0 = result }
+                finished.signal()
+            }
+            return true
+        }
+        guard queued else { return nil }
+        handshake.wake()
+        finished.wait()
+        return done.withLockedValue { $0 }
+    }
+
     private func run() {
         var lastFlush = monotonicSeconds()
         var dirty = false
@@ -228,12 +251,16 @@ final class LogWriter: Sendable {
                 let flushIn: Double? = dirty ? max(0.001, flushInterval - (monotonicSeconds() - lastFlush)) : nil
                 handshake.waitForWork(timeout: holes ? min(flushIn ?? 1, 1) : flushIn)
             }
-            let (requests, state, waiters, left) = shared.withLockedValue { shared -> ([WriteRequest], State, [@Sendable () -> Void], Bool) in
+            let (requests, state, waiters, left, chores) = shared.withLockedValue {
+                shared -> ([WriteRequest], State, [@Sendable () -> Void], Bool, [@Sendable (EventLog) -> Void]) in
                 let taken = shared.queue.takeRound()
-                return (taken, shared.state, shared.waitersWithRoom(), !shared.queue.isEmpty)
+                let chores = shared.chores
+                shared.chores.removeAll()
+                return (taken, shared.state, shared.waitersWithRoom(), !shared.queue.isEmpty, chores)
             }
             more = left
             for resume in waiters { resume() }
+            for chore in chores { owned.withLockedValue { chore($0.log) } }
             if !requests.isEmpty {
                 process(requests)
                 dirty = true
@@ -257,7 +284,7 @@ final class LogWriter: Sendable {
                 }
                 lastFlush = monotonicSeconds()
             }
-            if case .draining = state, shared.withLockedValue({ $0.queue.isEmpty }) {
+            if case .draining = state, shared.withLockedValue({ $0.queue.isEmpty && $0.chores.isEmpty }) {
                 // Everything still waiting for an fsync gets it before the log closes.
                 syncer.stop()
                 owned.withLockedValue { owned in

@@ -87,6 +87,7 @@ public final class MetricsServer: Service, Sendable {
         count("navlogd_store_failures_total", now.storeFailures, previous.storeFailures)
         count("navlogd_read_pauses_total", now.readPausesWriterBehind, previous.readPausesWriterBehind, [("cause", "writer_behind")])
         count("navlogd_read_pauses_total", now.readPausesUnreadReplies, previous.readPausesUnreadReplies, [("cause", "unread_replies")])
+        count("navlogd_segments_compacted_total", now.segmentsCompacted, previous.segmentsCompacted, [])
         count("navlogd_reports_dropped_total", now.reportsDropped, previous.reportsDropped)
         for (reason, value) in now.rejected {
             count("navlogd_lines_rejected_total", value, previous.rejected[reason] ?? 0, [("reason", reason)])

@@ -78,3 +78,51 @@ public enum BodyTranscoder {
         }
     }
 }
+
+extension BodyTranscoder {
+    /// Appends the inline form (as ``EventLineParser`` makes it) of the stored-form body at the
+    /// start of `tokens`, whose references are numbers in `strings`: the inverse of
+    /// ``intern(_:into:intern:)``, so a stored event can be stored again in another block
+    /// (log compaction) without going through JSON.
+    /// - Returns: false when the tokens are malformed or refer to a string `strings` lacks
+    ///   (`output` then holds part of a body: the caller drops it).
+    public static func inline(_ tokens: UnsafeRawBufferPointer, strings: StringTable, appendingTo output: inout [UInt8]) -> Bool {
+        var reader = ByteReader(tokens)
+        return inlineValue(&reader, strings, &output, depth: 0)
+    }
+
+    private static func inlineString(_ reader: inout ByteReader, _ strings: StringTable, _ output: inout [UInt8]) -> Bool {
+        guard let reference = reader.readVarint(), reference < UInt64(strings.count), let text = strings[Int(reference)] else { return false }
+        Varint.appendUInt32(UInt32(text.count), to: &output)
+        output.append(contentsOf: text)
+        return true
+    }
+
+    private static func inlineValue(_ reader: inout ByteReader, _ strings: StringTable, _ output: inout [UInt8], depth: Int) -> Bool {
+        guard depth < JSONTokenizer.maximumDepth, let tag = reader.readByte(), let kind = BodyToken(rawValue: tag) else { return false }
+        output.append(tag)
+        switch kind {
+        case .object:
+            guard let count = reader.readVarint(), count <= UInt64(reader.remaining) else { return false }
+            Varint.appendUInt32(UInt32(count), to: &output)
+            for _ in 0..<count {
+                guard let key = reader.readByte() else { return false }
+                output.append(key)
+                if key == BodyToken.unknownKey { guard inlineString(&reader, strings, &output) else { return false } }
+                guard inlineValue(&reader, strings, &output, depth: depth + 1) else { return false }
+            }
+        case .array:
+            guard let count = reader.readVarint(), count <= UInt64(reader.remaining) else { return false }
+            Varint.appendUInt32(UInt32(count), to: &output)
+            for _ in 0..<count { guard inlineValue(&reader, strings, &output, depth: depth + 1) else { return false } }
+        case .string, .number:
+            return inlineString(&reader, strings, &output)
+        case .integer:
+            guard let value = reader.readVarint() else { return false }
+            Varint.append(value, to: &output)
+        case .true, .false, .null:
+            break
+        }
+        return true
+    }
+}

@@ -86,6 +86,20 @@ public struct EventBatch: Sendable {
 }
 
 extension EventBatch {
+    /// Appends an event already stored once (log compaction stores it again): `session` is its
+    /// id, `inlineBody` its body in the inline form (``BodyTranscoder/inline(_:strings:appendingTo:)``).
+    public mutating func appendStored(
+        type: EventType, timestamp: Int64, timestampWasMissing: Bool, sequence: UInt64?, receivedAt: Int64, peer: PeerCredentials,
+        session: UnsafeRawBufferPointer, inlineBody: UnsafeRawBufferPointer
+    ) {
+        let sessionRange = appendBytes(session)
+        let bodyRange = appendBytes(inlineBody)
+        appendHeader(
+            Header(
+                type: type, timestamp: timestamp, timestampWasMissing: timestampWasMissing, sequence: sequence, receivedAt: receivedAt, peer: peer,
+                sourceLine: 0, session: sessionRange, sessionHash: StringHash.hash(session), body: bodyRange))
+    }
+
     /// Appends event `index` of `other` (header and bytes) to this batch.
     public mutating func append(_ index: Int, of other: EventBatch) {
         var header = other.headers[index]

@@ -45,7 +45,13 @@ public final class EventLog {
 
     /// Opens (creating if needed) the log in `directory`, recovering it from any crash.
     /// - Throws: ``StoreError`` when the directory cannot be used or another writer holds it.
-    public init(directory: String, options: LogOptions = LogOptions()) throws(StoreError) {
+    public convenience init(directory: String, options: LogOptions = LogOptions()) throws(StoreError) {
+        try self.init(directory: directory, options: options, firstLSN: 1)
+    }
+
+    /// Opens the log; an empty one gives its first event `firstLSN` (a compacted copy of a
+    /// segment keeps the segment's LSNs).
+    init(directory: String, options: LogOptions, firstLSN: UInt64) throws(StoreError) {
         self.directory = directory
         self.options = options
         try LogDirectory.create(directory)
@@ -71,9 +77,11 @@ public final class EventLog {
         }
         var report = RecoveryReport()
         var state = RecoveredState()
+        // A compaction the last writer did not finish: the original segment is still in place.
+        SegmentCompaction.removeUnfinishedCopies(in: directory)
         try Self.recover(files, &report, &state)
         recovery = report
-        nextLSN = state.nextLSN
+        nextLSN = max(state.nextLSN, firstLSN)
         if let reopened = state.active {
             active = try StoreFile(path: files.file(SegmentName.segment(reopened.base)), writable: true)
             activeBase = reopened.base
@@ -157,6 +165,9 @@ public final class EventLog {
     public func writeBufferedEvents() throws(StoreError) {
         try writePendingBlock()
     }
+
+    /// The first LSN of the segment being appended to, nil between segments.
+    var activeSegmentBase: UInt64? { active == nil ? nil : activeBase }
 
     /// The number of events buffered and not yet written.
     public var bufferedEventCount: Int { encoder.count }

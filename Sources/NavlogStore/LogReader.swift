@@ -164,7 +164,17 @@ public final class LogReader {
 
     /// The block's location after checking that the header found at the index's offset says
     /// what the index says (the index is never trusted blindly); `nil` (and damage recorded) if not.
+    /// - Throws: ``StoreError/Code/changed`` when a sealed segment is not the size it was
+    ///   catalogued at: compaction wrote it again, and the catalogue's blocks are not its blocks
+    ///   (reading on would report damage that is not there).
     func verifiedLocation(_ file: borrowing StoreFile, _ catalog: SegmentCatalog, _ blockNumber: Int) throws(StoreError) -> BlockLocation? {
+        if catalog.sealed, try file.size() != catalog.index.segmentSize {
+            throw StoreError(
+                code: .changed,
+                message:
+                    "Segment \(catalog.segment.name) was written again (navlogd compacts sealed segments with small blocks) while this command read it; run the command again.",
+                path: file.path)
+        }
         let entry = catalog.entries[blockNumber]
         var buffer: [UInt8] = []
         let read = try BlockScanner.readHeader(file, at: entry.offset, limit: entry.offset + entry.size, buffer: &buffer)

@@ -17,6 +17,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let compression = Code("compression")
         /// The disk (or the file size limit) is full.
         public static let noSpace = Code("no-space")
+        /// A sealed segment was written again (compacted) after the reader catalogued it.
+        public static let changed = Code("changed")
         public var description: String { name }
     }
 

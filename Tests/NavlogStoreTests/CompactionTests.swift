@@ -1,0 +1,150 @@
+import Foundation
+import NavlogEvents
+import NavlogTesting
+import Testing
+
+@testable import NavlogStore
+
+/// Log compaction (issue 14): sealed segments written a block per fsync (durable mode) are
+/// written again with full blocks, with every event as it was, and a crash at any step leaves
+/// a log holding every event once.
+@Suite("Compaction of sealed segments with small blocks")
+struct CompactionTests {
+    /// A log the way durable clients leave it: a flush (a block) every few events, segments of
+    /// 64 KiB sealed as they fill.
+    static func durableLog(_ directory: String, events: Int = 6000) throws -> [String] {
+        var options = LogOptions()
+        options.maximumSegmentBytes = 64 << 10
+        let log = try EventLog(directory: directory, options: options)
+        let lines = StoreFixture.lines(events, seed: 21)
+        var start = 0
+        var step = 1
+        while start < lines.count {
+            let end = min(lines.count, start + step)
+            _ = try log.append(StoreFixture.batch(Array(lines[start..<end]), receivedAt: 1_763_720_000_000_000 + Int64(start) * 1000))
+            _ = try log.flush()
+            start = end
+            step = step % 7 + 1
+        }
+        try log.close()
+        return try StoreFixture.catLines(directory).lines
+    }
+
+    static var compactionOptions: LogOptions {
+        var options = LogOptions()
+        options.maximumSegmentBytes = 64 << 10
+        return options
+    }
+
+    @Test("every sealed segment with small blocks is written again with full blocks: the same events, fewer bytes, a clean verify")
+    func compactsWithEveryEventIntact() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let path = dir.path
+            let before = try Self.durableLog(path)
+            let bytesBefore = try StoreFixture.segmentFiles(path).reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: path + "/" + $1)[.size] as! Int) }
+            let reader = try LogReader(directory: path)
+            let candidates = SegmentCompaction.candidates(reader, options: Self.compactionOptions)
+            let sealed = reader.segments.filter(\.sealed).count
+            #expect(sealed >= 3)
+            #expect(candidates.count == sealed, "every sealed segment has blocks of ~4 events")
+            let log = try EventLog(directory: path, options: Self.compactionOptions)
+            for name in candidates {
+                let copy = try #require(try SegmentCompaction.writeCopy(of: name, reader: reader, options: Self.compactionOptions))
+                #expect(copy.compactedBlocks == 1 && copy.originalBlocks > 100, "\(copy)")
+                #expect(copy.compactedBytes * 2 < copy.originalBytes, "\(copy)")
+                #expect(try log.install(copy))
+            }
+            try log.close()
+            let after = try StoreFixture.catLines(path)
+            #expect(after.damage.isEmpty)
+            #expect(after.lines == before, "every event, LSN, receive time and peer as it was")
+            let bytesAfter = try StoreFixture.segmentFiles(path).reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: path + "/" + $1)[.size] as! Int) }
+            #expect(bytesAfter * 2 < bytesBefore, "\(bytesBefore) → \(bytesAfter) bytes")
+            #expect(SegmentCompaction.candidates(try LogReader(directory: path), options: Self.compactionOptions).isEmpty, "nothing left to compact")
+            let report = try LogVerifier.verify(directory: path)
+            #expect(report.isClean, "\(report)")
+            #expect(!FileManager.default.fileExists(atPath: path + "/compaction"), "no working files left")
+        }
+    }
+
+    @Test("a crash at any step of a compaction leaves every event exactly once")
+    func crashAtEveryStep() throws {
+        // The steps: the copy being written (a partial copy in compaction/), the copy written and
+        // fsynced but not installed, the segment renamed but not its index.
+        for step in 0..<3 {
+            try TestEnvironment.withTemporaryDirectory { dir in
+                let path = dir.path
+                let before = try Self.durableLog(path, events: 3000)
+                let reader = try LogReader(directory: path)
+                let name = try #require(SegmentCompaction.candidates(reader, options: Self.compactionOptions).first)
+                let copy = try #require(try SegmentCompaction.writeCopy(of: name, reader: reader, options: Self.compactionOptions))
+                let work = path + "/compaction/" + name
+                switch step {
+                case 0:
+                    // Half a copy: cut the copied segment in the middle of a block.
+                    let file = try FileHandle(forWritingTo: URL(fileURLWithPath: work + "/" + name))
+                    try file.truncate(atOffset: UInt64(copy.compactedBytes / 2))
+                    try file.close()
+                case 1:
+                    break
+                default:
+                    // The copy renamed over the segment; the crash came before its index moved.
+                    #expect(rename(work + "/" + name, path + "/" + name) == 0)
+                }
+                // The next writer (navlogd restarting) recovers.
+                let log = try EventLog(directory: path, options: Self.compactionOptions)
+                try log.close()
+                #expect(!FileManager.default.fileExists(atPath: path + "/compaction"), "step \(step): unfinished copies removed")
+                let after = try StoreFixture.catLines(path)
+                #expect(after.damage.isEmpty, "step \(step): \(after.damage)")
+                #expect(after.lines == before, "step \(step): every event once")
+                #expect(try LogVerifier.verify(directory: path).isClean, "step \(step)")
+            }
+        }
+    }
+
+    @Test("a reader that catalogued a segment before it was compacted says so instead of reporting damage, and reads it after a refresh")
+    func readerOfTheOldFile() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let path = dir.path
+            let before = try Self.durableLog(path, events: 3000)
+            let early = try LogReader(directory: path)
+            let name = try #require(SegmentCompaction.candidates(early, options: Self.compactionOptions).first)
+            let number = try #require(early.segments.firstIndex { $0.name == name })
+            // The writer is open first (opening one removes unfinished copies), as in navlogd.
+            let log = try EventLog(directory: path, options: Self.compactionOptions)
+            let copy = try #require(try SegmentCompaction.writeCopy(of: name, reader: early, options: Self.compactionOptions))
+            #expect(try log.install(copy))
+            try log.close()
+            var decoded = DecodedBlock()
+            #expect(throws: StoreError.self) { _ = try early.readBlock(segment: number, block: 1, into: &decoded) }
+            do {
+                _ = try early.readBlock(segment: number, block: 1, into: &decoded)
+            } catch let error as StoreError {
+                #expect(error.code == .changed && error.message.contains("run the command again"), "\(error.message)")
+            }
+            #expect(early.damage.isEmpty, "no damage reported for a compacted segment")
+            try early.refresh()
+            #expect(early.segments[number].blocks.count == 1)
+            #expect(try StoreFixture.catLines(path).lines == before)
+        }
+    }
+
+    @Test("a copy whose segment changed or went meanwhile is not installed")
+    func staleCopyIsDropped() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let path = dir.path
+            _ = try Self.durableLog(path, events: 3000)
+            let reader = try LogReader(directory: path)
+            let name = try #require(SegmentCompaction.candidates(reader, options: Self.compactionOptions).first)
+            let log = try EventLog(directory: path, options: Self.compactionOptions)
+            let copy = try #require(try SegmentCompaction.writeCopy(of: name, reader: reader, options: Self.compactionOptions))
+            // Retention deleted the segment while it was copied.
+            try FileManager.default.removeItem(atPath: path + "/" + name)
+            #expect(try !log.install(copy))
+            #expect(!FileManager.default.fileExists(atPath: path + "/compaction"), "the copy is dropped")
+            try log.close()
+            #expect(!FileManager.default.fileExists(atPath: path + "/" + name), "the deleted segment does not come back")
+        }
+    }
+}
