@@ -280,7 +280,7 @@ public final class ReplayIndex {
                     // A checkpoint at the session's first event in this pass, then every
                     // checkpointInterval of its events (`lastBlock` holds the event count at
                     // the last one, -1 before the first).
-                    if lastBlock[slot] < 0 || states[slot].eventCount - lastBlock[slot] >= Self.checkpointInterval {
+                    if lastBlock[slot] < 0 || states[slot].eventCount - lastBlock[slot] >= checkpointInterval {
                         lastBlock[slot] = states[slot].eventCount
                         let piece = ReplayPiece(
                             block: UInt32(block), startIndex: UInt64(states[slot].eventCount), firstSequence: sequence, firstTimestamp: timestamp, firstLSN: lsn)
@@ -348,7 +348,7 @@ public final class ReplayIndex {
     /// 256 gave a 15.8 MB index and 42 ms at the end of the longest sessions, 1024 a 7.0 MB
     /// index and 65 ms there (91 ms at most), no checkpoint at all 5.7 MB and 41 ms on random
     /// points but a replay as long as the session.
-    static let checkpointInterval = 1024
+    public var checkpointInterval = 1024
 
     /// Events whose copies one E4 re-derivation pass holds at most (one session more than
     /// this): about 100 MB. Tests set it small to make several passes.

@@ -99,6 +99,46 @@ struct ReplayIndexTests {
         }
     }
 
+    @Test("production's shape (520 sessions live, mixed recording styles): through checkpoints equals from the first event at every event of sampled sessions")
+    func everyPointWithManyLiveSessions() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            var configuration = WorkloadConfiguration.production(seed: 14)
+            configuration.concurrentSessions = 520
+            var generator = WorkloadGenerator(configuration)
+            var options = LogOptions()
+            options.maximumEventsPerBlock = 4096
+            options.maximumSegmentBytes = 256 << 10
+            let log = try EventLog(directory: dir.path, options: options)
+            try Self.append(generator.lines(30_000)[...], to: log)
+            try log.close()
+            let index = ReplayIndex(log: try LogReader(directory: dir.path))
+            // Small enough that the sampled sessions have several checkpoints in and across
+            // segments (the interval's own value, 1024, would give these short sessions none).
+            index.checkpointInterval = 16
+            try index.refresh()
+            #expect(index.log.segments.count > 2)
+            let seeker = SessionSeeker(index: index)
+            var random = SplitMix64(seed: 9)
+            let sessions = try Self.sessions(dir.path).filter { $0.1 >= 40 }
+            #expect(sessions.count > 100)
+            for _ in 0..<4 {
+                let (session, count) = sessions[Int(random.next() % UInt64(sessions.count))]
+                // Every state from the first event, in one pass…
+                var expected: [String] = []
+                _ = try seeker.replay(session: session, to: .end, useCheckpoints: false) { _, _, state, _ in
+                    expected.append(Self.json(state, session))
+                    return true
+                }
+                #expect(expected.count == count)
+                // …equals a replay through the nearest checkpoint to each of them.
+                for position in 0..<count {
+                    #expect(Self.json(try seeker.replay(session: session, to: .index(position)), session) == expected[position], "\(session) at \(position)")
+                }
+                #expect(Self.json(try seeker.replay(session: session, to: .end), session) == expected.last, "\(session) at its end")
+            }
+        }
+    }
+
     @Test("damaged, truncated, foreign or deleted checkpoint files are rebuilt and never change an answer")
     func damagedFilesRebuilt() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
