@@ -30,6 +30,11 @@ struct CompactionTests {
         return try StoreFixture.catLines(directory).lines
     }
 
+    /// The bytes of every segment file of the log.
+    static func segmentBytes(_ path: String) throws -> Int {
+        try StoreFixture.segmentFiles(path).reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: path + "/" + $1)[.size] as! Int) }
+    }
+
     static var compactionOptions: LogOptions {
         var options = LogOptions()
         options.maximumSegmentBytes = 64 << 10
@@ -41,7 +46,7 @@ struct CompactionTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             let path = dir.path
             let before = try Self.durableLog(path)
-            let bytesBefore = try StoreFixture.segmentFiles(path).reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: path + "/" + $1)[.size] as! Int) }
+            let bytesBefore = try Self.segmentBytes(path)
             let reader = try LogReader(directory: path)
             let candidates = SegmentCompaction.candidates(reader, options: Self.compactionOptions)
             let sealed = reader.segments.filter(\.sealed).count
@@ -58,7 +63,7 @@ struct CompactionTests {
             let after = try StoreFixture.catLines(path)
             #expect(after.damage.isEmpty)
             #expect(after.lines == before, "every event, LSN, receive time and peer as it was")
-            let bytesAfter = try StoreFixture.segmentFiles(path).reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: path + "/" + $1)[.size] as! Int) }
+            let bytesAfter = try Self.segmentBytes(path)
             #expect(bytesAfter * 2 < bytesBefore, "\(bytesBefore) → \(bytesAfter) bytes")
             #expect(SegmentCompaction.candidates(try LogReader(directory: path), options: Self.compactionOptions).isEmpty, "nothing left to compact")
             let report = try LogVerifier.verify(directory: path)
