@@ -83,7 +83,8 @@ public final class EventRowSource {
                     let (segment, number) = blocks[nextBlock]
                     nextBlock += 1
                     position = 0
-                    if try !source.reader.readBlock(segment: segment, block: number, into: &block) {
+                    // Rows have no body column: the bodies are not even located.
+                    if try !source.reader.readBlock(segment: segment, block: number, into: &block, locatingBodies: false) {
                         block = DecodedBlock()
                         continue
                     }
@@ -104,7 +105,7 @@ public final class EventRowSource {
         /// The slot of the current event's session, added when first met.
         private mutating func lookUp() -> Int {
             let position = position
-            return block.withEvent(position) { _, session, _ in
+            return block.withSession(position) { session in
                 let (reference, inserted) = slotTable.insert(session)
                 if inserted {
                     let id = String(decoding: session, as: UTF8.self)

@@ -120,13 +120,11 @@ public struct JournalScanner {
             }
         }
         guard usable else { return false }
-        // Sessions with no session.end yet: their last visit and figures from their end state.
+        // Sessions with no session.end yet: their last visit and figures from their end state
+        // (the seeker takes the one the index keeps for such a session).
+        let seeker = SessionSeeker(index: index)
         for (id, n) in numbers.sorted(by: { $0.key < $1.key }) where !sessions[n].ended {
-            // Such a session's end state is kept; should it not be, its replay gives it.
-            guard let start = index.start(session: id, for: .end),
-                let end = start.block == nil ? start.state : try SessionSeeker(index: index).replay(session: id, to: .end),
-                let (_, figures) = FocusJournal.openSession(end)
-            else { continue }
+            guard let end = try seeker.replay(session: id, to: .end), let (_, figures) = FocusJournal.openSession(end) else { continue }
             if sessions[n].tags == SessionTags() {
                 let info = end.info
                 sessions[n].tags = SessionTags(

@@ -35,6 +35,10 @@ public final class SessionSeeker {
         // The index's end piece tells (late events, and a true duplicate, A18); without one, look.
         let end = indexIsCurrent ? index.start(session: session, for: .end) : nil
         let useCheckpoints = useCheckpoints && indexIsCurrent
+        // The end state the index keeps is the true one also for a session whose events came
+        // out of order: the index re-derives such a session in seq order when a late event
+        // arrives (E4). Sorting its events again would read every block of it, per session.
+        if useCheckpoints, target == .end, let end, end.block == nil { return end.state }
         let outOfOrder = end?.outOfOrder ?? true
         if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
         var state = SessionReplayer()

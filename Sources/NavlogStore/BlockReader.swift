@@ -15,7 +15,10 @@ struct BlockReader: ~Copyable {
     /// Reads the block at `location` of `file` into `block`.
     /// - Throws: ``StoreError`` with code `.damaged` naming the file and offset when the block
     ///   fails its checksum, does not decompress, or does not decode.
-    mutating func read(_ location: BlockLocation, from file: borrowing StoreFile, into block: inout DecodedBlock) throws(StoreError) {
+    /// `locatingBodies`: see ``DecodedBlock/decode(payload:header:locatingBodies:)``.
+    mutating func read(
+        _ location: BlockLocation, from file: borrowing StoreFile, into block: inout DecodedBlock, locatingBodies: Bool = true
+    ) throws(StoreError) {
         let header = location.header
         let frameOffset = location.offset + header.encodedSize
         try file.read(at: frameOffset, count: header.frameSize, into: &frame)
@@ -41,7 +44,7 @@ struct BlockReader: ~Copyable {
         let decoded = block.payload
         block.payload = []
         do {
-            try block.decode(payload: decoded, header: header)
+            try block.decode(payload: decoded, header: header, locatingBodies: locatingBodies)
         } catch {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.reason).", path: file.path, offset: frameOffset)
         }

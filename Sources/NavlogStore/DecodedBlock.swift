@@ -36,7 +36,11 @@ public struct DecodedBlock: Sendable {
     /// Peer index of each event.
     public internal(set) var peerIndexes: [UInt32] = []
     /// Body start offsets in ``payload``; event i's body ends where i+1's starts (``bodyEnd`` for the last).
+    /// Empty when the block was decoded without its bodies (``bodiesLocated`` is false).
     public internal(set) var bodyStarts: [Int] = []
+    /// Whether the bodies were located (see ``decode(payload:header:locatingBodies:)``): the
+    /// body accessors may be used only then.
+    public private(set) var bodiesLocated = true
     var bodyEnd = 0
     var stringStart = 0
     /// String end offsets relative to the string bytes.
@@ -73,13 +77,19 @@ public struct DecodedBlock: Sendable {
 
     /// Calls `body` with the string table, the session bytes and the interned body of event `index`.
     public func withEvent<R>(_ index: Int, _ body: (StringTable, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withStrings { strings in
+        precondition(bodiesLocated, "the block was decoded without its bodies (locatingBodies: false); use withSession(_:_:)")
+        return try withStrings { strings in
             try payload.withUnsafeBytes { raw in
                 let end = index + 1 < count ? bodyStarts[index + 1] : bodyEnd
                 let session = strings[Int(sessions[index])]!
                 return try body(strings, session, UnsafeRawBufferPointer(rebasing: raw[bodyStarts[index]..<end]))
             }
         }
+    }
+
+    /// Calls `body` with the session id bytes of event `index` (also when the bodies were not located).
+    public func withSession<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withStrings { strings in try body(strings[Int(sessions[index])]!) }
     }
 
     /// Calls `body` with a field reader over event `index`'s body (no allocation).
@@ -106,8 +116,14 @@ public struct DecodedBlock: Sendable {
     }
 
     /// Decodes a decompressed payload (taking ownership of `payload`'s bytes).
+    ///
+    /// - Parameter locatingBodies: false for a reader that reads no body (counts by type, the
+    ///   SQL `events` table): payload version 2 stores no body lengths, so finding where each
+    ///   body starts walks every body, a third of a block's decoding; without it the body
+    ///   accessors must not be used, and a malformed body goes unnoticed (the frame checksum
+    ///   still covers it).
     /// - Throws: ``DecodingError`` naming what was malformed.
-    public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader) throws(DecodingError) {
+    public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, locatingBodies: Bool = true) throws(DecodingError) {
         payload = newPayload
         self.firstLSN = header.firstLSN
         let expectedCount = header.eventCount
@@ -124,7 +140,8 @@ public struct DecodedBlock: Sendable {
         stringEnds.removeAll(keepingCapacity: true)
         let result: Result<Void, DecodingError> = payload.withUnsafeBytes { raw in
             do throws(DecodingError) {
-                try decodeColumns(raw, expectedCount: expectedCount, minTimestamp: header.minTimestamp, minReceived: header.minReceived)
+                try decodeColumns(
+                    raw, expectedCount: expectedCount, minTimestamp: header.minTimestamp, minReceived: header.minReceived, locatingBodies: locatingBodies)
                 return .success(())
             } catch {
                 return .failure(error)
@@ -133,7 +150,9 @@ public struct DecodedBlock: Sendable {
         try result.get()
     }
 
-    private mutating func decodeColumns(_ raw: UnsafeRawBufferPointer, expectedCount: Int, minTimestamp: Int64, minReceived: Int64) throws(DecodingError) {
+    private mutating func decodeColumns(
+        _ raw: UnsafeRawBufferPointer, expectedCount: Int, minTimestamp: Int64, minReceived: Int64, locatingBodies: Bool
+    ) throws(DecodingError) {
         var reader = ByteReader(raw)
         func fail(_ what: String) -> DecodingError { DecodingError(reason: "the block payload is malformed at byte \(reader.offset): \(what)") }
         guard let version = reader.readByte(), version == 1 || version == BlockEncoder.payloadVersion else { throw fail("unknown payload version") }
@@ -237,6 +256,12 @@ public struct DecodedBlock: Sendable {
             return true
         }
         guard peersOK else { throw fail("bad peer index") }
+        bodiesLocated = locatingBodies || version < 2
+        if !bodiesLocated {
+            bodyEnd = raw.count
+            count = n
+            return
+        }
         bodyStarts.append(contentsOf: repeatElement(0, count: n))
         if version >= 2 {
             // Each body is one value: where one ends the next begins, and the last ends the payload.

@@ -35,14 +35,15 @@ extension LogReader {
         plan(query).flatMap { catalog, blocks in blocks.map { (catalog, $0) } }
     }
 
-    /// Reads, checks and decodes block `block` of segment `segment` into `decoded`.
+    /// Reads, checks and decodes block `block` of segment `segment` into `decoded`;
+    /// `locatingBodies` false for a reader of no body (see ``DecodedBlock/decode(payload:header:locatingBodies:)``).
     /// - Returns: false when the block is damaged or its segment is gone (damage is recorded in ``damage``).
     /// - Throws: ``StoreError`` for I/O failures.
-    public func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock) throws(StoreError) -> Bool {
+    public func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, locatingBodies: Bool = true) throws(StoreError) -> Bool {
         guard let file = try Self.openIfPresent(catalogs[segment].segment.path) else { return false }
         guard let location = try verifiedLocation(file, catalogs[segment], block) else { return false }
         do {
-            try blockReader.read(location, from: file, into: &decoded)
+            try blockReader.read(location, from: file, into: &decoded, locatingBodies: locatingBodies)
             return true
         } catch {
             guard error.code == .damaged else { throw error }

@@ -28,6 +28,33 @@ struct EventLogTests {
         }
     }
 
+    @Test("a block read without its bodies has the same types, sessions, times and seqs (what body-less scans such as SQL counts read)")
+    func blocksWithoutBodies() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            try StoreFixture.write(StoreFixture.lines(3000), to: dir.path)
+            let reader = try LogReader(directory: dir.path)
+            var full = DecodedBlock()
+            var bare = DecodedBlock()
+            var blocks = 0
+            for (segment, block) in reader.blocks(matching: LogQuery()) {
+                #expect(try reader.readBlock(segment: segment, block: block, into: &full))
+                #expect(try reader.readBlock(segment: segment, block: block, into: &bare, locatingBodies: false))
+                #expect(full.bodiesLocated && !bare.bodiesLocated)
+                #expect(bare.count == full.count && bare.types == full.types && bare.timestamps == full.timestamps)
+                #expect(bare.sequencesPlusOne == full.sequencesPlusOne && bare.receiveTimes == full.receiveTimes)
+                for position in 0..<bare.count {
+                    #expect(bare.withSession(position) { Array($0) } == full.withEvent(position) { _, session, _ in Array(session) })
+                }
+                blocks += 1
+            }
+            #expect(blocks > 3)
+            // Reused for a full read, the block locates its bodies again.
+            #expect(try reader.readBlock(segment: 0, block: 0, into: &bare))
+            #expect(try reader.readBlock(segment: 0, block: 0, into: &full))
+            #expect(bare.bodiesLocated && bare.bodyStarts == full.bodyStarts)
+        }
+    }
+
     @Test("LSNs continue across restarts and are never reused")
     func lsnsContinueAcrossRestarts() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
