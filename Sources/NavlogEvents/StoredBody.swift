@@ -117,31 +117,77 @@ public struct StoredValue {
         }
     }
 
-    /// Where the value starting at `offset` ends, or nil when the tokens are malformed.
+    /// Where the value starting at `offset` ends, or nil when the tokens are malformed or nest
+    /// deeper than `JSONTokenizer.maximumDepth` counting from `depth`.
+    ///
+    /// One loop with a stack of the open containers rather than a call per value: payload
+    /// version 2 finds where each body starts by skipping the one before, so a block decode
+    /// runs this over every token of every body (it was most of a replay's own CPU). The stack
+    /// is small enough to live on the machine stack (a heap one per call costs more than the
+    /// loop saves); a value nested deeper than it is skipped by a call of its own.
     public static func skip(_ tokens: UnsafeRawBufferPointer, _ offset: Int, depth: Int) -> Int? {
-        guard depth < JSONTokenizer.maximumDepth, offset < tokens.count, let kind = BodyToken(rawValue: tokens[offset]) else { return nil }
-        var reader = ByteReader(tokens, offset: offset + 1)
-        switch kind {
-        case .object:
-            guard let count = reader.readCount(limit: tokens.count) else { return nil }
-            for _ in 0..<count {
-                guard let key = reader.readByte() else { return nil }
-                if key == BodyToken.unknownKey { guard reader.readVarint() != nil else { return nil } }
-                guard let end = skip(tokens, reader.offset, depth: depth + 1) else { return nil }
-                reader.offset = end
+        let levels = JSONTokenizer.maximumDepth - depth
+        guard levels > 0 else { return nil }
+        let capacity = 32
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: capacity) { open -> Int? in
+            // Per open container: the members it has left to read, times 2, plus 1 for an object.
+            var level = 0
+            var position = offset
+            let end = tokens.count
+            // Steps over a varint (at most 10 bytes, the tenth 0 or 1, as ByteReader reads them).
+            func skipVarint() -> Bool {
+                var bytes = 0
+                while position < end {
+                    let byte = tokens[position]
+                    position += 1
+                    if bytes == 9 && byte > 1 { return false }
+                    if byte < 0x80 { return true }
+                    bytes += 1
+                }
+                return false
             }
-            return reader.offset
-        case .array:
-            guard let count = reader.readCount(limit: tokens.count) else { return nil }
-            for _ in 0..<count {
-                guard let end = skip(tokens, reader.offset, depth: depth + 1) else { return nil }
-                reader.offset = end
+            while true {
+                if level > 0 && open[level - 1] & 1 == 1 {
+                    guard position < end else { return nil }
+                    let key = tokens[position]
+                    position += 1
+                    if key == BodyToken.unknownKey { guard skipVarint() else { return nil } }
+                }
+                if level == capacity {
+                    guard let valueEnd = skip(tokens, position, depth: depth + level) else { return nil }
+                    position = valueEnd
+                } else {
+                    guard position < end else { return nil }
+                    let tag = tokens[position]
+                    position += 1
+                    switch tag {
+                    case BodyToken.object.rawValue, BodyToken.array.rawValue:
+                        var reader = ByteReader(tokens, offset: position)
+                        guard let count = reader.readCount(limit: end) else { return nil }
+                        position = reader.offset
+                        if count > 0 {
+                            // Its members are one level deeper than it.
+                            guard level + 1 < levels else { return nil }
+                            open[level] = count << 1 | (tag == BodyToken.object.rawValue ? 1 : 0)
+                            level += 1
+                            continue
+                        }
+                    case BodyToken.string.rawValue, BodyToken.number.rawValue, BodyToken.integer.rawValue:
+                        guard skipVarint() else { return nil }
+                    case BodyToken.true.rawValue, BodyToken.false.rawValue, BodyToken.null.rawValue:
+                        break
+                    default:
+                        return nil
+                    }
+                }
+                // A value is done: so are the containers it was the last member of.
+                while level > 0 {
+                    open[level - 1] -= 2
+                    if open[level - 1] >= 2 { break }
+                    level -= 1
+                }
+                if level == 0 { return position }
             }
-            return reader.offset
-        case .string, .number, .integer:
-            return reader.readVarint() == nil ? nil : reader.offset
-        case .true, .false, .null:
-            return reader.offset
         }
     }
 }

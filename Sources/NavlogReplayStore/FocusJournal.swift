@@ -56,8 +56,9 @@ public enum FocusJournal {
     public struct Before {
         var anomalies: Int
 
-        /// Takes what the journal compares from `state`.
-        public init(_ state: SessionReplayer) {
+        /// Takes what the journal compares from `state` (borrowed: the index build calls this
+        /// per event, and a copy of a state retains every one of its arrays).
+        public init(_ state: borrowing SessionReplayer) {
             anomalies = state.anomalies.count
         }
     }
