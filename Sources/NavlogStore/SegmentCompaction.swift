@@ -127,10 +127,9 @@ public enum SegmentCompaction {
                 message: "The compacted copy of \(name) does not hold the same events (a bug in this navlog); the segment was left as it is.",
                 path: work)
         }
-        let written = try StoreFile(path: work + "/" + name, writable: true)
-        try written.sync()
-        if let index = try? StoreFile(path: work + "/" + SegmentName.index(base), writable: true) { try index.sync() }
-        try syncDirectory(work)
+        // Durable already: seal() fsynced the segment, then wrote its index as a durable
+        // replace (fsync, rename, fsync of the directory, which also holds the segment's entry).
+        let written = try StoreFile(path: work + "/" + name, writable: false)
         return CompactedSegment(
             name: name, originalBytes: originalBytes, compactedBytes: try written.size(), originalBlocks: segment.blocks.count,
             compactedBlocks: check.segments[0].blocks.count, events: events, workDirectory: work)
