@@ -40,7 +40,14 @@ extension LogReader {
     /// - Returns: false when the block is damaged or its segment is gone (damage is recorded in ``damage``).
     /// - Throws: ``StoreError`` for I/O failures.
     public func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, locatingBodies: Bool = true) throws(StoreError) -> Bool {
+        if let held = catalogs[segment].held { return try readBlock(block, of: segment, from: held.file, into: &decoded, locatingBodies: locatingBodies) }
         guard let file = try Self.openIfPresent(catalogs[segment].segment.path) else { return false }
+        return try readBlock(block, of: segment, from: file, into: &decoded, locatingBodies: locatingBodies)
+    }
+
+    private func readBlock(
+        _ block: Int, of segment: Int, from file: borrowing StoreFile, into decoded: inout DecodedBlock, locatingBodies: Bool
+    ) throws(StoreError) -> Bool {
         guard let location = try verifiedLocation(file, catalogs[segment], block) else { return false }
         do {
             try blockReader.read(location, from: file, into: &decoded, locatingBodies: locatingBodies)

@@ -16,9 +16,17 @@ public final class LogReader {
     var blockReader: BlockReader
     private var block = DecodedBlock()
 
+    /// How many sealed segments this reader holds open, so that a read that began before a
+    /// compaction finishes on the files it catalogued (and retention deleting one does not cut
+    /// it short). Past this many, a segment is opened per read, and one written again since it
+    /// was catalogued stops the read with ``StoreError/Code/changed``.
+    public let maximumHeldSegments: Int
+
     /// Opens the directory and catalogues its segments.
+    /// - Parameter maximumHeldSegments: see ``maximumHeldSegments``.
     /// - Throws: ``StoreError`` when the directory does not exist or cannot be read.
-    public init(directory: String) throws(StoreError) {
+    public init(directory: String, maximumHeldSegments: Int = 256) throws(StoreError) {
+        self.maximumHeldSegments = maximumHeldSegments
         guard LogDirectory.exists(directory) else {
             throw StoreError(code: .badDirectory, message: "There is no data directory at \(directory). Check --data-dir (navlog ingest creates one).", path: directory)
         }
@@ -44,17 +52,25 @@ public final class LogReader {
                 catalogs.append(cached)
                 continue
             }
-            let catalog: SegmentCatalog
+            var catalog: SegmentCatalog
+            // Opened before it is catalogued: if compaction renames a new file over the path in
+            // between, the sizes differ and the held file is not used.
+            let opened = try? HeldSegmentFile(path: segment.path)
             do {
                 catalog = try SegmentCatalog.load(files, segment, writerActive: writerActive)
             } catch  where error.code == .io && error.errno == 2 {
                 continue  // deleted by retention meanwhile
+            }
+            if catalog.sealed, heldCount(catalogs) < maximumHeldSegments, let opened, (try? opened.file.size()) == catalog.index.segmentSize {
+                catalog.held = opened
             }
             damage.append(contentsOf: catalog.damage)
             catalogs.append(catalog)
         }
         self.catalogs = catalogs
     }
+
+    private func heldCount(_ catalogs: [SegmentCatalog]) -> Int { catalogs.reduce(0) { $0 + ($1.held == nil ? 0 : 1) } }
 
     /// The number of events in the log (from the indexes; nothing is decompressed).
     public var eventCount: Int { catalogs.reduce(0) { $0 + $1.entries.reduce(0) { $0 + $1.count } } }
@@ -110,6 +126,10 @@ public final class LogReader {
     public func scan(_ query: LogQuery, _ visit: (borrowing DecodedBlock, Int) throws -> Bool) throws {
         let sessionBytes = query.session.map { Array($0.utf8) }
         for (catalogNumber, blocks) in plan(query) {
+            if let held = catalogs[catalogNumber].held {
+                if try !scanSegment(held.file, catalogNumber, blocks, query, sessionBytes, visit) { return }
+                continue
+            }
             // A segment deleted by retention since the catalogue was made is simply gone.
             guard let file = try Self.openIfPresent(catalogs[catalogNumber].segment.path) else { continue }
             if try !scanSegment(file, catalogNumber, blocks, query, sessionBytes, visit) { return }

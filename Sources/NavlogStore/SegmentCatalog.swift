@@ -1,5 +1,14 @@
 /// What a reader knows about one segment before reading any event: its blocks (from the
 /// index for a sealed segment, from block headers for the active one) and any damage seen.
+/// A sealed segment file a reader keeps open (a class, so catalogues can share it).
+final class HeldSegmentFile {
+    let file: StoreFile
+
+    init(path: String) throws(StoreError) {
+        file = try StoreFile(path: path, writable: false)
+    }
+}
+
 struct SegmentCatalog {
     var segment: LogDirectory.Segment
     /// Whether the segment ends with a seek table.
@@ -12,6 +21,10 @@ struct SegmentCatalog {
     var hasPostings: Bool
     /// Damage found while cataloguing.
     var damage: [SegmentDamage]
+    /// The sealed segment's file as it was catalogued, held open by the reader (see
+    /// ``LogReader/maximumHeldSegments``): compaction renames a new file over the path, and
+    /// this one still reads the blocks the catalogue describes.
+    var held: HeldSegmentFile? = nil
 
     var entries: [SegmentIndex.Entry] { index.entries }
 

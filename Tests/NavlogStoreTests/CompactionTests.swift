@@ -108,29 +108,46 @@ struct CompactionTests {
         }
     }
 
-    @Test("a reader that catalogued a segment before it was compacted says so instead of reporting damage, and reads it after a refresh")
+    @Test("a reader that catalogued a segment before it was compacted reads on from the file it catalogued; one holding no file says so instead of reporting damage")
     func readerOfTheOldFile() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let path = dir.path
             let before = try Self.durableLog(path, events: 3000)
             let early = try LogReader(directory: path)
+            let unheld = try LogReader(directory: path, maximumHeldSegments: 0)
             let name = try #require(SegmentCompaction.candidates(early, options: Self.compactionOptions).first)
             let number = try #require(early.segments.firstIndex { $0.name == name })
+            let oldBlocks = early.segments[number].blocks.count
+            #expect(oldBlocks > 2)
             // The writer is open first (opening one removes unfinished copies), as in navlogd.
             let log = try EventLog(directory: path, options: Self.compactionOptions)
             let copy = try #require(try SegmentCompaction.writeCopy(of: name, reader: early, options: Self.compactionOptions))
             #expect(try log.install(copy))
             try log.close()
             var decoded = DecodedBlock()
-            #expect(throws: StoreError.self) { _ = try early.readBlock(segment: number, block: 1, into: &decoded) }
+            // The reader holding the file it catalogued reads every block of it, old layout and all.
+            for block in 0..<oldBlocks { #expect(try early.readBlock(segment: number, block: block, into: &decoded)) }
+            var stored: [String] = []
+            try early.scan(LogQuery()) { block, position in
+                var line: [UInt8] = []
+                try block.appendJSONLine(position, to: &line)
+                stored.append(String(decoding: line.dropLast(), as: UTF8.self))
+                return true
+            }
+            #expect(stored == before)
+            #expect(early.damage.isEmpty)
+            // One that holds no file finds another file at the path and says so.
             do {
-                _ = try early.readBlock(segment: number, block: 1, into: &decoded)
+                _ = try unheld.readBlock(segment: number, block: 1, into: &decoded)
+                Issue.record("reading a block of a segment written again did not fail")
             } catch let error as StoreError {
                 #expect(error.code == .changed && error.message.contains("run the command again"), "\(error.message)")
             }
-            #expect(early.damage.isEmpty, "no damage reported for a compacted segment")
-            try early.refresh()
-            #expect(early.segments[number].blocks.count == 1)
+            #expect(unheld.damage.isEmpty, "no damage reported for a compacted segment")
+            for reader in [early, unheld] {
+                try reader.refresh()
+                #expect(reader.segments[number].blocks.count == 1)
+            }
             #expect(try StoreFixture.catLines(path).lines == before)
         }
     }
