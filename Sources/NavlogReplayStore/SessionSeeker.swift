@@ -24,6 +24,8 @@ public final class SessionSeeker {
     ///     says false for a session with newer events: then nothing is taken from the index, not
     ///     even whether the session's events arrived out of `seq` order.
     ///   - visit: called after each event applied, with the state after it; return false to stop.
+    ///     A replay to `.end` that the index's kept end state answers applies no event: pass
+    ///     `useCheckpoints: false` to visit every event.
     /// - Throws: ``StoreError`` for I/O failures reading the log.
     public func replay(
         session: String, to target: ReplayTarget, useCheckpoints: Bool = true, indexIsCurrent: Bool = true,
@@ -48,7 +50,6 @@ public final class SessionSeeker {
             state = start.state
             from = start.block
             firstLSN = start.firstLSN
-            if from == nil { return state }
         }
         guard let from else { return state }
         var sawEvent = state.eventCount > 0

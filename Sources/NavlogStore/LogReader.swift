@@ -44,33 +44,29 @@ public final class LogReader {
         var known: [String: SegmentCatalog] = [:]
         for catalog in catalogs where catalog.sealed { known[catalog.segment.name] = catalog }
         var catalogs: [SegmentCatalog] = []
+        // Sealed segments held open so far (see maximumHeldSegments).
+        var held = 0
         let writerActive = (try? StoreFile(path: files.file(SegmentName.lockFile), writable: false))?.isLockedExclusively() ?? false
         for segment in try files.segments() {
             if let cached = known[segment.name], let file = try? StoreFile(path: segment.path, writable: false),
                 (try? file.size()) == cached.index.segmentSize
             {
+                if cached.held != nil { held += 1 }
                 catalogs.append(cached)
                 continue
             }
-            var catalog: SegmentCatalog
-            // Opened before it is catalogued: if compaction renames a new file over the path in
-            // between, the sizes differ and the held file is not used.
-            let opened = try? HeldSegmentFile(path: segment.path)
+            let catalog: SegmentCatalog
             do {
-                catalog = try SegmentCatalog.load(files, segment, writerActive: writerActive)
+                catalog = try SegmentCatalog.load(files, segment, writerActive: writerActive, holding: held < maximumHeldSegments)
             } catch  where error.code == .io && error.errno == 2 {
                 continue  // deleted by retention meanwhile
             }
-            if catalog.sealed, heldCount(catalogs) < maximumHeldSegments, let opened, (try? opened.file.size()) == catalog.index.segmentSize {
-                catalog.held = opened
-            }
+            if catalog.held != nil { held += 1 }
             damage.append(contentsOf: catalog.damage)
             catalogs.append(catalog)
         }
         self.catalogs = catalogs
     }
-
-    private func heldCount(_ catalogs: [SegmentCatalog]) -> Int { catalogs.reduce(0) { $0 + ($1.held == nil ? 0 : 1) } }
 
     /// The number of events in the log (from the indexes; nothing is decompressed).
     public var eventCount: Int { catalogs.reduce(0) { $0 + $1.entries.reduce(0) { $0 + $1.count } } }

@@ -1,5 +1,3 @@
-/// What a reader knows about one segment before reading any event: its blocks (from the
-/// index for a sealed segment, from block headers for the active one) and any damage seen.
 /// A sealed segment file a reader keeps open (a class, so catalogues can share it).
 final class HeldSegmentFile {
     let file: StoreFile
@@ -9,6 +7,8 @@ final class HeldSegmentFile {
     }
 }
 
+/// What a reader knows about one segment before reading any event: its blocks (from the
+/// index for a sealed segment, from block headers for the active one) and any damage seen.
 struct SegmentCatalog {
     var segment: LogDirectory.Segment
     /// Whether the segment ends with a seek table.
@@ -33,10 +33,14 @@ struct SegmentCatalog {
     /// segment and, if the directory is writable, saved again.
     /// - Parameter writerActive: whether a writer holds the log's lock; without one, damage at
     ///   the end of the active segment is crash damage to report, not a write in progress.
-    static func load(_ files: LogDirectory, _ segment: LogDirectory.Segment, writerActive: Bool = true) throws(StoreError) -> SegmentCatalog {
-        let file = try StoreFile(path: segment.path, writable: false)
-        let size = try file.size()
-        if case .sealed(let table, _) = try SeekTable.read(from: file, size: size) {
+    static func load(
+        _ files: LogDirectory, _ segment: LogDirectory.Segment, writerActive: Bool = true, holding: Bool = false
+    ) throws(StoreError) -> SegmentCatalog {
+        // The file the catalogue is made from is the one a holding reader keeps: what the
+        // catalogue says holds for it whatever is renamed over the path later.
+        let opened = try HeldSegmentFile(path: segment.path)
+        let size = try opened.file.size()
+        if case .sealed(let table, _) = try SeekTable.read(from: opened.file, size: size) {
             var buffer: [UInt8] = []
             if let indexFile = try? StoreFile(path: files.file(SegmentName.index(segment.base)), writable: false) {
                 let indexSize = try indexFile.size()
@@ -44,26 +48,29 @@ struct SegmentCatalog {
                 if let index = SegmentIndex.decode(buffer), index.agrees(withSegmentSize: size, seekTable: table),
                     index.entries.first?.firstLSN ?? 0 >= segment.base
                 {
-                    return SegmentCatalog(segment: segment, sealed: true, index: index, headers: [], hasPostings: true, damage: [])
+                    return SegmentCatalog(segment: segment, sealed: true, index: index, headers: [], hasPostings: true, damage: [], held: holding ? opened : nil)
                 }
             }
             // Missing or wrong: rebuild from the segment itself.
-            let scan = try BlockScanner.scan(file, verifyFrames: false)
+            let scan = try BlockScanner.scan(opened.file, verifyFrames: false)
             var damage = scan.damage
             var index: SegmentIndex
             do {
-                index = try SegmentIndexBuilder.build(file, segmentSize: size)
+                index = try SegmentIndexBuilder.build(opened.file, segmentSize: size)
             } catch {
                 damage.append(SegmentDamage(path: segment.path, offset: error.offset ?? 0, reason: error.message))
                 index = SegmentIndex(segmentSize: size, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: [])
-                return SegmentCatalog(segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: false, damage: damage)
+                return SegmentCatalog(
+                    segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: false, damage: damage,
+                    held: holding ? opened : nil)
             }
             if damage.isEmpty { try? files.writeAtomically(SegmentName.index(segment.base), index.encode()) }
-            return SegmentCatalog(segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: damage.isEmpty, damage: damage)
+            return SegmentCatalog(
+                segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: damage.isEmpty, damage: damage, held: holding ? opened : nil)
         }
         // The active segment: headers only. An incomplete last block is a write in progress while
         // a writer is active; without one it is damage (the next writer's recovery quarantines it).
-        let scan = try BlockScanner.scan(file, verifyFrames: false)
+        let scan = try BlockScanner.scan(opened.file, verifyFrames: false)
         let damage =
             scan.damageInMiddle || !writerActive
             ? scan.damage.map {
