@@ -107,8 +107,22 @@ public struct ByteReader {
     }
 
     /// Reads an unsigned LEB128 varint of at most 10 bytes.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readVarint() -> UInt64? {
+        // Most varints in a block are one byte: that case inline, the rest in a call.
+        if offset < bytes.count {
+            let byte = bytes[offset]
+            if byte < 0x80 {
+                offset += 1
+                return UInt64(byte)
+            }
+        }
+        return readLongVarint()
+    }
+
+    /// ``readVarint()`` for a varint of any length.
+    @inlinable
+    public mutating func readLongVarint() -> UInt64? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while offset < bytes.count {

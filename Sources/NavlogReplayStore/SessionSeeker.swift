@@ -58,7 +58,9 @@ public final class SessionSeeker {
         for segment in from.segment..<segments.count {
             for block in index.log.blocks(ofSegment: segment, mayHoldSession: session) {
                 if segment == from.segment && block < from.block { continue }
-                guard try index.log.readBlock(segment: segment, block: block, into: &decoded), let reference = reference(of: wanted) else { continue }
+                // Only the session's events are needed: of a grouped block, its group's frame.
+                guard try index.log.readBlock(segment: segment, block: block, into: &decoded, session: wanted), let reference = reference(of: wanted)
+                else { continue }
                 for position in 0..<decoded.count where Int(decoded.sessions[position]) == reference {
                     // Already in the checkpoint's state (it starts inside this block).
                     if decoded.lsn(position) < firstLSN { continue }

@@ -18,9 +18,28 @@ import NavlogEvents
 /// (Ordering the table by use, most used first, as the encoder once did, took a second pass
 /// over every body and gained nothing: 10.46 bytes per event then, 10.44 now, with
 /// `navlog-bench --only size`.)
+///
+/// A block of at least ``minimumGroupedEvents`` events is written *grouped* (payload version
+/// 3): with hundreds of sessions live, a session has a few dozen events in a block of 32,768,
+/// and a reader of one session (a seek, `navlog replay`) decompressed and decoded all of them.
+/// Grouped, the payload is a *spine* (what every event has in log order: its session, receive
+/// time and peer) and one part per session group (session number modulo the group count: a
+/// string table of the group's own strings, then its events' types, times, sequence numbers,
+/// flags and bodies, in log order), each part its own zstd frame. One session's events then
+/// cost the spine and one group's frame. Spine layout: version (3), event count, group count,
+/// session count, session id lengths and bytes (in order of first appearance), per event its
+/// session number, receive times (as in version 2), the peer table and each event's peer.
 struct BlockEncoder {
     /// 2: no body lengths. Readers read 1 too.
     static let payloadVersion: UInt8 = 2
+    /// The spine of a grouped payload.
+    static let groupedPayloadVersion: UInt8 = 3
+    /// A grouped block has one group per this many events (at most ``maximumGroups``); blocks
+    /// of fewer than twice as many keep one frame (payload version 2): a group would be most of
+    /// it. See ``LogOptions/eventsPerSessionGroup``.
+    var eventsPerGroup = 4096
+    /// The most session groups of a block (the header's frame table has a spine and these).
+    static let maximumGroups = BlockHeader.maximumFrames - 1
 
     /// The fixed fields of one event, kept together so adding an event is one append.
     private struct Row {
@@ -105,8 +124,27 @@ struct BlockEncoder {
         count += 1
     }
 
+    /// The group count a block of `count` events is written with (0: not grouped).
+    func groupCount(forEvents count: Int) -> Int {
+        let perGroup = max(1, eventsPerGroup)
+        return count / 2 < perGroup ? 0 : min(Self.maximumGroups, count / perGroup)
+    }
+
     /// Encodes the payload of the events added so far into `payload` (replacing its contents).
-    mutating func encodePayload(into payload: inout [UInt8]) {
+    /// - Returns: the sizes of the payload's parts, each compressed as its own frame (the spine,
+    ///   then each group; a group without events has size 0), or an empty array when the payload
+    ///   is one frame.
+    @discardableResult
+    mutating func encodePayload(into payload: inout [UInt8]) -> [Int] {
+        let groups = groupCount(forEvents: count)
+        if groups > 0 {
+            return encodeGrouped(into: &payload, groups: groups)
+        }
+        encodeSingle(into: &payload)
+        return []
+    }
+
+    private mutating func encodeSingle(into payload: inout [UInt8]) {
         payload.removeAll(keepingCapacity: true)
         payload.reserveCapacity(interner.bytes.count + bodies.count + count * 24 + 64)
         payload.append(Self.payloadVersion)
@@ -152,5 +190,168 @@ struct BlockEncoder {
         }
         for row in rows { Varint.append(UInt64(row.peerIndex), to: &payload) }
         payload.append(contentsOf: bodies)
+    }
+
+    // MARK: Grouped payloads
+
+    /// Per group, reused from block to block.
+    private var groupTables: [ByteStringTable] = []
+    /// Per group and block string reference: the reference in the group's table + 1 (0: none yet).
+    private var groupReferences: [UInt32] = []
+    private var sessionNumbers: [Int32] = []
+
+    private mutating func encodeGrouped(into payload: inout [UInt8], groups: Int) -> [Int] {
+        payload.removeAll(keepingCapacity: true)
+        payload.reserveCapacity(interner.bytes.count + bodies.count + count * 24 + 64)
+        var parts: [Int] = []
+        // The spine. Sessions are numbered in order of first appearance.
+        sessionNumbers.removeAll(keepingCapacity: true)
+        sessionNumbers.append(contentsOf: repeatElement(-1, count: interner.count))
+        var sessionRefs: [UInt32] = []
+        for row in rows where sessionNumbers[Int(row.session)] < 0 {
+            sessionNumbers[Int(row.session)] = Int32(sessionRefs.count)
+            sessionRefs.append(row.session)
+        }
+        payload.append(Self.groupedPayloadVersion)
+        Varint.append(UInt64(count), to: &payload)
+        Varint.append(UInt64(groups), to: &payload)
+        Varint.append(UInt64(sessionRefs.count), to: &payload)
+        for ref in sessionRefs { Varint.append(UInt64(stringRange(ref).count), to: &payload) }
+        for ref in sessionRefs { payload.append(contentsOf: interner.bytes[stringRange(ref)]) }
+        for row in rows { Varint.append(UInt64(sessionNumbers[Int(row.session)]), to: &payload) }
+        var lastReceived = minReceived
+        for row in rows {
+            Varint.append(Varint.zigzag(row.receivedAt &- lastReceived), to: &payload)
+            lastReceived = row.receivedAt
+        }
+        Varint.append(UInt64(peers.count), to: &payload)
+        for peer in peers {
+            Varint.append(UInt64(peer.uid), to: &payload)
+            Varint.append(UInt64(peer.gid), to: &payload)
+            Varint.append(Varint.zigzag(Int64(peer.pid)), to: &payload)
+        }
+        for row in rows { Varint.append(UInt64(row.peerIndex), to: &payload) }
+        parts.append(payload.count)
+
+        // Each group: its rows in log order, its bodies with their strings renumbered into the
+        // group's own table.
+        var bodyStarts = [Int](repeating: 0, count: rows.count)
+        var offset = 0
+        for index in rows.indices {
+            bodyStarts[index] = offset
+            offset += Int(rows[index].bodyLength)
+        }
+        while groupTables.count < groups { groupTables.append(ByteStringTable()) }
+        var groupBodies: [UInt8] = []
+        var lastBySession = [Int64](repeating: minTimestamp, count: interner.count)
+        var lastSequence = [UInt64](repeating: 0, count: interner.count)
+        for group in 0..<groups {
+            let start = payload.count
+            let members = rows.indices.filter { Int(sessionNumbers[Int(rows[$0].session)]) % groups == group }
+            if members.isEmpty {
+                parts.append(0)
+                continue
+            }
+            groupTables[group].removeAll()
+            groupReferences.removeAll(keepingCapacity: true)
+            groupReferences.append(contentsOf: repeatElement(0, count: interner.count))
+            groupBodies.removeAll(keepingCapacity: true)
+            bodies.withUnsafeBytes { all in
+                for index in members {
+                    let body = UnsafeRawBufferPointer(rebasing: all[bodyStarts[index]..<(bodyStarts[index] + Int(rows[index].bodyLength))])
+                    let end = Self.copyRenumbering(body, 0, into: &groupBodies) { ref in
+                        if groupReferences[Int(ref)] == 0 {
+                            let bytes = stringRange(ref)
+                            let local = interner.bytes.withUnsafeBytes { groupTables[group].intern(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
+                            groupReferences[Int(ref)] = local + 1
+                        }
+                        return groupReferences[Int(ref)] - 1
+                    }
+                    precondition(end == body.count, "a stored body the encoder wrote does not parse")
+                }
+            }
+            let table = groupTables[group]
+            Varint.append(UInt64(table.count), to: &payload)
+            var stringStart: UInt32 = 0
+            for end in table.ends {
+                Varint.append(UInt64(end - stringStart), to: &payload)
+                stringStart = end
+            }
+            payload.append(contentsOf: table.bytes)
+            for index in members { payload.append(rows[index].type) }
+            for index in members {
+                let row = rows[index], session = Int(row.session)
+                Varint.append(Varint.zigzag(row.timestamp &- lastBySession[session]), to: &payload)
+                lastBySession[session] = row.timestamp
+            }
+            for index in members {
+                let row = rows[index]
+                if row.sequencePlusOne == 0 {
+                    payload.append(0)
+                } else {
+                    let session = Int(row.session)
+                    let sequence = row.sequencePlusOne - 1
+                    Varint.append(Varint.zigzag(Int64(bitPattern: sequence &- lastSequence[session])) &+ 1, to: &payload)
+                    lastSequence[session] = sequence
+                }
+            }
+            for index in members { payload.append(rows[index].flags) }
+            payload.append(contentsOf: groupBodies)
+            parts.append(payload.count - start)
+        }
+        return parts
+    }
+
+    /// The bytes of block string `ref` in ``interner``'s arena.
+    private func stringRange(_ ref: UInt32) -> Range<Int> {
+        let end = Int(interner.ends[Int(ref)])
+        return (ref == 0 ? 0 : Int(interner.ends[Int(ref) - 1]))..<end
+    }
+
+    /// Copies the stored value at `offset` of `tokens` to `output`, its string references
+    /// (strings, numbers' texts, unknown keys) passed through `renumber`; returns where the value
+    /// ends, or nil when it does not parse (a body the encoder wrote always does).
+    private static func copyRenumbering(
+        _ tokens: UnsafeRawBufferPointer, _ offset: Int, into output: inout [UInt8], renumber: (UInt32) -> UInt32
+    ) -> Int? {
+        var reader = ByteReader(tokens, offset: offset)
+        guard let tag = reader.readByte() else { return nil }
+        output.append(tag)
+        switch tag {
+        case BodyToken.object.rawValue, BodyToken.array.rawValue:
+            guard let count = reader.readCount(limit: tokens.count) else { return nil }
+            Varint.append(UInt64(count), to: &output)
+            var position = reader.offset
+            for _ in 0..<count {
+                if tag == BodyToken.object.rawValue {
+                    guard position < tokens.count else { return nil }
+                    let key = tokens[position]
+                    position += 1
+                    output.append(key)
+                    if key == BodyToken.unknownKey {
+                        var keyReader = ByteReader(tokens, offset: position)
+                        guard let ref = keyReader.readVarint(), ref <= UInt64(UInt32.max) else { return nil }
+                        Varint.append(UInt64(renumber(UInt32(ref))), to: &output)
+                        position = keyReader.offset
+                    }
+                }
+                guard let end = copyRenumbering(tokens, position, into: &output, renumber: renumber) else { return nil }
+                position = end
+            }
+            return position
+        case BodyToken.string.rawValue, BodyToken.number.rawValue:
+            guard let ref = reader.readVarint(), ref <= UInt64(UInt32.max) else { return nil }
+            Varint.append(UInt64(renumber(UInt32(ref))), to: &output)
+            return reader.offset
+        case BodyToken.integer.rawValue:
+            let start = reader.offset
+            guard reader.readVarint() != nil else { return nil }
+            output.append(contentsOf: tokens[start..<reader.offset])
+            return reader.offset
+        case BodyToken.true.rawValue, BodyToken.false.rawValue, BodyToken.null.rawValue:
+            return reader.offset
+        default:
+            return nil
+        }
     }
 }

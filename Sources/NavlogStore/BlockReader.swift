@@ -34,7 +34,7 @@ struct BlockReader: ~Copyable {
         }
         do {
             try frame.withBytes { (raw) throws(ZstdError) in
-                try decompressor.decompress(frame: raw, expectedSize: header.payloadSize, into: &payload)
+                try Self.decompressData(raw, header: header, decompressor: decompressor, into: &payload)
             }
         } catch {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.message)", path: file.path, offset: frameOffset)
@@ -47,6 +47,76 @@ struct BlockReader: ~Copyable {
             try block.decode(payload: decoded, header: header, locatingBodies: locatingBodies)
         } catch {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.reason).", path: file.path, offset: frameOffset)
+        }
+    }
+}
+
+extension BlockReader {
+    /// Decompresses a block's data (`data`: all of its data frames) into `payload`: one frame,
+    /// or a grouped block's frames one after another.
+    static func decompressData(
+        _ data: UnsafeRawBufferPointer, header: BlockHeader, decompressor: borrowing ZstdDecompressor, into payload: inout [UInt8]
+    ) throws(ZstdError) {
+        guard !header.frames.isEmpty else {
+            try decompressor.decompress(frame: data, expectedSize: header.payloadSize, into: &payload)
+            return
+        }
+        payload.removeAll(keepingCapacity: true)
+        var offset = 0
+        for frame in header.frames where frame.size > 0 {
+            try decompressor.decompress(
+                frame: UnsafeRawBufferPointer(rebasing: data[offset..<(offset + frame.size)]), expectedSize: frame.payloadSize, appendingTo: &payload)
+            offset += frame.size
+        }
+    }
+
+    /// Reads what a reader of one session needs of the block at `location`: for a grouped block
+    /// the spine and the session's group only (``DecodedBlock/isDecoded(_:)``), else all of it.
+    /// - Throws: ``StoreError`` as ``read(_:from:into:locatingBodies:)``.
+    mutating func read(_ location: BlockLocation, from file: borrowing StoreFile, into block: inout DecodedBlock, session: [UInt8]) throws(StoreError) {
+        let header = location.header
+        guard !header.frames.isEmpty else {
+            try read(location, from: file, into: &block)
+            return
+        }
+        let dataOffset = location.offset + header.encodedSize
+        payload.removeAll(keepingCapacity: true)
+        try readFrame(0, of: location, from: file)
+        let number = payload.withUnsafeBytes { spine in session.withUnsafeBytes { DecodedBlock.sessionNumber(inSpine: spine, of: $0) } }
+        let group = number.map { DecodedBlock.group(ofSession: $0, groups: header.groupCount) }
+        if let group { try readFrame(1 + group, of: location, from: file) }
+        swap(&payload, &block.payload)
+        let decoded = block.payload
+        block.payload = []
+        do {
+            try block.decode(payload: decoded, header: header, group: group)
+        } catch {
+            throw StoreError(code: .damaged, message: "\(file.path) at byte \(dataOffset): \(error.reason).", path: file.path, offset: dataOffset)
+        }
+    }
+
+    /// Reads, checks and decompresses data frame `index` of a grouped block, appending it to ``payload``.
+    private mutating func readFrame(_ index: Int, of location: BlockLocation, from file: borrowing StoreFile) throws(StoreError) {
+        let header = location.header
+        let entry = header.frames[index]
+        guard entry.size > 0 else { return }
+        let offset = location.offset + header.encodedSize + header.offset(ofFrame: index)
+        let what = index == 0 ? "the spine frame" : "the frame of session group \(index - 1)"
+        try file.read(at: offset, count: entry.size, into: &frame)
+        guard frame.count == entry.size else {
+            throw StoreError(
+                code: .damaged, message: "\(file.path) at byte \(offset): \(what) of the block with LSNs \(header.firstLSN)–\(header.lastLSN) is cut short.",
+                path: file.path, offset: offset)
+        }
+        guard frame.withUnsafeBytes({ CRC32C.checksum($0) }) == entry.checksum else {
+            throw StoreError(
+                code: .damaged, message: "\(file.path) at byte \(offset): \(what) of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
+                path: file.path, offset: offset)
+        }
+        do {
+            try frame.withBytes { (raw) throws(ZstdError) in try decompressor.decompress(frame: raw, expectedSize: entry.payloadSize, appendingTo: &payload) }
+        } catch {
+            throw StoreError(code: .damaged, message: "\(file.path) at byte \(offset): \(error.message)", path: file.path, offset: offset)
         }
     }
 }

@@ -35,16 +35,27 @@ public struct DecodedBlock: Sendable {
     public internal(set) var peers: [PeerCredentials] = []
     /// Peer index of each event.
     public internal(set) var peerIndexes: [UInt32] = []
-    /// Body start offsets in ``payload``; event i's body ends where i+1's starts (``bodyEnd`` for the last).
-    /// Empty when the block was decoded without its bodies (``bodiesLocated`` is false).
+    /// Body start offsets in ``payload``. Empty when the block was decoded without its bodies
+    /// (``bodiesLocated`` is false).
     public internal(set) var bodyStarts: [Int] = []
+    /// Body end offsets in ``payload`` (like ``bodyStarts``).
+    public internal(set) var bodyEnds: [Int] = []
     /// Whether the bodies were located (see ``decode(payload:header:locatingBodies:)``): the
     /// body accessors may be used only then.
-    public private(set) var bodiesLocated = true
-    var bodyEnd = 0
-    var stringStart = 0
-    /// String end offsets relative to the string bytes.
+    public internal(set) var bodiesLocated = true
+    /// String end offsets relative to their table's bytes, the tables one after another.
     public internal(set) var stringEnds: [UInt32] = []
+    /// The string tables: table 0 is the one ``sessions`` refer to (in a one-frame block also
+    /// every body's); in a grouped block table 1 + g is group g's.
+    var stringTables: [(bytesStart: Int, ends: Range<Int>)] = []
+    /// A grouped block's group count (0: one frame, every event decoded).
+    public internal(set) var groupCount = 0
+    /// Which groups of a grouped block were decoded (bit g), see ``decode(payload:header:group:)``.
+    var decodedGroups: UInt64 = 0
+    /// Scratch for grouped decoding: event positions ordered by group, and where each group's
+    /// run starts in it.
+    var positionsByGroup: [Int32] = []
+    var groupRuns: [Int] = []
 
     /// Creates an empty block.
     public init() {}
@@ -60,15 +71,35 @@ public struct DecodedBlock: Sendable {
     @inlinable
     public func lsn(_ index: Int) -> UInt64 { firstLSN + UInt64(index) }
 
-    /// Calls `body` with the block's string table.
+    /// Calls `body` with the string table ``sessions`` refer to (a grouped block's session table).
     public func withStrings<R>(_ body: (StringTable) throws -> R) rethrows -> R {
-        try payload.withUnsafeBytes { raw in
-            try stringEnds.withUnsafeBufferPointer { ends in
-                let end = stringStart + Int(ends.last ?? 0)
-                return try body(StringTable(bytes: UnsafeRawBufferPointer(rebasing: raw[stringStart..<end]), ends: ends))
+        try withTable(0, body)
+    }
+
+    private func withTable<R>(_ table: Int, _ body: (StringTable) throws -> R) rethrows -> R {
+        guard table < stringTables.count else {
+            return try body(StringTable(bytes: UnsafeRawBufferPointer(start: nil, count: 0), ends: UnsafeBufferPointer(start: nil, count: 0)))
+        }
+        let location = stringTables[table]
+        return try payload.withUnsafeBytes { raw in
+            try stringEnds.withUnsafeBufferPointer { allEnds in
+                let ends = UnsafeBufferPointer(rebasing: allEnds[location.ends])
+                let end = location.bytesStart + Int(ends.last ?? 0)
+                return try body(StringTable(bytes: UnsafeRawBufferPointer(rebasing: raw[location.bytesStart..<end]), ends: ends))
             }
         }
     }
+
+    /// Whether event `index` was decoded: always, but for a grouped block read for one session
+    /// (``decode(payload:header:group:)``), whose other groups' events have only their session,
+    /// receive time and peer.
+    @inlinable
+    public func isDecoded(_ index: Int) -> Bool {
+        groupCount == 0 || isGroupDecoded(Int(sessions[index]) % groupCount)
+    }
+
+    @usableFromInline
+    func isGroupDecoded(_ group: Int) -> Bool { decodedGroups & (1 << UInt64(group)) != 0 }
 
     /// The session id of event `index` (allocates; for reports).
     public func session(_ index: Int) -> String {
@@ -78,11 +109,19 @@ public struct DecodedBlock: Sendable {
     /// Calls `body` with the string table, the session bytes and the interned body of event `index`.
     public func withEvent<R>(_ index: Int, _ body: (StringTable, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         precondition(bodiesLocated, "the block was decoded without its bodies (locatingBodies: false); use withSession(_:_:)")
-        return try withStrings { strings in
-            try payload.withUnsafeBytes { raw in
-                let end = index + 1 < count ? bodyStarts[index + 1] : bodyEnd
-                let session = strings[Int(sessions[index])]!
-                return try body(strings, session, UnsafeRawBufferPointer(rebasing: raw[bodyStarts[index]..<end]))
+        let table: Int
+        if groupCount == 0 {
+            table = 0
+        } else {
+            let group = Int(sessions[index]) % groupCount
+            precondition(isGroupDecoded(group), "the event's group was not decoded (the block was read for another session)")
+            table = 1 + group
+        }
+        return try withTable(0) { sessionStrings in
+            try withTable(table) { strings in
+                try payload.withUnsafeBytes { raw in
+                    try body(strings, sessionStrings[Int(sessions[index])]!, UnsafeRawBufferPointer(rebasing: raw[bodyStarts[index]..<bodyEnds[index]]))
+                }
             }
         }
     }
@@ -124,10 +163,30 @@ public struct DecodedBlock: Sendable {
     ///   still covers it).
     /// - Throws: ``DecodingError`` naming what was malformed.
     public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, locatingBodies: Bool = true) throws(DecodingError) {
+        try decode(payload: newPayload, header: header, groups: .all, locatingBodies: locatingBodies)
+    }
+
+    /// Decodes a grouped block's spine and one group's part (`payload` holds the two one after
+    /// the other): every event's session, receive time and peer, and the rest only for the
+    /// events of `group` (``isDecoded(_:)``): what a reader of one session needs. `group` nil:
+    /// `payload` holds only the spine (the session read for has no event in the block).
+    /// - Throws: ``DecodingError`` naming what was malformed.
+    public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, group: Int?) throws(DecodingError) {
+        try decode(payload: newPayload, header: header, groups: group.map { .one($0) } ?? GroupSelection.none, locatingBodies: true)
+    }
+
+    /// The group of the session numbered `session` in a grouped block of `groups` groups.
+    public static func group(ofSession session: Int, groups: Int) -> Int { session % groups }
+
+    private mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, groups only: GroupSelection, locatingBodies: Bool) throws(DecodingError) {
         payload = newPayload
         self.firstLSN = header.firstLSN
         let expectedCount = header.eventCount
         count = 0
+        groupCount = 0
+        decodedGroups = 0
+        stringTables.removeAll(keepingCapacity: true)
+        bodyEnds.removeAll(keepingCapacity: true)
         types.removeAll(keepingCapacity: true)
         sessions.removeAll(keepingCapacity: true)
         timestamps.removeAll(keepingCapacity: true)
@@ -140,8 +199,12 @@ public struct DecodedBlock: Sendable {
         stringEnds.removeAll(keepingCapacity: true)
         let result: Result<Void, DecodingError> = payload.withUnsafeBytes { raw in
             do throws(DecodingError) {
-                try decodeColumns(
-                    raw, expectedCount: expectedCount, minTimestamp: header.minTimestamp, minReceived: header.minReceived, locatingBodies: locatingBodies)
+                if header.frames.isEmpty {
+                    try decodeColumns(
+                        raw, expectedCount: expectedCount, minTimestamp: header.minTimestamp, minReceived: header.minReceived, locatingBodies: locatingBodies)
+                } else {
+                    try decodeGrouped(raw, header: header, only: only, locatingBodies: locatingBodies)
+                }
                 return .success(())
             } catch {
                 return .failure(error)
@@ -166,7 +229,7 @@ public struct DecodedBlock: Sendable {
             guard total <= UInt64(reader.remaining) else { throw fail("strings run past the payload") }
             stringEnds.append(UInt32(total))
         }
-        stringStart = reader.offset
+        stringTables.append((reader.offset, 0..<stringCount))
         reader.offset += Int(total)
         guard let typeBytes = reader.readBytes(n) else { throw fail("truncated type column") }
         // The columns are filled through unsafe buffers: one capacity check per column instead of
@@ -258,7 +321,6 @@ public struct DecodedBlock: Sendable {
         guard peersOK else { throw fail("bad peer index") }
         bodiesLocated = locatingBodies || version < 2
         if !bodiesLocated {
-            bodyEnd = raw.count
             count = n
             return
         }
@@ -278,7 +340,7 @@ public struct DecodedBlock: Sendable {
             }
             guard let ends else { throw fail("a malformed body") }
             guard ends == bodies.count else { throw fail("the bodies do not fill the rest of the payload") }
-            bodyEnd = raw.count
+            setBodyEndsFromStarts(end: raw.count)
             count = n
             return
         }
@@ -297,7 +359,18 @@ public struct DecodedBlock: Sendable {
         bodyStarts.withUnsafeMutableBufferPointer { column in
             for index in 0..<n { column[index] += base }
         }
-        bodyEnd = raw.count
+        setBodyEndsFromStarts(end: raw.count)
         count = n
+    }
+
+    /// A one-frame block's bodies lie one after another: each ends where the next starts.
+    private mutating func setBodyEndsFromStarts(end: Int) {
+        let n = bodyStarts.count
+        bodyEnds.append(contentsOf: repeatElement(end, count: n))
+        bodyStarts.withUnsafeBufferPointer { starts in
+            bodyEnds.withUnsafeMutableBufferPointer { ends in
+                for index in 0..<max(0, n - 1) { ends[index] = starts[index + 1] }
+            }
+        }
     }
 }

@@ -45,7 +45,7 @@ extension EventLog {
                 // also decompresses to the payload the header announces, else leave the damage
                 // (and its original bytes) for quarantine.
                 guard buffer.withUnsafeBytes({ CRC32C.checksum($0) }) == header.frameChecksum,
-                    (try? ZstdDecompressor().decompress(frame: buffer, limit: header.payloadSize))?.count == header.payloadSize
+                    Self.decompresses(buffer, header: header)
                 else { return repairs }
                 try [buffer[byte]].withBytes { (raw) throws(StoreError) in try file.write(raw, at: offset + header.encodedSize + byte) }
                 repairs.append(
@@ -67,6 +67,21 @@ extension EventLog {
         let quarantined = name + SegmentName.quarantineInfix + String(range.lowerBound)
         try files.writeAtomically(quarantined, bytes)
         return quarantined
+    }
+
+    /// Whether a block's data (all its frames) decompresses to the payload size its header says.
+    private static func decompresses(_ data: [UInt8], header: BlockHeader) -> Bool {
+        guard let decompressor = try? ZstdDecompressor() else { return false }
+        var payload: [UInt8] = []
+        let decompressed: Bool = data.withUnsafeBytes { raw in
+            do throws(ZstdError) {
+                try BlockReader.decompressData(raw, header: header, decompressor: decompressor, into: &payload)
+                return true
+            } catch {
+                return false
+            }
+        }
+        return decompressed && payload.count == header.payloadSize
     }
 }
 

@@ -54,6 +54,7 @@ public final class EventLog {
     init(directory: String, options: LogOptions, firstLSN: UInt64) throws(StoreError) {
         self.directory = directory
         self.options = options
+        encoder.eventsPerGroup = options.eventsPerSessionGroup
         try LogDirectory.create(directory)
         files = LogDirectory(path: directory)
         lock = try StoreFile(path: files.file(SegmentName.lockFile), writable: true)
@@ -182,13 +183,26 @@ public final class EventLog {
 
     private func writePendingBlock() throws(StoreError) {
         guard encoder.count > 0 else { return }
-        encoder.encodePayload(into: &payload)
+        let parts = encoder.encodePayload(into: &payload)
         output.removeAll(keepingCapacity: true)
         var frame: [UInt8] = []
+        var frames: [BlockHeader.DataFrame] = []
         do {
+            // A grouped payload's parts are compressed one by one (each its own frame).
             frame = try payload.withBytes { (raw) throws(ZstdError) -> [UInt8] in
                 var frame: [UInt8] = []
-                try compressor.compress(raw, appendingTo: &frame)
+                guard !parts.isEmpty else {
+                    try compressor.compress(raw, appendingTo: &frame)
+                    return frame
+                }
+                var start = 0
+                for size in parts {
+                    let before = frame.count
+                    if size > 0 { try compressor.compress(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]), appendingTo: &frame) }
+                    let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[before...])) }
+                    frames.append(BlockHeader.DataFrame(size: frame.count - before, payloadSize: size, checksum: checksum))
+                    start += size
+                }
                 return frame
             }
         } catch {
@@ -201,7 +215,7 @@ public final class EventLog {
             frameChecksum: CRC32C.checksum(frame),
             minTimestamp: encoder.minTimestamp, maxTimestamp: encoder.maxTimestamp,
             minReceived: encoder.minReceived, maxReceived: encoder.maxReceived,
-            sessionFilter: filter
+            sessionFilter: filter, frames: frames
         )
         header.encode(into: &output)
         output.append(contentsOf: frame)

@@ -17,11 +17,12 @@ public struct InMemoryBlockCodec {
         encoder.removeAll()
         for index in 0..<batch.count { encoder.append(batch, index) }
         payload.removeAll(keepingCapacity: true)
-        encoder.encodePayload(into: &payload)
+        let parts = encoder.encodePayload(into: &payload)
         let header = BlockHeader(
             firstLSN: firstLSN, eventCount: batch.count, frameSize: 0, payloadSize: payload.count, frameChecksum: 0,
             minTimestamp: encoder.minTimestamp, maxTimestamp: encoder.maxTimestamp, minReceived: encoder.minReceived,
-            maxReceived: encoder.maxReceived, sessionFilter: [])
+            maxReceived: encoder.maxReceived, sessionFilter: [],
+            frames: parts.map { BlockHeader.DataFrame(size: $0, payloadSize: $0, checksum: 0) })
         // The block shares the payload's buffer until this codec writes to it again.
         try block.decode(payload: payload, header: header)
     }

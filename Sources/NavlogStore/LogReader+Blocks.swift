@@ -40,17 +40,37 @@ extension LogReader {
     /// - Returns: false when the block is damaged or its segment is gone (damage is recorded in ``damage``).
     /// - Throws: ``StoreError`` for I/O failures.
     public func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, locatingBodies: Bool = true) throws(StoreError) -> Bool {
-        if let held = catalogs[segment].held { return try readBlock(block, of: segment, from: held.file, into: &decoded, locatingBodies: locatingBodies) }
+        try readBlock(segment: segment, block: block, into: &decoded, locatingBodies: locatingBodies, session: nil)
+    }
+
+    /// Reads what a reader of `session` needs of block `block` of segment `segment`: of a grouped
+    /// block (``BlockHeader/frames``) only its spine and the session's group, so only the
+    /// session's events are sure to be decoded (``DecodedBlock/isDecoded(_:)``); of any other
+    /// block, all of it.
+    /// - Returns: false when the block is damaged or its segment is gone (damage is recorded in ``damage``).
+    /// - Throws: ``StoreError`` for I/O failures.
+    public func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, session: [UInt8]) throws(StoreError) -> Bool {
+        try readBlock(segment: segment, block: block, into: &decoded, locatingBodies: true, session: session)
+    }
+
+    private func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, locatingBodies: Bool, session: [UInt8]?) throws(StoreError) -> Bool {
+        if let held = catalogs[segment].held {
+            return try readBlock(block, of: segment, from: held.file, into: &decoded, locatingBodies: locatingBodies, session: session)
+        }
         guard let file = try Self.openIfPresent(catalogs[segment].segment.path) else { return false }
-        return try readBlock(block, of: segment, from: file, into: &decoded, locatingBodies: locatingBodies)
+        return try readBlock(block, of: segment, from: file, into: &decoded, locatingBodies: locatingBodies, session: session)
     }
 
     private func readBlock(
-        _ block: Int, of segment: Int, from file: borrowing StoreFile, into decoded: inout DecodedBlock, locatingBodies: Bool
+        _ block: Int, of segment: Int, from file: borrowing StoreFile, into decoded: inout DecodedBlock, locatingBodies: Bool, session: [UInt8]?
     ) throws(StoreError) -> Bool {
         guard let location = try verifiedLocation(file, catalogs[segment], block) else { return false }
         do {
-            try blockReader.read(location, from: file, into: &decoded, locatingBodies: locatingBodies)
+            if let session {
+                try blockReader.read(location, from: file, into: &decoded, session: session)
+            } else {
+                try blockReader.read(location, from: file, into: &decoded, locatingBodies: locatingBodies)
+            }
             return true
         } catch {
             guard error.code == .damaged else { throw error }

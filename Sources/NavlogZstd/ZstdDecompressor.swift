@@ -71,6 +71,29 @@ public struct ZstdDecompressor: ~Copyable {
         }
     }
 
+    /// Decompresses exactly one frame that must expand to `expectedSize` bytes, appending them to
+    /// `output` (a grouped block's parts are decompressed one after another into one buffer).
+    /// - Throws: ``ZstdError`` as ``decompress(frame:expectedSize:into:)``; `output` keeps only
+    ///   what it held before.
+    public func decompress(frame: UnsafeRawBufferPointer, expectedSize: Int, appendingTo output: inout [UInt8]) throws(ZstdError) {
+        if let declared = Self.declaredContentSize(of: frame), declared != expectedSize {
+            throw ZstdError(code: .sizeMismatch, message: "A zstd frame declares \(declared) bytes of content where \(expectedSize) were expected.")
+        }
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: expectedSize))
+        let result = output.withUnsafeMutableBytes { out in
+            ZSTD_decompressDCtx(context, out.baseAddress! + start, expectedSize, frame.baseAddress, frame.count)
+        }
+        if ZSTD_isError(result) != 0 {
+            output.removeLast(expectedSize)
+            throw ZstdError(code: .decompressionFailed, message: "zstd could not decompress a frame of \(frame.count) bytes: \(zstdErrorName(result)).")
+        }
+        if result != expectedSize {
+            output.removeLast(expectedSize)
+            throw ZstdError(code: .sizeMismatch, message: "A zstd frame decompressed to \(result) bytes where \(expectedSize) were expected.")
+        }
+    }
+
     /// Decompresses one frame whose header declares its content size.
     /// - Throws: ``ZstdError`` when the frame is corrupt or has no declared size.
     public func decompress(frame: [UInt8], limit: Int = 1 << 30) throws(ZstdError) -> [UInt8] {

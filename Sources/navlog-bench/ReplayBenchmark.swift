@@ -35,6 +35,8 @@ enum ReplayBenchmark {
         var work: String?
         /// Keep the work directory afterwards.
         var keep = false
+        /// How the log is written when the benchmark makes it (``LogOptions/eventsPerSessionGroup``).
+        var log = LogOptions()
     }
 
     /// A failure that ends the benchmark, with a sentence saying what to do.
@@ -97,8 +99,9 @@ enum ReplayBenchmark {
                 guard let directory = iterator.next(), !directory.isEmpty else { throw Failure("--work needs a directory.") }
                 options.work = directory
             case "--keep": options.keep = true
+            case "--events-per-group": options.log.eventsPerSessionGroup = try count(argument)
             default:
-                throw Failure("unknown argument \(argument) for --only replay. Use --events N, --points P, --work DIR, --keep.")
+                throw Failure("unknown argument \(argument) for --only replay. Use --events N, --points P, --work DIR, --keep, --events-per-group N.")
             }
         }
         return options
@@ -136,7 +139,7 @@ enum ReplayBenchmark {
         } else {
             builtLog = true
             progress("generating and ingesting \(options.events) events into \(dataDirectory)")
-            let built = try buildLog(events: options.events, into: dataDirectory)
+            let built = try buildLog(events: options.events, into: dataDirectory, options: options.log)
             print(String(format: "log: %d generated events (%d sessions started) ingested in %.1f s into %@", options.events, built.sessions, built.seconds, dataDirectory))
         }
         let reader: LogReader
@@ -235,12 +238,12 @@ enum ReplayBenchmark {
     /// Generates `events` workload events and ingests them into a new log in `directory`, line
     /// by line (the NDJSON is never held whole, so 10M events need little memory).
     /// - Returns: the sessions the generator started and the time taken.
-    static func buildLog(events: Int, into directory: String) throws -> (sessions: Int, seconds: Double) {
+    static func buildLog(events: Int, into directory: String, options: LogOptions) throws -> (sessions: Int, seconds: Double) {
         let start = ContinuousClock.now
         var generator = WorkloadGenerator(.production(seed: workloadSeed))
         let log: EventLog
         do {
-            log = try EventLog(directory: directory)
+            log = try EventLog(directory: directory, options: options)
         } catch {
             throw Failure("cannot create the log: \(error.message)")
         }

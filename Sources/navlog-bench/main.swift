@@ -1,7 +1,7 @@
 // navlog-bench: measures the event codec and the log store against baselines run on the same
 // machine in the same process run (zstd's CLI, Foundation's JSON parser). Prints one table.
 //
-// Usage: navlog-bench [--events N] [--size-events N] [--block-events N] [--level N]
+// Usage: navlog-bench [--events N] [--size-events N] [--block-events N] [--events-per-group N] [--level N]
 //                     [--only parse|scan|size] [--scan-repeats N] [--work DIR] [--keep]
 import Foundation
 import NavlogEvents
@@ -29,10 +29,11 @@ struct Arguments {
             case "--scan-repeats": scanRepeats = Int(iterator.next() ?? "") ?? 1
             case "--block-events": options.maximumEventsPerBlock = Int(iterator.next() ?? "") ?? options.maximumEventsPerBlock
             case "--level": options.compressionLevel = Int32(iterator.next() ?? "") ?? options.compressionLevel
+            case "--events-per-group": options.eventsPerSessionGroup = Int(iterator.next() ?? "") ?? options.eventsPerSessionGroup
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "navlog-bench: unknown argument \(argument). Use --events N, --size-events N, --block-events N, --level N, --only parse|scan|size, --scan-repeats N, --work DIR, --keep; navlog-bench --help lists every mode.\n"
+                        "navlog-bench: unknown argument \(argument). Use --events N, --size-events N, --block-events N, --events-per-group N, --level N, --only parse|scan|size, --scan-repeats N, --work DIR, --keep; navlog-bench --help lists every mode.\n"
                             .utf8))
                 exit(2)
             }
@@ -69,10 +70,10 @@ func format(_ value: Double, _ unit: String) -> String {
 let usage = """
     navlog-bench: navlog's benchmarks and load tools (tools/bench runs them and prints the tables).
 
-      navlog-bench [--events N] [--size-events N] [--block-events N] [--level N]
+      navlog-bench [--events N] [--size-events N] [--block-events N] [--events-per-group N] [--level N]
                    [--only parse|scan|size] [--scan-repeats N] [--work DIR] [--keep]
           the codec and the log against zstd's CLI and Foundation's JSON parser, one table
-      navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep]
+      navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N]
           replay engine, checkpoints and seeks
       navlog-bench load (--socket PATH | --tcp PORT | --datagram PATH) --clients N --events N
                    [--ack none|batch|durable] [--rate EVENTS_PER_SECOND] [--chunk LINES]
@@ -140,7 +141,7 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "chaos-load" 
     exit(runChaosLoad(Array(CommandLine.arguments.dropFirst(2))))
 }
 
-// `navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep]`: ReplayBenchmark.swift.
+// `navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N]`: ReplayBenchmark.swift.
 if let only = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.dropFirst(only + 1).first == "replay" {
     exit(ReplayBenchmark.main(Array(CommandLine.arguments.dropFirst())))
 }

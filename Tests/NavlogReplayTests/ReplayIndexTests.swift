@@ -28,12 +28,14 @@ struct ReplayIndexTests {
         return generator.lines(count)
     }
 
-    static func append(_ lines: ArraySlice<[UInt8]>, to log: EventLog) throws {
+    /// Appends `lines` in batches of `batchSize`, each written out (a block per batch, unless
+    /// the block size is smaller).
+    static func append(_ lines: ArraySlice<[UInt8]>, to log: EventLog, batchSize: Int = 97) throws {
         var parser = EventLineParser()
         var batch = EventBatch()
         for (number, line) in lines.enumerated() {
             _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1_000, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
-            if batch.count == 97 {
+            if batch.count == batchSize {
                 _ = try log.append(batch)
                 _ = try log.flush()
                 batch.removeAll()
@@ -107,9 +109,12 @@ struct ReplayIndexTests {
             var generator = WorkloadGenerator(configuration)
             var options = LogOptions()
             options.maximumEventsPerBlock = 4096
-            options.maximumSegmentBytes = 256 << 10
+            options.maximumSegmentBytes = 96 << 10
+            // Grouped blocks (8 session groups each): the seeker reads a session's group only,
+            // the index build whole blocks.
+            options.eventsPerSessionGroup = 512
             let log = try EventLog(directory: dir.path, options: options)
-            try Self.append(generator.lines(30_000)[...], to: log)
+            try Self.append(generator.lines(30_000)[...], to: log, batchSize: 4096)
             try log.close()
             let index = ReplayIndex(log: try LogReader(directory: dir.path))
             // Small enough that the sampled sessions have several checkpoints in and across
@@ -117,6 +122,9 @@ struct ReplayIndexTests {
             index.checkpointInterval = 16
             try index.refresh()
             #expect(index.log.segments.count > 2)
+            // The first block is grouped: its header is format version 2 (docs/FORMAT.md).
+            let firstSegment = try [UInt8](Data(contentsOf: dir.appendingPathComponent(index.log.segments[0].name)))
+            #expect(firstSegment[12] == 2)
             let seeker = SessionSeeker(index: index)
             var random = SplitMix64(seed: 9)
             let sessions = try Self.sessions(dir.path).filter { $0.1 >= 40 }

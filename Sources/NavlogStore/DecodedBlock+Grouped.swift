@@ -1,0 +1,278 @@
+import NavlogEvents
+
+extension DecodedBlock {
+    /// Which session groups of a grouped block a payload holds besides its spine.
+    enum GroupSelection {
+        /// Every group: the whole block.
+        case all
+        /// One group (a reader of one session).
+        case one(Int)
+        /// None: only the spine (the session read for is not in the block).
+        case none
+    }
+
+    /// The number of `session` in a grouped block's spine (`spine`: its decompressed bytes), or
+    /// nil when the block has no event of it or the spine does not parse that far.
+    static func sessionNumber(inSpine spine: UnsafeRawBufferPointer, of session: UnsafeRawBufferPointer) -> Int? {
+        var reader = ByteReader(spine)
+        guard reader.readByte() == BlockEncoder.groupedPayloadVersion, reader.readVarint() != nil, reader.readVarint() != nil,
+            let count = reader.readCount(limit: spine.count)
+        else { return nil }
+        var lengths = reader
+        var bytes = 0
+        for _ in 0..<count {
+            guard let length = reader.readCount(limit: spine.count) else { return nil }
+            bytes += length
+        }
+        var start = reader.offset
+        guard bytes <= reader.remaining else { return nil }
+        for number in 0..<count {
+            let length = lengths.readCount(limit: spine.count)!
+            if length == session.count && UnsafeRawBufferPointer(rebasing: spine[start..<(start + length)]).elementsEqual(session) { return number }
+            start += length
+        }
+        return nil
+    }
+    /// Decodes a grouped payload (version 3, see ``BlockEncoder``): the spine, then every group
+    /// (`only` nil: `raw` holds the spine and every group's part, as the header's frame table
+    /// says) or one group (`raw` holds the spine and that group's part).
+    mutating func decodeGrouped(_ raw: UnsafeRawBufferPointer, header: BlockHeader, only: GroupSelection, locatingBodies: Bool) throws(DecodingError) {
+        let groups = header.groupCount
+        let spineSize = header.frames[0].payloadSize
+        var partSizes: [(group: Int, size: Int)] = []
+        switch only {
+        case .all:
+            for group in 0..<groups { partSizes.append((group, header.frames[1 + group].payloadSize)) }
+        case .one(let group):
+            guard group >= 0 && group < groups else { throw DecodingError(reason: "the block has no session group \(group)") }
+            partSizes.append((group, header.frames[1 + group].payloadSize))
+        case .none:
+            break
+        }
+        guard spineSize + partSizes.reduce(0, { $0 + $1.size }) == raw.count else {
+            throw DecodingError(reason: "the block payload is \(raw.count) bytes where its frame table says \(spineSize + partSizes.reduce(0) { $0 + $1.size })")
+        }
+        let n = header.eventCount
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0..<spineSize]))
+        func fail(_ what: String, at offset: Int) -> DecodingError {
+            DecodingError(reason: "the block payload is malformed at byte \(offset): \(what)")
+        }
+        // The spine.
+        guard reader.readByte() == BlockEncoder.groupedPayloadVersion else { throw fail("a grouped block whose spine is not payload version 3", at: 0) }
+        guard reader.readCount(limit: raw.count) == n else { throw fail("the event count disagrees with the block header", at: reader.offset) }
+        guard reader.readCount(limit: BlockEncoder.maximumGroups) == groups else { throw fail("the group count disagrees with the block header", at: reader.offset) }
+        guard let sessionCount = reader.readCount(limit: n), sessionCount > 0 else { throw fail("bad session count", at: reader.offset) }
+        let sessionTableOK = readStringTable(&reader, count: sessionCount, base: 0)
+        guard sessionTableOK else { throw fail("bad session id lengths", at: reader.offset) }
+        sessions.append(contentsOf: repeatElement(0, count: n))
+        let sessionsOK = sessions.withUnsafeMutableBufferPointer { column in
+            for index in 0..<n {
+                guard let number = reader.readVarint(), number < UInt64(sessionCount) else { return false }
+                column[index] = UInt32(truncatingIfNeeded: number)
+            }
+            return true
+        }
+        guard sessionsOK else { throw fail("bad session number", at: reader.offset) }
+        receiveTimes.append(contentsOf: repeatElement(0, count: n))
+        let receivedOK = receiveTimes.withUnsafeMutableBufferPointer { column in
+            var lastReceived = header.minReceived
+            for index in 0..<n {
+                guard let value = reader.readVarint() else { return false }
+                lastReceived = lastReceived &+ Varint.unzigzag(value)
+                column[index] = lastReceived
+            }
+            return true
+        }
+        guard receivedOK else { throw fail("truncated receive-time column", at: reader.offset) }
+        guard let peerCount = reader.readCount(limit: n), peerCount > 0 else { throw fail("bad peer count", at: reader.offset) }
+        for _ in 0..<peerCount {
+            guard let uid = reader.readVarint(), uid <= UInt64(UInt32.max), let gid = reader.readVarint(), gid <= UInt64(UInt32.max),
+                let pid = reader.readVarint()
+            else { throw fail("bad peer entry", at: reader.offset) }
+            peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid))))
+        }
+        peerIndexes.append(contentsOf: repeatElement(0, count: n))
+        let peersOK = peerIndexes.withUnsafeMutableBufferPointer { column in
+            for index in 0..<n {
+                guard let value = reader.readVarint(), value < UInt64(peerCount) else { return false }
+                column[index] = UInt32(truncatingIfNeeded: value)
+            }
+            return true
+        }
+        guard peersOK else { throw fail("bad peer index", at: reader.offset) }
+        guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
+
+        // Events by group (a counting sort of positions), checked against the frame table. A
+        // session's group is looked up, not divided for, per event.
+        var groupOfSession = [UInt8](repeating: 0, count: sessionCount)
+        for session in 0..<sessionCount { groupOfSession[session] = UInt8(Self.group(ofSession: session, groups: groups)) }
+        groupRuns.removeAll(keepingCapacity: true)
+        groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
+        sessions.withUnsafeBufferPointer { sessionColumn in
+            groupRuns.withUnsafeMutableBufferPointer { runs in
+                for session in sessionColumn { runs[Int(groupOfSession[Int(session)]) + 1] += 1 }
+            }
+        }
+        for group in 0..<groups {
+            guard (groupRuns[group + 1] == 0) == (header.frames[1 + group].payloadSize == 0) else {
+                throw fail("session group \(group) has \(groupRuns[group + 1]) events but a part of \(header.frames[1 + group].payloadSize) bytes", at: spineSize)
+            }
+            groupRuns[group + 1] += groupRuns[group]
+        }
+        positionsByGroup.removeAll(keepingCapacity: true)
+        positionsByGroup.append(contentsOf: repeatElement(0, count: n))
+        var next = groupRuns
+        sessions.withUnsafeBufferPointer { sessionColumn in
+            positionsByGroup.withUnsafeMutableBufferPointer { positions in
+                next.withUnsafeMutableBufferPointer { next in
+                    if case .one(let only) = only {
+                        // Only the one group's run is read.
+                        var slot = next[only]
+                        for index in 0..<n where Int(groupOfSession[Int(sessionColumn[index])]) == only {
+                            positions[slot] = Int32(truncatingIfNeeded: index)
+                            slot += 1
+                        }
+                    } else {
+                        for index in 0..<n {
+                            let group = Int(groupOfSession[Int(sessionColumn[index])])
+                            positions[next[group]] = Int32(truncatingIfNeeded: index)
+                            next[group] += 1
+                        }
+                    }
+                }
+            }
+        }
+
+        // The groups' columns, at their events' positions.
+        types.append(contentsOf: repeatElement(.mark, count: n))
+        timestamps.append(contentsOf: repeatElement(0, count: n))
+        sequencesPlusOne.append(contentsOf: repeatElement(0, count: n))
+        flags.append(contentsOf: repeatElement(0, count: n))
+        bodiesLocated = locatingBodies
+        if locatingBodies {
+            bodyStarts.append(contentsOf: repeatElement(0, count: n))
+            bodyEnds.append(contentsOf: repeatElement(0, count: n))
+        }
+        // Per session number, its previous time and seq (deltas are per session).
+        var lastTime = [Int64](repeating: header.minTimestamp, count: sessionCount)
+        var lastSequence = [UInt64](repeating: 0, count: sessionCount)
+        for _ in 0..<groups { stringTables.append((bytesStart: 0, ends: 0..<0)) }
+        var partStart = spineSize
+        for (group, size) in partSizes {
+            defer { partStart += size }
+            guard size > 0 else { continue }
+            try decodeGroupPart(
+                raw, start: partStart, size: size, group: group, lastTime: &lastTime, lastSequence: &lastSequence, locatingBodies: locatingBodies)
+            decodedGroups |= 1 << UInt64(group)
+        }
+        groupCount = groups
+        count = n
+    }
+
+    /// Reads a string table of `count` strings at `reader` (lengths, then bytes) as a new table;
+    /// `base` is where `reader`'s bytes start in ``payload``.
+    private mutating func readStringTable(_ reader: inout ByteReader, count: Int, base: Int) -> Bool {
+        let first = stringEnds.count
+        var total: UInt64 = 0
+        for _ in 0..<count {
+            guard let length = reader.readVarint(), length <= UInt64(reader.bytes.count) else { return false }
+            total += length
+            guard total <= UInt64(reader.remaining) else { return false }
+            stringEnds.append(UInt32(total))
+        }
+        stringTables.append((base + reader.offset, first..<stringEnds.count))
+        reader.offset += Int(total)
+        return true
+    }
+
+    private mutating func decodeGroupPart(
+        _ raw: UnsafeRawBufferPointer, start: Int, size: Int, group: Int, lastTime: inout [Int64], lastSequence: inout [UInt64],
+        locatingBodies: Bool
+    ) throws(DecodingError) {
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
+        func fail(_ what: String) -> DecodingError {
+            DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
+        }
+        let tableIndex = stringTables.count
+        guard let stringCount = reader.readCount(limit: size) else { throw fail("bad string count") }
+        guard readStringTable(&reader, count: stringCount, base: start) else { throw fail("bad string length") }
+        // The table just read belongs at 1 + group: move it there.
+        stringTables[1 + group] = stringTables[tableIndex]
+        stringTables.removeLast()
+        let members = groupRuns[group]..<groupRuns[group + 1]
+        guard let typeBytes = reader.readBytes(members.count) else { throw fail("truncated type column") }
+        var ok = true
+        positionsByGroup.withUnsafeBufferPointer { positions in
+            types.withUnsafeMutableBufferPointer { column in
+                for (k, member) in members.enumerated() {
+                    guard let type = EventType(rawValue: typeBytes[k]) else {
+                        ok = false
+                        return
+                    }
+                    column[Int(positions[member])] = type
+                }
+            }
+        }
+        guard ok else { throw fail("unknown event type") }
+        positionsByGroup.withUnsafeBufferPointer { positions in
+            sessions.withUnsafeBufferPointer { sessionColumn in
+                timestamps.withUnsafeMutableBufferPointer { column in
+                    for member in members {
+                        let position = Int(positions[member])
+                        guard let value = reader.readVarint() else {
+                            ok = false
+                            return
+                        }
+                        let session = Int(sessionColumn[position])
+                        lastTime[session] = lastTime[session] &+ Varint.unzigzag(value)
+                        column[position] = lastTime[session]
+                    }
+                }
+            }
+        }
+        guard ok else { throw fail("truncated time column") }
+        positionsByGroup.withUnsafeBufferPointer { positions in
+            sessions.withUnsafeBufferPointer { sessionColumn in
+                sequencesPlusOne.withUnsafeMutableBufferPointer { column in
+                    for member in members {
+                        let position = Int(positions[member])
+                        guard let value = reader.readVarint() else {
+                            ok = false
+                            return
+                        }
+                        if value != 0 {
+                            let session = Int(sessionColumn[position])
+                            lastSequence[session] = lastSequence[session] &+ UInt64(bitPattern: Varint.unzigzag(value - 1))
+                            column[position] = lastSequence[session] &+ 1
+                        }
+                    }
+                }
+            }
+        }
+        guard ok else { throw fail("truncated sequence column") }
+        guard let flagBytes = reader.readBytes(members.count) else { throw fail("truncated flag column") }
+        for (k, member) in members.enumerated() { flags[Int(positionsByGroup[member])] = flagBytes[k] }
+        guard locatingBodies else { return }
+        let base = start + reader.offset
+        let bodies = UnsafeRawBufferPointer(rebasing: raw[base..<(start + size)])
+        var position = 0
+        positionsByGroup.withUnsafeBufferPointer { positions in
+            bodyStarts.withUnsafeMutableBufferPointer { starts in
+                bodyEnds.withUnsafeMutableBufferPointer { ends in
+                    for member in members {
+                        let event = Int(positions[member])
+                        starts[event] = base + position
+                        guard let end = StoredValue.skip(bodies, position, depth: 0) else {
+                            ok = false
+                            return
+                        }
+                        position = end
+                        ends[event] = base + position
+                    }
+                }
+            }
+        }
+        guard ok else { throw fail("a malformed body") }
+        guard position == bodies.count else { throw fail("the bodies do not fill the rest of the group's part") }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import NavlogEvents
+import NavlogTesting
+import NavlogWorkload
+import Testing
+
+@testable import NavlogStore
+
+/// Grouped blocks (block format 2, payload version 3): a block's sessions split into groups,
+/// each compressed on its own, so that a reader of one session decompresses one group.
+@Suite("Grouped blocks")
+struct GroupedBlockTests {
+    /// Production's shape (hundreds of sessions live), so that every group holds many sessions.
+    static func lines(_ count: Int) -> [[UInt8]] {
+        var configuration = WorkloadConfiguration.production(seed: 31)
+        configuration.concurrentSessions = 300
+        var generator = WorkloadGenerator(configuration)
+        return generator.lines(count)
+    }
+
+    /// Blocks of 2,048 events in 8 groups of 256, or (`grouped` false) in one frame.
+    static func options(grouped: Bool) -> LogOptions {
+        var options = LogOptions()
+        options.maximumEventsPerBlock = 2048
+        options.eventsPerSessionGroup = grouped ? 256 : .max
+        return options
+    }
+
+    /// The block headers of every segment of the log in `directory`.
+    static func headers(_ directory: String) throws -> [BlockHeader] {
+        let reader = try LogReader(directory: directory)
+        var headers: [BlockHeader] = []
+        for segment in reader.segments.indices {
+            for block in reader.segments[segment].blocks.indices {
+                let path = directory + "/" + reader.segments[segment].name
+                let file = try StoreFile(path: path, writable: false)
+                headers.append(try #require(try reader.verifiedLocation(file, reader.catalogs[segment], block)).header)
+            }
+        }
+        return headers
+    }
+
+    @Test("a grouped log gives back every event exactly as a log of one-frame blocks does")
+    func sameEventsAsOneFrame() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = Self.lines(8_500)
+            let grouped = dir.appendingPathComponent("grouped").path, single = dir.appendingPathComponent("single").path
+            try StoreFixture.write(lines, to: grouped, options: Self.options(grouped: true), seal: true)
+            try StoreFixture.write(lines, to: single, options: Self.options(grouped: false), seal: true)
+            let groupedHeaders = try Self.headers(grouped)
+            #expect(groupedHeaders.filter { $0.eventCount == 2048 }.allSatisfy { $0.groupCount == 8 })
+            #expect(groupedHeaders.last!.groupCount == 0, "the last block (\(groupedHeaders.last!.eventCount) events, under two groups) keeps one frame")
+            #expect(try Self.headers(single).allSatisfy { $0.frames.isEmpty })
+            let (fromGrouped, groupedDamage) = try StoreFixture.catLines(grouped)
+            let (fromSingle, singleDamage) = try StoreFixture.catLines(single)
+            #expect(groupedDamage.isEmpty && singleDamage.isEmpty)
+            #expect(fromGrouped.count == lines.count)
+            #expect(fromGrouped == fromSingle)
+            // zstd -d still reads the file: a grouped block's frames are ordinary frames.
+            let segment = grouped + "/" + (try StoreFixture.segmentFiles(grouped)[0])
+            let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/zstd"), ["-d", "-c", segment])
+            #expect(result.status == 0, "\(result.errorOutput)")
+        }
+    }
+
+    @Test("a block read for one session has that session's events exactly as a whole read, and no other group's")
+    func readForOneSession() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            try StoreFixture.write(Self.lines(4_096), to: dir.path, options: Self.options(grouped: true), seal: true)
+            let reader = try LogReader(directory: dir.path)
+            var whole = DecodedBlock(), part = DecodedBlock()
+            var wholeLine: [UInt8] = [], partLine: [UInt8] = []
+            var sessionsChecked = 0
+            for (segment, block) in reader.blocks(matching: LogQuery()) {
+                #expect(try reader.readBlock(segment: segment, block: block, into: &whole))
+                #expect(whole.groupCount == 8)
+                let sessions = whole.withStrings { strings in (0..<strings.count).map { Array(strings[$0]!) } }
+                for (number, session) in sessions.enumerated() {
+                    #expect(try reader.readBlock(segment: segment, block: block, into: &part, session: session))
+                    #expect(part.count == whole.count && part.sessions == whole.sessions && part.receiveTimes == whole.receiveTimes)
+                    let group = DecodedBlock.group(ofSession: number, groups: 8)
+                    for position in 0..<whole.count {
+                        let sameGroup = DecodedBlock.group(ofSession: Int(whole.sessions[position]), groups: 8) == group
+                        #expect(part.isDecoded(position) == sameGroup)
+                        guard sameGroup else { continue }
+                        wholeLine.removeAll()
+                        partLine.removeAll()
+                        try whole.appendJSONLine(position, to: &wholeLine)
+                        try part.appendJSONLine(position, to: &partLine)
+                        #expect(partLine == wholeLine, "event \(whole.lsn(position))")
+                        #expect(part.flags[position] == whole.flags[position])
+                    }
+                    sessionsChecked += 1
+                }
+                // A session the block does not hold (a Bloom filter's false positive) decodes none.
+                #expect(try reader.readBlock(segment: segment, block: block, into: &part, session: Array("no-such-session".utf8)))
+                #expect((0..<part.count).allSatisfy { !part.isDecoded($0) })
+            }
+            #expect(sessionsChecked > 300)
+        }
+    }
+
+    @Test("damage in one group's frame is reported where it is; the other groups' sessions still read")
+    func damagedGroupFrame() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            try StoreFixture.write(Self.lines(2_048), to: dir.path, options: Self.options(grouped: true), seal: true)
+            let header = try #require(try Self.headers(dir.path).first)
+            #expect(header.groupCount == 8)
+            // Flip a byte in the middle of group 3's frame.
+            let path = dir.path + "/" + (try StoreFixture.segmentFiles(dir.path)[0])
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let damaged = header.encodedSize + header.offset(ofFrame: 4) + header.frames[4].size / 2
+            bytes[damaged] ^= 0x40
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+            let reader = try LogReader(directory: dir.path)
+            var block = DecodedBlock()
+            #expect(try !reader.readBlock(segment: 0, block: 0, into: &block))
+            #expect(reader.damage.last?.reason.contains("fails its checksum") == true)
+            // The sessions, from the spine of an intact read of the session table.
+            #expect(try reader.readBlock(segment: 0, block: 0, into: &block, session: Array("no-such-session".utf8)))
+            let sessions = block.withStrings { strings in (0..<strings.count).map { Array(strings[$0]!) } }
+            var intact = 0
+            for (number, session) in sessions.enumerated() {
+                let inDamagedGroup = DecodedBlock.group(ofSession: number, groups: 8) == 3
+                let damageBefore = reader.damage.count
+                #expect(try reader.readBlock(segment: 0, block: 0, into: &block, session: session) == !inDamagedGroup)
+                if inDamagedGroup {
+                    #expect(reader.damage.count == damageBefore + 1)
+                    #expect(reader.damage.last?.reason.contains("the frame of session group 3") == true, "\(reader.damage.last?.reason ?? "")")
+                } else {
+                    intact += 1
+                }
+            }
+            #expect(intact > 0 && intact < sessions.count)
+        }
+    }
+
+    @Test("a header whose frame table does not add up to its data is refused")
+    func inconsistentFrameTable() {
+        var header = BlockHeader(
+            firstLSN: 1, eventCount: 10, frameSize: 300, payloadSize: 900, frameChecksum: 0, minTimestamp: 0, maxTimestamp: 0, minReceived: 0,
+            maxReceived: 0, sessionFilter: [UInt8](repeating: 0, count: 8),
+            frames: [.init(size: 100, payloadSize: 300, checksum: 0), .init(size: 200, payloadSize: 600, checksum: 0)])
+        func decoded(_ header: BlockHeader) -> Result<BlockHeader, BlockHeader.DecodingFailure> {
+            var bytes: [UInt8] = []
+            header.encode(into: &bytes)
+            return bytes.withUnsafeBytes { BlockHeader.decode($0) }
+        }
+        #expect((try? decoded(header).get()) == header)
+        header.frames[1].size = 150
+        #expect(throws: BlockHeader.DecodingFailure.self) { try decoded(header).get() }
+        header.frames[1] = .init(size: 0, payloadSize: 600, checksum: 0)
+        header.frameSize = 100
+        #expect(throws: BlockHeader.DecodingFailure.self) { try decoded(header).get() }
+        header.frames = [.init(size: 300, payloadSize: 900, checksum: 0)]
+        header.frameSize = 300
+        #expect(throws: BlockHeader.DecodingFailure.self, "one frame is not a grouped block") { try decoded(header).get() }
+    }
+}
