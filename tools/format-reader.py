@@ -127,16 +127,22 @@ def read_block(segment, offset, types, fields, lines):
     if len(header) != size or crc32c(header[:-4]) != struct.unpack_from("<I", header, size - 4)[0]:
         raise ValueError("block header at %d is damaged or partial" % offset)
     block_magic, version = struct.unpack_from("<IB", header, 0)
-    if block_magic != 0x4B4C424E or version != 1:
+    if block_magic != 0x4B4C424E or version not in (1, 2):
         raise ValueError("not a navlog block at %d" % offset)
     first_lsn, count, frame_size, payload_size, frame_crc = struct.unpack_from("<QIIII", header, 8)
     min_ts, max_ts, min_recv, max_recv = struct.unpack_from("<qqqq", header, 32)
+    filter_size, frame_count = struct.unpack_from("<HB", header, 64)
+    # Version 2: the frame table after the session filter (a grouped block).
+    frame_table = [struct.unpack_from("<III", header, 68 + filter_size + 12 * i) for i in range(frame_count)]
     frame = segment[offset + 8 + size:offset + 8 + size + frame_size]
     if len(frame) != frame_size or crc32c(frame) != frame_crc:
         raise ValueError("data frame of the block at %d is damaged or partial" % offset)
     payload = zstd_decompress(frame)
     if len(payload) != payload_size:
         raise ValueError("payload of the block at %d has the wrong size" % offset)
+    if version == 2:
+        read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types, fields, lines, offset)
+        return offset + 8 + size + frame_size
     r = Reader(payload)
     payload_version = r.byte()
     if payload_version not in (1, 2) or r.varint() != count:
@@ -194,6 +200,75 @@ def read_block(segment, offset, types, fields, lines):
     if body_lengths is None and r.offset != len(payload):
         raise ValueError("the bodies of the block at %d do not fill its payload" % offset)
     return offset + 8 + size + frame_size
+
+
+def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types, fields, lines, offset):
+    """A grouped block (payload version 3): the spine, then one part per session group."""
+    r = Reader(payload[:frame_table[0][1]])
+    if r.byte() != 3 or r.varint() != count or r.varint() != len(frame_table) - 1:
+        raise ValueError("the spine of the block at %d is malformed" % offset)
+    groups = len(frame_table) - 1
+    session_ids = [r.varint() for _ in range(r.varint())]
+    session_ids = [r.take(length) for length in session_ids]
+    group_of = list(r.take(len(session_ids)))
+    sessions = [r.varint() for _ in range(count)]
+    received = []
+    last = min_recv
+    for _ in range(count):
+        last += r.zigzag()
+        received.append(last)
+    peers = []
+    for _ in range(r.varint()):
+        uid, gid = r.varint(), r.varint()
+        peers.append((uid, gid, r.zigzag()))
+    peer_of = [r.varint() for _ in range(count)]
+    events = [None] * count
+    last_ts, last_seq = {}, {}
+    start = frame_table[0][1]
+    for group in range(groups):
+        part_size = frame_table[1 + group][1]
+        members = [i for i in range(count) if group_of[sessions[i]] == group]
+        if not members:
+            start += part_size
+            continue
+        g = Reader(payload[start:start + part_size])
+        start += part_size
+        lengths = [g.varint() for _ in range(g.varint())]
+        strings = [g.take(length) for length in lengths]
+        kinds = list(g.take(len(members)))
+        times = []
+        for i in members:
+            value = last_ts.get(sessions[i], min_ts) + g.zigzag()
+            last_ts[sessions[i]] = value
+            times.append(value)
+        sequences = []
+        for i in members:
+            raw = g.varint()
+            if raw == 0:
+                sequences.append(None)
+                continue
+            value = last_seq.get(sessions[i], 0) + (((raw - 1) >> 1) ^ -((raw - 1) & 1))
+            last_seq[sessions[i]] = value
+            sequences.append(value)
+        g.take(len(members))  # flags
+        for k, i in enumerate(members):
+            out = ['{"type":', json.dumps(types[kinds[k]]), ',"session":', json_string(session_ids[sessions[i]]), ',"ts":', str(times[k])]
+            if sequences[k] is not None:
+                out.append(',"seq":%d' % sequences[k])
+            if g.byte() != 1:
+                raise ValueError("a body is not an object")
+            for _ in range(g.varint()):
+                out.append(",")
+                key_json(g, strings, fields, out)
+                value_json(g, strings, fields, out)
+            uid, gid, pid = peers[peer_of[i]]
+            out.append(',"_lsn":%d,"_recv":%d,"_uid":%d,"_gid":%d,"_pid":%d}' % (first_lsn + i, received[i], uid, gid, pid))
+            events[i] = "".join(out)
+        if g.offset != len(g.data):
+            raise ValueError("the bodies of session group %d of the block at %d do not fill its part" % (group, offset))
+    if any(event is None for event in events):
+        raise ValueError("the groups of the block at %d do not hold every event" % offset)
+    lines.extend(events)
 
 
 def check_seek_table(segment, block_sizes):

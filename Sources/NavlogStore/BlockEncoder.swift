@@ -23,12 +23,13 @@ import NavlogEvents
 /// 3): with hundreds of sessions live, a session has a few dozen events in a block of 32,768,
 /// and a reader of one session (a seek, `navlog replay`) decompressed and decoded all of them.
 /// Grouped, the payload is a *spine* (what every event has in log order: its session, receive
-/// time and peer) and one part per session group (session number modulo the group count: a
-/// string table of the group's own strings, then its events' types, times, sequence numbers,
-/// flags and bodies, in log order), each part its own zstd frame. One session's events then
-/// cost the spine and one group's frame. Spine layout: version (3), event count, group count,
-/// session count, session id lengths and bytes (in order of first appearance), per event its
-/// session number, receive times (as in version 2), the peer table and each event's peer.
+/// time and peer) and one part per session group (a session's group is its id's ``StringHash``
+/// modulo the group count: a string table of the group's own strings, then its events' types,
+/// times, sequence numbers, flags and bodies, in log order), each part its own zstd frame. One
+/// session's events then cost the spine and one group's frame. Spine layout: version (3), event
+/// count, group count, session count, session id lengths and bytes (in order of first
+/// appearance), each session's group (a byte), per event its session number, receive times (as
+/// in version 2), the peer table and each event's peer.
 struct BlockEncoder {
     /// 2: no body lengths. Readers read 1 too.
     static let payloadVersion: UInt8 = 2
@@ -131,20 +132,21 @@ struct BlockEncoder {
     }
 
     /// Encodes the payload of the events added so far into `payload` (replacing its contents).
-    /// - Returns: the sizes of the payload's parts, each compressed as its own frame (the spine,
-    ///   then each group; a group without events has size 0), or an empty array when the payload
-    ///   is one frame.
+    /// - Returns: how the payload is compressed: per frame (one, or a grouped payload's spine and
+    ///   then each group: a group without events has no sections and no frame) the sizes of its
+    ///   sections, each to be compressed in zstd blocks of its own (see
+    ///   ``ZstdCompressor/compress(_:sectionEnds:appendingTo:)``).
     @discardableResult
-    mutating func encodePayload(into payload: inout [UInt8]) -> [Int] {
+    mutating func encodePayload(into payload: inout [UInt8]) -> [[Int]] {
         let groups = groupCount(forEvents: count)
         if groups > 0 {
             return encodeGrouped(into: &payload, groups: groups)
         }
-        encodeSingle(into: &payload)
-        return []
+        return [encodeSingle(into: &payload)]
     }
 
-    private mutating func encodeSingle(into payload: inout [UInt8]) {
+    /// - Returns: the section sizes: the string table, the columns, the bodies.
+    private mutating func encodeSingle(into payload: inout [UInt8]) -> [Int] {
         payload.removeAll(keepingCapacity: true)
         payload.reserveCapacity(interner.bytes.count + bodies.count + count * 24 + 64)
         payload.append(Self.payloadVersion)
@@ -156,6 +158,7 @@ struct BlockEncoder {
             start = end
         }
         payload.append(contentsOf: interner.bytes)
+        let stringsEnd = payload.count
         for row in rows { payload.append(row.type) }
         for row in rows { Varint.append(UInt64(row.session), to: &payload) }
         // Deltas are per session, indexed by the session's string reference.
@@ -189,7 +192,9 @@ struct BlockEncoder {
             Varint.append(Varint.zigzag(Int64(peer.pid)), to: &payload)
         }
         for row in rows { Varint.append(UInt64(row.peerIndex), to: &payload) }
+        let columnsEnd = payload.count
         payload.append(contentsOf: bodies)
+        return [stringsEnd, columnsEnd - stringsEnd, payload.count - columnsEnd]
     }
 
     // MARK: Grouped payloads
@@ -200,10 +205,10 @@ struct BlockEncoder {
     private var groupReferences: [UInt32] = []
     private var sessionNumbers: [Int32] = []
 
-    private mutating func encodeGrouped(into payload: inout [UInt8], groups: Int) -> [Int] {
+    private mutating func encodeGrouped(into payload: inout [UInt8], groups: Int) -> [[Int]] {
         payload.removeAll(keepingCapacity: true)
         payload.reserveCapacity(interner.bytes.count + bodies.count + count * 24 + 64)
-        var parts: [Int] = []
+        var parts: [[Int]] = []
         // The spine. Sessions are numbered in order of first appearance.
         sessionNumbers.removeAll(keepingCapacity: true)
         sessionNumbers.append(contentsOf: repeatElement(-1, count: interner.count))
@@ -218,6 +223,15 @@ struct BlockEncoder {
         Varint.append(UInt64(sessionRefs.count), to: &payload)
         for ref in sessionRefs { Varint.append(UInt64(stringRange(ref).count), to: &payload) }
         for ref in sessionRefs { payload.append(contentsOf: interner.bytes[stringRange(ref)]) }
+        // A session's group follows from its id's hash, so it is the same in every block of
+        // the same group count (a reader of a few sessions can take whole groups).
+        precondition(sessionHashes.count == sessionRefs.count, "sessions were not recorded in order of first appearance")
+        var groupOfSession: [Int] = []
+        for hash in sessionHashes {
+            groupOfSession.append(Int(hash % UInt64(groups)))
+            payload.append(UInt8(groupOfSession.last!))
+        }
+        let sessionTableEnd = payload.count
         for row in rows { Varint.append(UInt64(sessionNumbers[Int(row.session)]), to: &payload) }
         var lastReceived = minReceived
         for row in rows {
@@ -231,7 +245,7 @@ struct BlockEncoder {
             Varint.append(Varint.zigzag(Int64(peer.pid)), to: &payload)
         }
         for row in rows { Varint.append(UInt64(row.peerIndex), to: &payload) }
-        parts.append(payload.count)
+        parts.append([sessionTableEnd, payload.count - sessionTableEnd])
 
         // Each group: its rows in log order, its bodies with their strings renumbered into the
         // group's own table.
@@ -247,9 +261,9 @@ struct BlockEncoder {
         var lastSequence = [UInt64](repeating: 0, count: interner.count)
         for group in 0..<groups {
             let start = payload.count
-            let members = rows.indices.filter { Int(sessionNumbers[Int(rows[$0].session)]) % groups == group }
+            let members = rows.indices.filter { groupOfSession[Int(sessionNumbers[Int(rows[$0].session)])] == group }
             if members.isEmpty {
-                parts.append(0)
+                parts.append([])
                 continue
             }
             groupTables[group].removeAll()
@@ -278,6 +292,7 @@ struct BlockEncoder {
                 stringStart = end
             }
             payload.append(contentsOf: table.bytes)
+            let tableEnd = payload.count
             for index in members { payload.append(rows[index].type) }
             for index in members {
                 let row = rows[index], session = Int(row.session)
@@ -296,8 +311,9 @@ struct BlockEncoder {
                 }
             }
             for index in members { payload.append(rows[index].flags) }
+            let columnsEnd = payload.count
             payload.append(contentsOf: groupBodies)
-            parts.append(payload.count - start)
+            parts.append([tableEnd - start, columnsEnd - tableEnd, payload.count - columnsEnd])
         }
         return parts
     }

@@ -82,8 +82,9 @@ extension BlockReader {
         let dataOffset = location.offset + header.encodedSize
         payload.removeAll(keepingCapacity: true)
         try readFrame(0, of: location, from: file)
-        let number = payload.withUnsafeBytes { spine in session.withUnsafeBytes { DecodedBlock.sessionNumber(inSpine: spine, of: $0) } }
-        let group = number.map { DecodedBlock.group(ofSession: $0, groups: header.groupCount) }
+        let found = payload.withUnsafeBytes { spine in session.withUnsafeBytes { DecodedBlock.sessionGroup(inSpine: spine, of: $0) } }
+        // A damaged spine can name any group: the decoder refuses one past the count.
+        let group = found.map { min($0.group, header.groupCount - 1) }
         if let group { try readFrame(1 + group, of: location, from: file) }
         swap(&payload, &block.payload)
         let decoded = block.payload

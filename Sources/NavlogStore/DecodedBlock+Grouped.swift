@@ -11,9 +11,9 @@ extension DecodedBlock {
         case none
     }
 
-    /// The number of `session` in a grouped block's spine (`spine`: its decompressed bytes), or
-    /// nil when the block has no event of it or the spine does not parse that far.
-    static func sessionNumber(inSpine spine: UnsafeRawBufferPointer, of session: UnsafeRawBufferPointer) -> Int? {
+    /// The number and group of `session` in a grouped block's spine (`spine`: its decompressed
+    /// bytes), or nil when the block has no event of it or the spine does not parse that far.
+    static func sessionGroup(inSpine spine: UnsafeRawBufferPointer, of session: UnsafeRawBufferPointer) -> (number: Int, group: Int)? {
         var reader = ByteReader(spine)
         guard reader.readByte() == BlockEncoder.groupedPayloadVersion, reader.readVarint() != nil, reader.readVarint() != nil,
             let count = reader.readCount(limit: spine.count)
@@ -25,14 +25,18 @@ extension DecodedBlock {
             bytes += length
         }
         var start = reader.offset
-        guard bytes <= reader.remaining else { return nil }
+        let groups = start + bytes
+        guard bytes + count <= reader.remaining else { return nil }
         for number in 0..<count {
             let length = lengths.readCount(limit: spine.count)!
-            if length == session.count && UnsafeRawBufferPointer(rebasing: spine[start..<(start + length)]).elementsEqual(session) { return number }
+            if length == session.count && UnsafeRawBufferPointer(rebasing: spine[start..<(start + length)]).elementsEqual(session) {
+                return (number, Int(spine[groups + number]))
+            }
             start += length
         }
         return nil
     }
+
     /// Decodes a grouped payload (version 3, see ``BlockEncoder``): the spine, then every group
     /// (`only` nil: `raw` holds the spine and every group's part, as the header's frame table
     /// says) or one group (`raw` holds the spine and that group's part).
@@ -64,6 +68,10 @@ extension DecodedBlock {
         guard let sessionCount = reader.readCount(limit: n), sessionCount > 0 else { throw fail("bad session count", at: reader.offset) }
         let sessionTableOK = readStringTable(&reader, count: sessionCount, base: 0)
         guard sessionTableOK else { throw fail("bad session id lengths", at: reader.offset) }
+        guard let groupBytes = reader.readBytes(sessionCount) else { throw fail("truncated session groups", at: reader.offset) }
+        sessionGroups.removeAll(keepingCapacity: true)
+        sessionGroups.append(contentsOf: groupBytes)
+        guard sessionGroups.allSatisfy({ Int($0) < groups }) else { throw fail("a session group past the group count", at: reader.offset) }
         sessions.append(contentsOf: repeatElement(0, count: n))
         let sessionsOK = sessions.withUnsafeMutableBufferPointer { column in
             for index in 0..<n {
@@ -104,8 +112,7 @@ extension DecodedBlock {
 
         // Events by group (a counting sort of positions), checked against the frame table. A
         // session's group is looked up, not divided for, per event.
-        var groupOfSession = [UInt8](repeating: 0, count: sessionCount)
-        for session in 0..<sessionCount { groupOfSession[session] = UInt8(Self.group(ofSession: session, groups: groups)) }
+        let groupOfSession = sessionGroups
         groupRuns.removeAll(keepingCapacity: true)
         groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
         sessions.withUnsafeBufferPointer { sessionColumn in

@@ -55,6 +55,8 @@ public struct DecodedBlock: Sendable {
     /// Scratch for grouped decoding: event positions ordered by group, and where each group's
     /// run starts in it.
     var positionsByGroup: [Int32] = []
+    /// A grouped block's group of each session number.
+    var sessionGroups: [UInt8] = []
     var groupRuns: [Int] = []
 
     /// Creates an empty block.
@@ -93,12 +95,10 @@ public struct DecodedBlock: Sendable {
     /// Whether event `index` was decoded: always, but for a grouped block read for one session
     /// (``decode(payload:header:group:)``), whose other groups' events have only their session,
     /// receive time and peer.
-    @inlinable
     public func isDecoded(_ index: Int) -> Bool {
-        groupCount == 0 || isGroupDecoded(Int(sessions[index]) % groupCount)
+        groupCount == 0 || isGroupDecoded(Int(sessionGroups[Int(sessions[index])]))
     }
 
-    @usableFromInline
     func isGroupDecoded(_ group: Int) -> Bool { decodedGroups & (1 << UInt64(group)) != 0 }
 
     /// The session id of event `index` (allocates; for reports).
@@ -113,7 +113,7 @@ public struct DecodedBlock: Sendable {
         if groupCount == 0 {
             table = 0
         } else {
-            let group = Int(sessions[index]) % groupCount
+            let group = Int(sessionGroups[Int(sessions[index])])
             precondition(isGroupDecoded(group), "the event's group was not decoded (the block was read for another session)")
             table = 1 + group
         }
@@ -175,8 +175,9 @@ public struct DecodedBlock: Sendable {
         try decode(payload: newPayload, header: header, groups: group.map { .one($0) } ?? GroupSelection.none, locatingBodies: true)
     }
 
-    /// The group of the session numbered `session` in a grouped block of `groups` groups.
-    public static func group(ofSession session: Int, groups: Int) -> Int { session % groups }
+    /// The session group of session `number` (a reference into ``withStrings(_:)``'s table) in a
+    /// grouped block.
+    public func group(ofSession number: Int) -> Int { Int(sessionGroups[number]) }
 
     private mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, groups only: GroupSelection, locatingBodies: Bool) throws(DecodingError) {
         payload = newPayload

@@ -183,24 +183,27 @@ public final class EventLog {
 
     private func writePendingBlock() throws(StoreError) {
         guard encoder.count > 0 else { return }
-        let parts = encoder.encodePayload(into: &payload)
+        let layout = encoder.encodePayload(into: &payload)
         output.removeAll(keepingCapacity: true)
         var frame: [UInt8] = []
         var frames: [BlockHeader.DataFrame] = []
         do {
-            // A grouped payload's parts are compressed one by one (each its own frame).
+            // One frame, or a grouped payload's frames one after another (each part its own).
             frame = try payload.withBytes { (raw) throws(ZstdError) -> [UInt8] in
                 var frame: [UInt8] = []
-                guard !parts.isEmpty else {
-                    try compressor.compress(raw, appendingTo: &frame)
-                    return frame
-                }
                 var start = 0
-                for size in parts {
+                for sections in layout {
                     let before = frame.count
-                    if size > 0 { try compressor.compress(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]), appendingTo: &frame) }
-                    let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[before...])) }
-                    frames.append(BlockHeader.DataFrame(size: frame.count - before, payloadSize: size, checksum: checksum))
+                    var ends: [Int] = []
+                    for size in sections { ends.append((ends.last ?? 0) + size) }
+                    let size = ends.last ?? 0
+                    if size > 0 {
+                        try compressor.compress(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]), sectionEnds: ends, appendingTo: &frame)
+                    }
+                    if layout.count > 1 {
+                        let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[before...])) }
+                        frames.append(BlockHeader.DataFrame(size: frame.count - before, payloadSize: size, checksum: checksum))
+                    }
                     start += size
                 }
                 return frame

@@ -17,7 +17,8 @@ public struct InMemoryBlockCodec {
         encoder.removeAll()
         for index in 0..<batch.count { encoder.append(batch, index) }
         payload.removeAll(keepingCapacity: true)
-        let parts = encoder.encodePayload(into: &payload)
+        let layout = encoder.encodePayload(into: &payload)
+        let parts = layout.count > 1 ? layout.map { $0.reduce(0, +) } : []
         let header = BlockHeader(
             firstLSN: firstLSN, eventCount: batch.count, frameSize: 0, payloadSize: payload.count, frameChecksum: 0,
             minTimestamp: encoder.minTimestamp, maxTimestamp: encoder.maxTimestamp, minReceived: encoder.minReceived,

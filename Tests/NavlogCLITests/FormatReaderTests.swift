@@ -11,12 +11,16 @@ import Testing
 /// bodies of every token kind.
 @Suite("docs/FORMAT.md read by an independent reader")
 struct FormatReaderTests {
-    @Test("tools/format-reader.py prints what navlog cat prints; every sealed segment's seek table matches its blocks")
-    func independentReaderAgrees() throws {
+    @Test(
+        "tools/format-reader.py prints what navlog cat prints; every sealed segment's seek table matches its blocks (one-frame and grouped blocks)",
+        arguments: [false, true])
+    func independentReaderAgrees(grouped: Bool) throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             var options = LogOptions()
             options.maximumEventsPerBlock = 200
             options.maximumSegmentBytes = 24 << 10
+            // Grouped: 200-event blocks in 3 session groups.
+            options.eventsPerSessionGroup = grouped ? 64 : .max
             let log = try EventLog(directory: dir.path, options: options)
             var generator = WorkloadGenerator(WorkloadConfiguration(seed: 31))
             // Every token kind, unknown keys, escapes, Unicode, no seq, no ts.

@@ -78,9 +78,9 @@ struct GroupedBlockTests {
                 for (number, session) in sessions.enumerated() {
                     #expect(try reader.readBlock(segment: segment, block: block, into: &part, session: session))
                     #expect(part.count == whole.count && part.sessions == whole.sessions && part.receiveTimes == whole.receiveTimes)
-                    let group = DecodedBlock.group(ofSession: number, groups: 8)
+                    let group = whole.group(ofSession: number)
                     for position in 0..<whole.count {
-                        let sameGroup = DecodedBlock.group(ofSession: Int(whole.sessions[position]), groups: 8) == group
+                        let sameGroup = whole.group(ofSession: Int(whole.sessions[position])) == group
                         #expect(part.isDecoded(position) == sameGroup)
                         guard sameGroup else { continue }
                         wholeLine.removeAll()
@@ -120,9 +120,10 @@ struct GroupedBlockTests {
             // The sessions, from the spine of an intact read of the session table.
             #expect(try reader.readBlock(segment: 0, block: 0, into: &block, session: Array("no-such-session".utf8)))
             let sessions = block.withStrings { strings in (0..<strings.count).map { Array(strings[$0]!) } }
+            let groups = sessions.indices.map { block.group(ofSession: $0) }
             var intact = 0
             for (number, session) in sessions.enumerated() {
-                let inDamagedGroup = DecodedBlock.group(ofSession: number, groups: 8) == 3
+                let inDamagedGroup = groups[number] == 3
                 let damageBefore = reader.damage.count
                 #expect(try reader.readBlock(segment: 0, block: 0, into: &block, session: session) == !inDamagedGroup)
                 if inDamagedGroup {

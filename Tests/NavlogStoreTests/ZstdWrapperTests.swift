@@ -16,6 +16,32 @@ struct ZstdWrapperTests {
         }
     }
 
+    @Test("a frame compressed in sections is one frame that declares its size, decompresses to the input, and is smaller for unlike sections")
+    func sections() throws {
+        let compressor = try ZstdCompressor(level: 6)
+        let decompressor = try ZstdDecompressor()
+        // Unlike kinds of bytes, as in a block: hex text, then small binary numbers.
+        var text: [UInt8] = [], numbers: [UInt8] = []
+        var random = UInt64(0x9E37_79B9_7F4A_7C15)
+        for _ in 0..<4_000 {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            text.append(contentsOf: Array("0x\(String(random >> 28, radix: 16))".utf8))
+            numbers.append(contentsOf: [UInt8(random >> 59), UInt8(random >> 61), 1, 4])
+        }
+        let input = text + numbers
+        var sectioned: [UInt8] = [], whole: [UInt8] = []
+        try input.withUnsafeBytes { raw in
+            try compressor.compress(raw, sectionEnds: [text.count, input.count], appendingTo: &sectioned)
+            try compressor.compress(raw, appendingTo: &whole)
+        }
+        #expect(sectioned.withUnsafeBytes { ZstdDecompressor.declaredContentSize(of: $0) } == input.count)
+        #expect(try sectioned.withUnsafeBytes { try ZstdDecompressor.frameSize(in: $0) } == sectioned.count)
+        #expect(try decompressor.decompress(frame: sectioned) == input)
+        #expect(sectioned.count < whole.count, "\(sectioned.count) bytes in sections, \(whole.count) in one")
+        // The context is ready for the next frame afterwards.
+        #expect(try decompressor.decompress(frame: compressor.compress(input)) == input)
+    }
+
     @Test("a corrupt frame is a Swift error carrying zstd's own message")
     func corruptFrame() throws {
         let compressor = try ZstdCompressor(level: 3)
