@@ -227,7 +227,8 @@ def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types
     start = frame_table[0][1]
     for group in range(groups):
         part_size = frame_table[1 + group][1]
-        members = [i for i in range(count) if group_of[sessions[i]] == group]
+        # Session-major: the group's sessions in order of number, each one's events in log order.
+        members = sorted((i for i in range(count) if group_of[sessions[i]] == group), key=lambda i: (sessions[i], i))
         if not members:
             start += part_size
             continue
@@ -251,6 +252,8 @@ def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types
             last_seq[sessions[i]] = value
             sequences.append(value)
         g.take(len(members))  # flags
+        for _ in set(sessions[i] for i in members):
+            g.varint()  # the byte length of each session's bodies (for a reader of one session)
         for k, i in enumerate(members):
             out = ['{"type":', json.dumps(types[kinds[k]]), ',"session":', json_string(session_ids[sessions[i]]), ',"ts":', str(times[k])]
             if sequences[k] is not None:

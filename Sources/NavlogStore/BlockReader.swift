@@ -84,13 +84,13 @@ extension BlockReader {
         try readFrame(0, of: location, from: file)
         let found = payload.withUnsafeBytes { spine in session.withUnsafeBytes { DecodedBlock.sessionGroup(inSpine: spine, of: $0) } }
         // A damaged spine can name any group: the decoder refuses one past the count.
-        let group = found.map { min($0.group, header.groupCount - 1) }
-        if let group { try readFrame(1 + group, of: location, from: file) }
+        let wanted = found.map { (number: $0.number, group: min($0.group, header.groupCount - 1)) }
+        if let wanted { try readFrame(1 + wanted.group, of: location, from: file) }
         swap(&payload, &block.payload)
         let decoded = block.payload
         block.payload = []
         do {
-            try block.decode(payload: decoded, header: header, group: group)
+            try block.decode(payload: decoded, header: header, session: wanted)
         } catch {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(dataOffset): \(error.reason).", path: file.path, offset: dataOffset)
         }

@@ -5,8 +5,8 @@ extension DecodedBlock {
     enum GroupSelection {
         /// Every group: the whole block.
         case all
-        /// One group (a reader of one session).
-        case one(Int)
+        /// One session (a reader of one session): its group's columns, and its own bodies only.
+        case one(group: Int, session: Int)
         /// None: only the spine (the session read for is not in the block).
         case none
     }
@@ -47,7 +47,7 @@ extension DecodedBlock {
         switch only {
         case .all:
             for group in 0..<groups { partSizes.append((group, header.frames[1 + group].payloadSize)) }
-        case .one(let group):
+        case .one(let group, _):
             guard group >= 0 && group < groups else { throw DecodingError(reason: "the block has no session group \(group)") }
             partSizes.append((group, header.frames[1 + group].payloadSize))
         case .none:
@@ -110,44 +110,59 @@ extension DecodedBlock {
         guard peersOK else { throw fail("bad peer index", at: reader.offset) }
         guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
 
-        // Events by group (a counting sort of positions), checked against the frame table. A
-        // session's group is looked up, not divided for, per event.
+        // Events by group, session-major (a counting sort of positions: per group its sessions in
+        // order of number, each one's events in log order), checked against the frame table.
         let groupOfSession = sessionGroups
-        groupRuns.removeAll(keepingCapacity: true)
-        groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
+        sessionEventCounts.removeAll(keepingCapacity: true)
+        sessionEventCounts.append(contentsOf: repeatElement(0, count: sessionCount))
         sessions.withUnsafeBufferPointer { sessionColumn in
-            groupRuns.withUnsafeMutableBufferPointer { runs in
-                for session in sessionColumn { runs[Int(groupOfSession[Int(session)]) + 1] += 1 }
+            sessionEventCounts.withUnsafeMutableBufferPointer { counts in
+                for session in sessionColumn { counts[Int(session)] += 1 }
             }
         }
+        groupRuns.removeAll(keepingCapacity: true)
+        groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
+        for session in 0..<sessionCount { groupRuns[Int(groupOfSession[session]) + 1] += sessionEventCounts[session] }
         for group in 0..<groups {
             guard (groupRuns[group + 1] == 0) == (header.frames[1 + group].payloadSize == 0) else {
                 throw fail("session group \(group) has \(groupRuns[group + 1]) events but a part of \(header.frames[1 + group].payloadSize) bytes", at: spineSize)
             }
             groupRuns[group + 1] += groupRuns[group]
         }
+        // Where each session's run starts; after the placing pass, where it ends.
+        sessionRunEnds.removeAll(keepingCapacity: true)
+        sessionRunEnds.append(contentsOf: repeatElement(0, count: sessionCount))
+        var next = groupRuns
+        for session in 0..<sessionCount {
+            let group = Int(groupOfSession[session])
+            sessionRunEnds[session] = next[group]
+            next[group] += sessionEventCounts[session]
+        }
         positionsByGroup.removeAll(keepingCapacity: true)
         positionsByGroup.append(contentsOf: repeatElement(0, count: n))
-        var next = groupRuns
         sessions.withUnsafeBufferPointer { sessionColumn in
             positionsByGroup.withUnsafeMutableBufferPointer { positions in
-                next.withUnsafeMutableBufferPointer { next in
-                    if case .one(let only) = only {
-                        // Only the one group's run is read.
-                        var slot = next[only]
+                sessionRunEnds.withUnsafeMutableBufferPointer { slots in
+                    if case .one(let only, _) = only {
+                        // Only the one group's runs are read.
                         for index in 0..<n where Int(groupOfSession[Int(sessionColumn[index])]) == only {
-                            positions[slot] = Int32(truncatingIfNeeded: index)
-                            slot += 1
+                            let session = Int(sessionColumn[index])
+                            positions[slots[session]] = Int32(truncatingIfNeeded: index)
+                            slots[session] += 1
                         }
                     } else {
                         for index in 0..<n {
-                            let group = Int(groupOfSession[Int(sessionColumn[index])])
-                            positions[next[group]] = Int32(truncatingIfNeeded: index)
-                            next[group] += 1
+                            let session = Int(sessionColumn[index])
+                            positions[slots[session]] = Int32(truncatingIfNeeded: index)
+                            slots[session] += 1
                         }
                     }
                 }
             }
+        }
+        if case .one(_, let session) = only {
+            guard session >= 0 && session < sessionCount else { throw fail("no session \(session)", at: spineSize) }
+            decodedSession = session
         }
 
         // The groups' columns, at their events' positions.
@@ -169,7 +184,8 @@ extension DecodedBlock {
             defer { partStart += size }
             guard size > 0 else { continue }
             try decodeGroupPart(
-                raw, start: partStart, size: size, group: group, lastTime: &lastTime, lastSequence: &lastSequence, locatingBodies: locatingBodies)
+                raw, start: partStart, size: size, group: group, sessionCount: sessionCount, lastTime: &lastTime, lastSequence: &lastSequence,
+                locatingBodies: locatingBodies)
             decodedGroups |= 1 << UInt64(group)
         }
         groupCount = groups
@@ -193,7 +209,7 @@ extension DecodedBlock {
     }
 
     private mutating func decodeGroupPart(
-        _ raw: UnsafeRawBufferPointer, start: Int, size: Int, group: Int, lastTime: inout [Int64], lastSequence: inout [UInt64],
+        _ raw: UnsafeRawBufferPointer, start: Int, size: Int, group: Int, sessionCount: Int, lastTime: inout [Int64], lastSequence: inout [UInt64],
         locatingBodies: Bool
     ) throws(DecodingError) {
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
@@ -259,27 +275,41 @@ extension DecodedBlock {
         guard ok else { throw fail("truncated sequence column") }
         guard let flagBytes = reader.readBytes(members.count) else { throw fail("truncated flag column") }
         for (k, member) in members.enumerated() { flags[Int(positionsByGroup[member])] = flagBytes[k] }
+        // Each session's bodies' length in bytes, in the order of the runs.
+        var runBytes: [(session: Int, bytes: Int)] = []
+        for session in 0..<sessionCount where Int(sessionGroups[session]) == group && sessionEventCounts[session] > 0 {
+            guard let length = reader.readCount(limit: size) else { throw fail("bad body run length") }
+            runBytes.append((session, length))
+        }
         guard locatingBodies else { return }
         let base = start + reader.offset
         let bodies = UnsafeRawBufferPointer(rebasing: raw[base..<(start + size)])
-        var position = 0
-        positionsByGroup.withUnsafeBufferPointer { positions in
-            bodyStarts.withUnsafeMutableBufferPointer { starts in
-                bodyEnds.withUnsafeMutableBufferPointer { ends in
-                    for member in members {
-                        let event = Int(positions[member])
-                        starts[event] = base + position
-                        guard let end = StoredValue.skip(bodies, position, depth: 0) else {
-                            ok = false
-                            return
+        guard runBytes.reduce(0, { $0 + $1.bytes }) == bodies.count else { throw fail("the body runs do not fill the rest of the group's part") }
+        var runStart = 0
+        for (session, bytes) in runBytes {
+            defer { runStart += bytes }
+            // A reader of one session walks its own bodies only.
+            if decodedSession >= 0 && session != decodedSession { continue }
+            let run = (sessionRunEnds[session] - sessionEventCounts[session])..<sessionRunEnds[session]
+            var position = runStart
+            positionsByGroup.withUnsafeBufferPointer { positions in
+                bodyStarts.withUnsafeMutableBufferPointer { starts in
+                    bodyEnds.withUnsafeMutableBufferPointer { ends in
+                        for member in run {
+                            let event = Int(positions[member])
+                            starts[event] = base + position
+                            guard let end = StoredValue.skip(bodies, position, depth: 0), end <= runStart + bytes else {
+                                ok = false
+                                return
+                            }
+                            position = end
+                            ends[event] = base + position
                         }
-                        position = end
-                        ends[event] = base + position
                     }
                 }
             }
+            guard ok else { throw fail("a malformed body") }
+            guard position == runStart + bytes else { throw fail("the bodies of a session do not fill its run") }
         }
-        guard ok else { throw fail("a malformed body") }
-        guard position == bodies.count else { throw fail("the bodies do not fill the rest of the group's part") }
     }
 }

@@ -50,13 +50,19 @@ public struct DecodedBlock: Sendable {
     var stringTables: [(bytesStart: Int, ends: Range<Int>)] = []
     /// A grouped block's group count (0: one frame, every event decoded).
     public internal(set) var groupCount = 0
-    /// Which groups of a grouped block were decoded (bit g), see ``decode(payload:header:group:)``.
+    /// Which groups of a grouped block were decoded (bit g), see ``decode(payload:header:session:)``.
     var decodedGroups: UInt64 = 0
     /// Scratch for grouped decoding: event positions ordered by group, and where each group's
     /// run starts in it.
     var positionsByGroup: [Int32] = []
     /// A grouped block's group of each session number.
     var sessionGroups: [UInt8] = []
+    /// A grouped block's event count of each session number, and where its run of events ends
+    /// in ``positionsByGroup``.
+    var sessionEventCounts: [Int] = []
+    var sessionRunEnds: [Int] = []
+    /// The one session decoded (its number) of a grouped block read for one session, else -1.
+    var decodedSession = -1
     var groupRuns: [Int] = []
 
     /// Creates an empty block.
@@ -93,10 +99,11 @@ public struct DecodedBlock: Sendable {
     }
 
     /// Whether event `index` was decoded: always, but for a grouped block read for one session
-    /// (``decode(payload:header:group:)``), whose other groups' events have only their session,
+    /// (``decode(payload:header:session:)``), whose other groups' events have only their session,
     /// receive time and peer.
     public func isDecoded(_ index: Int) -> Bool {
-        groupCount == 0 || isGroupDecoded(Int(sessionGroups[Int(sessions[index])]))
+        let session = Int(sessions[index])
+        return groupCount == 0 || (isGroupDecoded(Int(sessionGroups[session])) && (decodedSession < 0 || session == decodedSession))
     }
 
     func isGroupDecoded(_ group: Int) -> Bool { decodedGroups & (1 << UInt64(group)) != 0 }
@@ -114,7 +121,7 @@ public struct DecodedBlock: Sendable {
             table = 0
         } else {
             let group = Int(sessionGroups[Int(sessions[index])])
-            precondition(isGroupDecoded(group), "the event's group was not decoded (the block was read for another session)")
+            precondition(isDecoded(index), "the event was not decoded (the block was read for another session)")
             table = 1 + group
         }
         return try withTable(0) { sessionStrings in
@@ -168,11 +175,12 @@ public struct DecodedBlock: Sendable {
 
     /// Decodes a grouped block's spine and one group's part (`payload` holds the two one after
     /// the other): every event's session, receive time and peer, and the rest only for the
-    /// events of `group` (``isDecoded(_:)``): what a reader of one session needs. `group` nil:
-    /// `payload` holds only the spine (the session read for has no event in the block).
+    /// events of `session` (its number and group in the spine; ``isDecoded(_:)``): what a reader
+    /// of one session needs. `session` nil: `payload` holds only the spine (the session read for
+    /// has no event in the block).
     /// - Throws: ``DecodingError`` naming what was malformed.
-    public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, group: Int?) throws(DecodingError) {
-        try decode(payload: newPayload, header: header, groups: group.map { .one($0) } ?? GroupSelection.none, locatingBodies: true)
+    public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, session: (number: Int, group: Int)?) throws(DecodingError) {
+        try decode(payload: newPayload, header: header, groups: session.map { .one(group: $0.group, session: $0.number) } ?? GroupSelection.none, locatingBodies: true)
     }
 
     /// The session group of session `number` (a reference into ``withStrings(_:)``'s table) in a
@@ -186,6 +194,7 @@ public struct DecodedBlock: Sendable {
         count = 0
         groupCount = 0
         decodedGroups = 0
+        decodedSession = -1
         stringTables.removeAll(keepingCapacity: true)
         bodyEnds.removeAll(keepingCapacity: true)
         types.removeAll(keepingCapacity: true)

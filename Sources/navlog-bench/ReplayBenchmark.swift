@@ -207,6 +207,12 @@ enum ReplayBenchmark {
         progress("timing the same \(points.count) seeks from each session's first event (baseline)")
         let fromStart = try seek(points, index: index, useCheckpoints: false)
         let checked = try compare(fromCheckpoints.json, fromStart.json, points: points, work: work)
+        progress("timing block reads for one session against whole-block reads")
+        let blockReads = try blockReads(reader, sessions: replay.sessions.map(\.session))
+        rows.append(
+            Row(
+                figure: "read a block for one session, median", value: String(format: "%.3f ms", blockReads.session),
+                baseline: String(format: "%.3f ms whole block", blockReads.whole), ratio: timeRatio(blockReads.session, blockReads.whole), goal: "(recorded)"))
 
         let ours = fromCheckpoints.milliseconds.sorted()
         let theirs = fromStart.milliseconds.sorted()
@@ -354,6 +360,29 @@ enum ReplayBenchmark {
 
     /// Replays every point, timing each ``SessionSeeker/replay(session:to:useCheckpoints:visit:)``
     /// call (the JSON is made outside the timing, for the first ``checkedPoints`` points).
+    /// The median time to read one block for one of its sessions (what a seek reads per block:
+    /// of a grouped block its spine and the session's group) and to read the whole block, over
+    /// 500 random (block, session) pairs of the log.
+    static func blockReads(_ reader: LogReader, sessions: [String]) throws -> (session: Double, whole: Double) {
+        var random = SplitMix64(seed: pointSeed)
+        var decoded = DecodedBlock()
+        var forSession: [Double] = [], whole: [Double] = []
+        let blocks = reader.blocks(matching: LogQuery())
+        guard !blocks.isEmpty, !sessions.isEmpty else { return (0, 0) }
+        while forSession.count < 500 {
+            let session = sessions[Int(random.next() % UInt64(sessions.count))]
+            let held = reader.segments.indices.flatMap { segment in reader.blocks(ofSegment: segment, mayHoldSession: session).map { (segment, $0) } }
+            guard let (segment, block) = held.isEmpty ? nil : held[Int(random.next() % UInt64(held.count))] else { continue }
+            var start = ContinuousClock.now
+            _ = try reader.readBlock(segment: segment, block: block, into: &decoded, session: Array(session.utf8))
+            forSession.append(seconds(since: start) * 1_000)
+            start = ContinuousClock.now
+            _ = try reader.readBlock(segment: segment, block: block, into: &decoded)
+            whole.append(seconds(since: start) * 1_000)
+        }
+        return (percentile(forSession.sorted(), 0.5), percentile(whole.sorted(), 0.5))
+    }
+
     static func seek(_ points: [Point], index: ReplayIndex, useCheckpoints: Bool) throws -> (milliseconds: [Double], json: [[UInt8]]) {
         let seeker = SessionSeeker(index: index)
         var milliseconds: [Double] = []
