@@ -41,7 +41,7 @@ struct BlockEncoder {
     /// A grouped block has one group per this many events (at most ``maximumGroups``); blocks
     /// of fewer than twice as many keep one frame (payload version 2): a group would be most of
     /// it. See ``LogOptions/eventsPerSessionGroup``.
-    var eventsPerGroup = 4096
+    var eventsPerGroup = 8192
     /// The most session groups of a block (the header's frame table has a spine and these).
     static let maximumGroups = BlockHeader.maximumFrames - 1
 

@@ -12,10 +12,12 @@ public struct LogOptions: Sendable, Hashable {
     /// into one group per this many events (at most 64), each compressed as its own frame, so
     /// a reader of one session (a seek, `navlog replay`) decompresses one group, not the block.
     ///
-    /// 4096: on production's shape (560 live sessions; 8 groups in a 32,768-event block) a seek
-    /// reads about a fifth of each block it used to read, for a log 1.3% larger (see
-    /// docs/BENCHMARKS.md). `Int.max` writes every block as one frame.
-    public var eventsPerSessionGroup = 4096
+    /// 8192 (4 groups in a 32,768-event block), by measurement on 2M production-shaped events
+    /// (docs/BENCHMARKS.md): log 21.4 MB and a median seek of 4.3 ms, against 23.0 MB and
+    /// 12.3 ms ungrouped; 16384 (2 groups) 20.8 MB and 6.5 ms; 4096 (8) 22.1 MB and 3.5 ms.
+    /// (Grouped parts are session-major, which compresses better than log order.) `Int.max`
+    /// writes every block as one frame.
+    public var eventsPerSessionGroup = 8192
     /// A segment is sealed (seek table and index written) once it reaches this size.
     public var maximumSegmentBytes = 64 << 20
     /// zstd level of data frames.
