@@ -184,14 +184,7 @@ public final class ReplayIndex {
             }
             return state
         }
-        /// The piece that marks a session's state at the end of this segment.
-        func endPiece(_ state: SessionReplayer) -> ReplayPiece {
-            var piece = ReplayPiece(
-                block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
-                firstTimestamp: state.position?.timestamp ?? 0)
-            if Self.isOutOfOrder(state) { piece.flags |= ReplayPiece.outOfOrder }
-            return piece
-        }
+        func endPiece(_ state: SessionReplayer) -> ReplayPiece { Self.endPiece(state) }
         /// Compresses the journal so far into a frame of its own and starts a new one.
         func flushJournal() throws {
             guard !journal.isEmpty else { return }
@@ -271,33 +264,20 @@ public final class ReplayIndex {
                         copiedEvents[slot] += 1
                         return
                     }
-                    if let sequence, let highest = states[slot].highestSequence, sequence <= highest {
+                    switch try Self.index(
+                        type, sequence: sequence, timestamp: timestamp, lsn: lsn, block: block, session: session, strings: strings, tokens: tokens,
+                        state: &states[slot], lastCheckpoint: &lastBlock[slot], checkpointInterval: checkpointInterval, writer: &writer,
+                        journal: &journal)
+                    {
+                    case .applied:
+                        break
+                    case .late(let events):
                         late[slot] = true
                         lateSlots.append(slot)
-                        copiedEvents[slot] = states[slot].eventCount + 1
-                        return
-                    }
-                    // A checkpoint at the session's first event in this pass, then every
-                    // checkpointInterval of its events (`lastBlock` holds the event count at
-                    // the last one, -1 before the first).
-                    if lastBlock[slot] < 0 || states[slot].eventCount - lastBlock[slot] >= checkpointInterval {
-                        lastBlock[slot] = states[slot].eventCount
-                        let piece = ReplayPiece(
-                            block: UInt32(block), startIndex: UInt64(states[slot].eventCount), firstSequence: sequence, firstTimestamp: timestamp, firstLSN: lsn)
-                        try writer.add(session: session, piece: piece, state: states[slot].eventCount > 0 ? states[slot] : nil)
-                    }
-                    let body = StoredBody(tokens: tokens, strings: strings)
-                    let before = FocusJournal.Before(states[slot])
-                    states[slot].apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
-                    journal.record(type, session: session, before: before, after: states[slot], sequence: sequence, timestamp: timestamp, body: body)
-                    if type == .sessionEnd {
-                        let state = states[slot]
-                        var piece = endPiece(state)
-                        piece.flags |= ReplayPiece.ended
-                        try writer.add(session: session, piece: piece, state: nil)
+                        copiedEvents[slot] = events
+                    case .ended(let events):
                         ended[slot] = true
-                        copiedEvents[slot] = state.eventCount
-                        states[slot] = SessionReplayer()
+                        copiedEvents[slot] = events
                     }
                 }
                 replayed += 1
@@ -418,6 +398,56 @@ public final class ReplayIndex {
         case state(SessionReplayer)
         /// It ended there (after this many events) and its state was let go.
         case ended(events: Int)
+    }
+
+    /// The piece that marks a session's state at the end of a segment.
+    static func endPiece(_ state: borrowing SessionReplayer) -> ReplayPiece {
+        var piece = ReplayPiece(
+            block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
+            firstTimestamp: state.position?.timestamp ?? 0)
+        if isOutOfOrder(state) { piece.flags |= ReplayPiece.outOfOrder }
+        return piece
+    }
+
+    /// What indexing one event did to its session.
+    private enum Indexed {
+        /// Applied (journaled, and checkpointed first when one was due).
+        case applied
+        /// Not applied: its seq is not above the session's highest (E4), so the session is
+        /// re-derived at the end of the pass; `events` counts its events so far with this one.
+        case late(events: Int)
+        /// Applied, and it was the session's `session.end`: its end piece is written and its
+        /// state let go; `events` is its event count.
+        case ended(events: Int)
+    }
+
+    /// Indexes one event of the session whose state is `state`. The state is borrowed in place:
+    /// read through the array of states in the per-event closure it was copied whole, the
+    /// largest single cost of a build (perf).
+    private static func index(
+        _ type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, block: Int, session: UnsafeRawBufferPointer, strings: StringTable,
+        tokens: UnsafeRawBufferPointer, state: inout SessionReplayer, lastCheckpoint: inout Int, checkpointInterval: Int,
+        writer: inout ReplayIndexFile.Writer, journal: inout FocusJournal.Writer
+    ) throws -> Indexed {
+        if let sequence, let highest = state.highestSequence, sequence <= highest { return .late(events: state.eventCount + 1) }
+        // A checkpoint at the session's first event in this pass, then every checkpointInterval
+        // of its events (`lastCheckpoint` holds the event count at the last one, -1 before the first).
+        if lastCheckpoint < 0 || state.eventCount - lastCheckpoint >= checkpointInterval {
+            lastCheckpoint = state.eventCount
+            let piece = ReplayPiece(block: UInt32(block), startIndex: UInt64(state.eventCount), firstSequence: sequence, firstTimestamp: timestamp, firstLSN: lsn)
+            try writer.add(session: session, piece: piece, state: state.eventCount > 0 ? state : nil)
+        }
+        let body = StoredBody(tokens: tokens, strings: strings)
+        let before = FocusJournal.Before(state)
+        state.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
+        journal.record(type, session: session, before: before, after: state, sequence: sequence, timestamp: timestamp, body: body)
+        guard type == .sessionEnd else { return .applied }
+        var piece = endPiece(state)
+        piece.flags |= ReplayPiece.ended
+        try writer.add(session: session, piece: piece, state: nil)
+        let events = state.eventCount
+        state = SessionReplayer()
+        return .ended(events: events)
     }
 
     /// Whether a replay of the session must sort its events (E4): some arrived late or twice.
