@@ -421,9 +421,8 @@ public final class ReplayIndex {
         case ended(events: Int)
     }
 
-    /// Indexes one event of the session whose state is `state`. The state is borrowed in place:
-    /// read through the array of states in the per-event closure it was copied whole, the
-    /// largest single cost of a build (perf).
+    /// Indexes one event of the session whose state is `state` (updated in place in the array
+    /// of live states).
     private static func index(
         _ type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, block: Int, session: UnsafeRawBufferPointer, strings: StringTable,
         tokens: UnsafeRawBufferPointer, state: inout SessionReplayer, lastCheckpoint: inout Int, checkpointInterval: Int,
