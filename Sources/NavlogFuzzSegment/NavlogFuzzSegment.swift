@@ -7,14 +7,15 @@
 // | bits | meaning |
 // |---|---|
 // | 0–1 | 0: the rest is a segment file, written as is (checksums stop most mutations early) |
-// |     | 1: a segment whose block header and data frame checksums are recomputed first, so mutated sizes, LSNs, times and frames get past them |
+// |     | 1: a segment whose block header and data frame checksums (a grouped block's frame table's too) are recomputed first, so mutated sizes, LSNs, times and frames get past them |
 // |     | 2: a block payload (decompressed): compressed into a one-block segment with a valid header |
 // |     | 3: `u32 n`, an n-byte segment (checksums recomputed), then its `.idx` file (CRC recomputed) |
 // | 2–3 | the segment's base LSN (its file name): 1, the first block's LSN, 2, or 2^64 − 1 |
 // | 4   | also open the directory as a writer (crash recovery), close it, and read it again |
 //
 // Over the data directory: `LogReader` (catalogue, event count, LSN range) and `scan` with
-// several queries, every event printed as JSON and replayed; then `LogVerifier`. Payloads are
+// several queries, every event printed as JSON and replayed; blocks read for one session
+// (`readBlock(…, session:)`); then `LogVerifier`. Payloads are
 // also decoded directly with `BlockHeader.decode` + `DecodedBlock.decode`. Damage must come
 // back as damage reports or errors, never a crash.
 //
@@ -153,6 +154,18 @@ enum SegmentFuzz {
                     return true
                 }
             }
+            // Blocks read for one session (what a seek reads: of a grouped block, the spine and
+            // the session's group), every event decoded for it printed.
+            var decoded = DecodedBlock()
+            for (segment, number) in reader.blocks(matching: LogQuery()).prefix(8) {
+                for session in replayers.keys.sorted().prefix(4) + ["no-such-session"] {
+                    guard try reader.readBlock(segment: segment, block: number, into: &decoded, session: Array(session.utf8)) else { continue }
+                    for index in 0..<decoded.count where decoded.isDecoded(index) {
+                        line.removeAll(keepingCapacity: true)
+                        try? decoded.appendJSONLine(index, to: &line)
+                    }
+                }
+            }
             _ = reader.damage.map(\.description)
         } catch {
             _ = "\(error)"
@@ -261,9 +274,27 @@ enum SegmentFuzz {
             let frameFits = frameSize <= bytes.count - frameStart
             if frameFits {
                 storeUInt32(&bytes, bodyStart + 28, bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[frameStart..<(frameStart + frameSize)])) })
+                fixFrameTable(&bytes, bodyStart: bodyStart, bodyEnd: bodyEnd, frameStart: frameStart, frameSize: frameSize)
             }
             storeUInt32(&bytes, bodyEnd, bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[bodyStart..<bodyEnd])) })
             offset = frameFits ? frameStart + frameSize : frameStart
+        }
+    }
+
+    /// Recomputes the checksum of each frame a grouped block's frame table lists (block format
+    /// 2), so mutated spines and group parts reach the decoder.
+    static func fixFrameTable(_ bytes: inout [UInt8], bodyStart: Int, bodyEnd: Int, frameStart: Int, frameSize: Int) {
+        guard bytes[bodyStart + 4] == 2 else { return }
+        let filterSize = Int(bytes[bodyStart + 64]) | Int(bytes[bodyStart + 65]) << 8
+        let frames = Int(bytes[bodyStart + 66])
+        let table = bodyStart + 68 + filterSize
+        guard table + 12 * frames <= bodyEnd else { return }
+        var offset = frameStart
+        for frame in 0..<frames {
+            let size = Int(loadUInt32(bytes, table + 12 * frame))
+            guard size <= frameStart + frameSize - offset else { return }
+            storeUInt32(&bytes, table + 12 * frame + 8, bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + size)])) })
+            offset += size
         }
     }
 
@@ -353,6 +384,10 @@ enum SegmentSeeds {
         workloadOptions.maximumEventsPerBlock = 32
         sources.append(("workload-sealed", generator.lines(96), workloadOptions, true))
         sources.append(("workload-unsealed", generator.lines(24), workloadOptions, false))
+        // Grouped blocks: 32 events in 4 session groups.
+        var groupedOptions = workloadOptions
+        groupedOptions.eventsPerSessionGroup = 8
+        sources.append(("workload-grouped", generator.lines(96), groupedOptions, true))
         var written = 0
         for (name, lines, options, seal) in sources where !lines.isEmpty {
             let directory = SegmentFuzz.directory + "/seed-" + name

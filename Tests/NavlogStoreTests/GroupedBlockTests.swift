@@ -137,6 +137,58 @@ struct GroupedBlockTests {
         }
     }
 
+    @Test("damaged grouped payloads (past every checksum) are decoding errors or decode, and never crash a reader of the block or of one session")
+    func damagedPayloads() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            try StoreFixture.write(Self.lines(2_048), to: dir.path, options: Self.options(grouped: true), seal: true)
+            let header = try #require(try Self.headers(dir.path).first)
+            let reader = try LogReader(directory: dir.path)
+            var whole = DecodedBlock()
+            #expect(try reader.readBlock(segment: 0, block: 0, into: &whole))
+            let payload = whole.payload
+            #expect(payload.count == header.payloadSize)
+            var random = SplitMix64(seed: 77)
+            var decoded = DecodedBlock()
+            var line: [UInt8] = []
+            var failures = 0, successes = 0
+            for round in 0..<300 {
+                var damaged = payload
+                // Most rounds damage the spine or a group's columns, where a byte means most.
+                for _ in 0..<(1 + Int(random.next() % 3)) {
+                    let at = Int(random.next() % UInt64(round % 2 == 0 ? min(damaged.count, 4_096) : damaged.count))
+                    damaged[at] = UInt8(truncatingIfNeeded: random.next())
+                }
+                do throws(DecodedBlock.DecodingError) {
+                    try decoded.decode(payload: damaged, header: header)
+                    successes += 1
+                    for index in 0..<decoded.count {
+                        line.removeAll(keepingCapacity: true)
+                        try? decoded.appendJSONLine(index, to: &line)
+                    }
+                } catch {
+                    failures += 1
+                    #expect(error.reason.contains("malformed") || error.reason.contains("frame table"), "\(error.reason)")
+                }
+                // A reader of one session: the spine and one group's part, with any session number.
+                let group = Int(random.next() % 8)
+                let spineSize = header.frames[0].payloadSize
+                let partStart = spineSize + header.frames[1..<(1 + group)].reduce(0) { $0 + $1.payloadSize }
+                let part = Array(damaged[0..<spineSize]) + Array(damaged[partStart..<(partStart + header.frames[1 + group].payloadSize)])
+                do {
+                    try decoded.decode(payload: part, header: header, session: (number: Int(random.next() % 64), group: group))
+                    for index in 0..<decoded.count where decoded.isDecoded(index) {
+                        line.removeAll(keepingCapacity: true)
+                        try? decoded.appendJSONLine(index, to: &line)
+                    }
+                } catch {
+                    failures += 1
+                }
+            }
+            // Both outcomes happen: the test reaches past the first check.
+            #expect(failures > 30 && successes > 30, "\(failures) failures, \(successes) successes")
+        }
+    }
+
     @Test("a header whose frame table does not add up to its data is refused")
     func inconsistentFrameTable() {
         var header = BlockHeader(
