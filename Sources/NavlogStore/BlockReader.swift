@@ -32,6 +32,20 @@ struct BlockReader: ~Copyable {
                 code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
                 path: file.path, offset: frameOffset)
         }
+        // A grouped block's frames have checksums of their own (what a reader of one session
+        // checks): a whole read checks them too, so `navlog verify` finds a wrong frame table.
+        var frameStart = 0
+        for (number, entry) in header.frames.enumerated() {
+            let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[frameStart..<(frameStart + entry.size)])) }
+            guard checksum == entry.checksum else {
+                throw StoreError(
+                    code: .damaged,
+                    message:
+                        "\(file.path) at byte \(frameOffset + frameStart): \(number == 0 ? "the spine frame" : "the frame of session group \(number - 1)") of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
+                    path: file.path, offset: frameOffset + frameStart)
+            }
+            frameStart += entry.size
+        }
         do {
             try frame.withBytes { (raw) throws(ZstdError) in
                 try Self.decompressData(raw, header: header, decompressor: decompressor, into: &payload)

@@ -137,6 +137,31 @@ struct GroupedBlockTests {
         }
     }
 
+    @Test("a frame-table checksum that disagrees with its frame is damage that a whole read and navlog verify report")
+    func wrongFrameChecksum() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            try StoreFixture.write(Self.lines(2_048), to: dir.path, options: Self.options(grouped: true), seal: true)
+            let header = try #require(try Self.headers(dir.path).first)
+            let path = dir.path + "/" + (try StoreFixture.segmentFiles(dir.path)[0])
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            // Group 2's checksum in the frame table, then the header's own checksum made right
+            // again: only the frame table is wrong.
+            let entry = 8 + BlockHeader.fixedSize + header.sessionFilter.count + 12 * 3 + 8
+            bytes[entry] ^= 0x01
+            let headerEnd = header.encodedSize - 4
+            let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[8..<headerEnd])) }
+            for shift in 0..<4 { bytes[headerEnd + shift] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(shift))) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+            let reader = try LogReader(directory: dir.path)
+            var block = DecodedBlock()
+            #expect(try !reader.readBlock(segment: 0, block: 0, into: &block))
+            #expect(reader.damage.last?.reason.contains("the frame of session group 2") == true, "\(reader.damage.last?.reason ?? "")")
+            let report = try LogVerifier.verify(directory: dir.path)
+            #expect(report.problems.contains { $0.reason.contains("session group 2") }, "\(report.problems)")
+        }
+    }
+
     @Test("damaged grouped payloads (past every checksum) are decoding errors or decode, and never crash a reader of the block or of one session")
     func damagedPayloads() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
