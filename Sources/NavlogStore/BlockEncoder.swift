@@ -28,8 +28,8 @@ import NavlogEvents
 /// times, sequence numbers and flags, the byte length of each session's bodies, and the bodies;
 /// session-major: the group's sessions in order of number, each one's events in log order),
 /// each part its own zstd frame. One session's events then cost the spine, one group's frame
-/// and the walk over its own bodies; session-major parts also compress 4% better than parts in
-/// log order on production's shape. Spine layout: version (3), event
+/// and the walk over its own bodies; and session-major parts compress better than parts in log
+/// order (2M production-shaped events, 4,096 events per group: 23.6 MB → 22.1 MB). Spine layout: version (3), event
 /// count, group count, session count, session id lengths and bytes (in order of first
 /// appearance), each session's group (a byte), per event its session number, receive times (as
 /// in version 2), the peer table and each event's peer.
