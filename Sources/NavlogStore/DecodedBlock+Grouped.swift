@@ -37,9 +37,9 @@ extension DecodedBlock {
         return nil
     }
 
-    /// Decodes a grouped payload (version 3, see ``BlockEncoder``): the spine, then every group
-    /// (`only` nil: `raw` holds the spine and every group's part, as the header's frame table
-    /// says) or one group (`raw` holds the spine and that group's part).
+    /// Decodes a grouped payload (version 3, see ``BlockEncoder``): `raw` holds the spine, then
+    /// (`only`) every group's part as the header's frame table lists them, one group's part, or
+    /// nothing more.
     mutating func decodeGrouped(_ raw: UnsafeRawBufferPointer, header: BlockHeader, only: GroupSelection, locatingBodies: Bool) throws(DecodingError) {
         let groups = header.groupCount
         let spineSize = header.frames[0].payloadSize
