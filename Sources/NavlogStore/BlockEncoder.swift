@@ -154,47 +154,17 @@ struct BlockEncoder {
         payload.reserveCapacity(interner.bytes.count + bodies.count + count * 24 + 64)
         payload.append(Self.payloadVersion)
         Varint.append(UInt64(count), to: &payload)
-        Varint.append(UInt64(interner.count), to: &payload)
-        var start: UInt32 = 0
-        for end in interner.ends {
-            Varint.append(UInt64(end - start), to: &payload)
-            start = end
-        }
-        payload.append(contentsOf: interner.bytes)
+        Self.appendStringTable(ends: interner.ends, bytes: interner.bytes, to: &payload)
         let stringsEnd = payload.count
         for row in rows { payload.append(row.type) }
         for row in rows { Varint.append(UInt64(row.session), to: &payload) }
         // Deltas are per session, indexed by the session's string reference.
         var lastBySession = [Int64](repeating: minTimestamp, count: interner.count)
         var lastSequence = [UInt64](repeating: 0, count: interner.count)
-        for row in rows {
-            let session = Int(row.session)
-            Varint.append(Varint.zigzag(row.timestamp &- lastBySession[session]), to: &payload)
-            lastBySession[session] = row.timestamp
-        }
-        for row in rows {
-            if row.sequencePlusOne == 0 {
-                payload.append(0)
-            } else {
-                let session = Int(row.session)
-                let sequence = row.sequencePlusOne - 1
-                Varint.append(Varint.zigzag(Int64(bitPattern: sequence &- lastSequence[session])) &+ 1, to: &payload)
-                lastSequence[session] = sequence
-            }
-        }
-        var lastReceived = minReceived
-        for row in rows {
-            Varint.append(Varint.zigzag(row.receivedAt &- lastReceived), to: &payload)
-            lastReceived = row.receivedAt
-        }
+        appendTimesAndSequences(of: rows.indices, lastBySession: &lastBySession, lastSequence: &lastSequence, to: &payload)
+        appendReceiveTimes(to: &payload)
         for row in rows { payload.append(row.flags) }
-        Varint.append(UInt64(peers.count), to: &payload)
-        for peer in peers {
-            Varint.append(UInt64(peer.uid), to: &payload)
-            Varint.append(UInt64(peer.gid), to: &payload)
-            Varint.append(Varint.zigzag(Int64(peer.pid)), to: &payload)
-        }
-        for row in rows { Varint.append(UInt64(row.peerIndex), to: &payload) }
+        appendPeers(to: &payload)
         let columnsEnd = payload.count
         payload.append(contentsOf: bodies)
         return [stringsEnd, columnsEnd - stringsEnd, payload.count - columnsEnd]
@@ -236,22 +206,33 @@ struct BlockEncoder {
         }
         let sessionTableEnd = payload.count
         for row in rows { Varint.append(UInt64(sessionNumbers[Int(row.session)]), to: &payload) }
-        var lastReceived = minReceived
-        for row in rows {
-            Varint.append(Varint.zigzag(row.receivedAt &- lastReceived), to: &payload)
-            lastReceived = row.receivedAt
-        }
-        Varint.append(UInt64(peers.count), to: &payload)
-        for peer in peers {
-            Varint.append(UInt64(peer.uid), to: &payload)
-            Varint.append(UInt64(peer.gid), to: &payload)
-            Varint.append(Varint.zigzag(Int64(peer.pid)), to: &payload)
-        }
-        for row in rows { Varint.append(UInt64(row.peerIndex), to: &payload) }
+        appendReceiveTimes(to: &payload)
+        appendPeers(to: &payload)
         parts.append([sessionTableEnd, payload.count - sessionTableEnd])
 
-        // Each group: its rows in log order, its bodies with their strings renumbered into the
-        // group's own table.
+        // The rows in group order, each group session-major (its sessions in order of number,
+        // each one's events in log order: a reader of one session finds them together): one
+        // counting sort by (group, session number).
+        var eventsOfSession = [Int](repeating: 0, count: sessionRefs.count)
+        for row in rows { eventsOfSession[Int(sessionNumbers[Int(row.session)])] += 1 }
+        var groupStarts = [Int](repeating: 0, count: groups + 1)
+        for (session, events) in eventsOfSession.enumerated() { groupStarts[groupOfSession[session] + 1] += events }
+        for group in 0..<groups { groupStarts[group + 1] += groupStarts[group] }
+        var nextOfSession = [Int](repeating: 0, count: sessionRefs.count)
+        var nextOfGroup = groupStarts
+        for (session, events) in eventsOfSession.enumerated() {
+            nextOfSession[session] = nextOfGroup[groupOfSession[session]]
+            nextOfGroup[groupOfSession[session]] += events
+        }
+        var order = [Int](repeating: 0, count: rows.count)
+        for (index, row) in rows.enumerated() {
+            let session = Int(sessionNumbers[Int(row.session)])
+            order[nextOfSession[session]] = index
+            nextOfSession[session] += 1
+        }
+
+        // Each group: its columns, and its bodies with their strings renumbered into the group's
+        // own table.
         var bodyStarts = [Int](repeating: 0, count: rows.count)
         var offset = 0
         for index in rows.indices {
@@ -264,10 +245,7 @@ struct BlockEncoder {
         var lastSequence = [UInt64](repeating: 0, count: interner.count)
         for group in 0..<groups {
             let start = payload.count
-            // Session-major: the group's sessions in order of number, each one's events in log
-            // order (a reader of one session finds its events together).
-            let members = rows.indices.filter { groupOfSession[Int(sessionNumbers[Int(rows[$0].session)])] == group }
-                .sorted { (sessionNumbers[Int(rows[$0].session)], $0) < (sessionNumbers[Int(rows[$1].session)], $1) }
+            let members = order[groupStarts[group]..<groupStarts[group + 1]]
             if members.isEmpty {
                 parts.append([])
                 continue
@@ -279,8 +257,10 @@ struct BlockEncoder {
             // The byte length of each session's run of bodies.
             var runLengths: [Int] = []
             bodies.withUnsafeBytes { all in
-                for (position, index) in members.enumerated() {
-                    if position == 0 || rows[members[position - 1]].session != rows[index].session { runLengths.append(0) }
+                var previousSession: UInt32?
+                for index in members {
+                    if rows[index].session != previousSession { runLengths.append(0) }
+                    previousSession = rows[index].session
                     let before = groupBodies.count
                     defer { runLengths[runLengths.count - 1] += groupBodies.count - before }
                     let body = UnsafeRawBufferPointer(rebasing: all[bodyStarts[index]..<(bodyStarts[index] + Int(rows[index].bodyLength))])
@@ -295,32 +275,10 @@ struct BlockEncoder {
                     precondition(end == body.count, "a stored body the encoder wrote does not parse")
                 }
             }
-            let table = groupTables[group]
-            Varint.append(UInt64(table.count), to: &payload)
-            var stringStart: UInt32 = 0
-            for end in table.ends {
-                Varint.append(UInt64(end - stringStart), to: &payload)
-                stringStart = end
-            }
-            payload.append(contentsOf: table.bytes)
+            Self.appendStringTable(ends: groupTables[group].ends, bytes: groupTables[group].bytes, to: &payload)
             let tableEnd = payload.count
             for index in members { payload.append(rows[index].type) }
-            for index in members {
-                let row = rows[index], session = Int(row.session)
-                Varint.append(Varint.zigzag(row.timestamp &- lastBySession[session]), to: &payload)
-                lastBySession[session] = row.timestamp
-            }
-            for index in members {
-                let row = rows[index]
-                if row.sequencePlusOne == 0 {
-                    payload.append(0)
-                } else {
-                    let session = Int(row.session)
-                    let sequence = row.sequencePlusOne - 1
-                    Varint.append(Varint.zigzag(Int64(bitPattern: sequence &- lastSequence[session])) &+ 1, to: &payload)
-                    lastSequence[session] = sequence
-                }
-            }
+            appendTimesAndSequences(of: members, lastBySession: &lastBySession, lastSequence: &lastSequence, to: &payload)
             for index in members { payload.append(rows[index].flags) }
             for length in runLengths { Varint.append(UInt64(length), to: &payload) }
             let columnsEnd = payload.count
@@ -328,6 +286,63 @@ struct BlockEncoder {
             parts.append([tableEnd - start, columnsEnd - tableEnd, payload.count - columnsEnd])
         }
         return parts
+    }
+
+    // MARK: Columns both payload versions write
+
+    /// A string table: the count, each length, then the bytes.
+    private static func appendStringTable(ends: [UInt32], bytes: [UInt8], to payload: inout [UInt8]) {
+        Varint.append(UInt64(ends.count), to: &payload)
+        var start: UInt32 = 0
+        for end in ends {
+            Varint.append(UInt64(end - start), to: &payload)
+            start = end
+        }
+        payload.append(contentsOf: bytes)
+    }
+
+    /// The event-time and sequence columns of `indices` (rows, in the order written): each a
+    /// delta from the same session's previous one (`lastBySession`, `lastSequence`, indexed by
+    /// the session's string reference).
+    private func appendTimesAndSequences(
+        of indices: some Collection<Int>, lastBySession: inout [Int64], lastSequence: inout [UInt64], to payload: inout [UInt8]
+    ) {
+        for index in indices {
+            let row = rows[index], session = Int(row.session)
+            Varint.append(Varint.zigzag(row.timestamp &- lastBySession[session]), to: &payload)
+            lastBySession[session] = row.timestamp
+        }
+        for index in indices {
+            let row = rows[index]
+            if row.sequencePlusOne == 0 {
+                payload.append(0)
+            } else {
+                let session = Int(row.session)
+                let sequence = row.sequencePlusOne - 1
+                Varint.append(Varint.zigzag(Int64(bitPattern: sequence &- lastSequence[session])) &+ 1, to: &payload)
+                lastSequence[session] = sequence
+            }
+        }
+    }
+
+    /// The receive-time column, in log order: each a delta from the previous event's.
+    private func appendReceiveTimes(to payload: inout [UInt8]) {
+        var lastReceived = minReceived
+        for row in rows {
+            Varint.append(Varint.zigzag(row.receivedAt &- lastReceived), to: &payload)
+            lastReceived = row.receivedAt
+        }
+    }
+
+    /// The peer table, then each event's peer, in log order.
+    private func appendPeers(to payload: inout [UInt8]) {
+        Varint.append(UInt64(peers.count), to: &payload)
+        for peer in peers {
+            Varint.append(UInt64(peer.uid), to: &payload)
+            Varint.append(UInt64(peer.gid), to: &payload)
+            Varint.append(Varint.zigzag(Int64(peer.pid)), to: &payload)
+        }
+        for row in rows { Varint.append(UInt64(row.peerIndex), to: &payload) }
     }
 
     /// The bytes of block string `ref` in ``interner``'s arena.

@@ -81,33 +81,8 @@ extension DecodedBlock {
             return true
         }
         guard sessionsOK else { throw fail("bad session number", at: reader.offset) }
-        receiveTimes.append(contentsOf: repeatElement(0, count: n))
-        let receivedOK = receiveTimes.withUnsafeMutableBufferPointer { column in
-            var lastReceived = header.minReceived
-            for index in 0..<n {
-                guard let value = reader.readVarint() else { return false }
-                lastReceived = lastReceived &+ Varint.unzigzag(value)
-                column[index] = lastReceived
-            }
-            return true
-        }
-        guard receivedOK else { throw fail("truncated receive-time column", at: reader.offset) }
-        guard let peerCount = reader.readCount(limit: n), peerCount > 0 else { throw fail("bad peer count", at: reader.offset) }
-        for _ in 0..<peerCount {
-            guard let uid = reader.readVarint(), uid <= UInt64(UInt32.max), let gid = reader.readVarint(), gid <= UInt64(UInt32.max),
-                let pid = reader.readVarint()
-            else { throw fail("bad peer entry", at: reader.offset) }
-            peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid))))
-        }
-        peerIndexes.append(contentsOf: repeatElement(0, count: n))
-        let peersOK = peerIndexes.withUnsafeMutableBufferPointer { column in
-            for index in 0..<n {
-                guard let value = reader.readVarint(), value < UInt64(peerCount) else { return false }
-                column[index] = UInt32(truncatingIfNeeded: value)
-            }
-            return true
-        }
-        guard peersOK else { throw fail("bad peer index", at: reader.offset) }
+        guard decodeReceiveTimes(&reader, count: n, minReceived: header.minReceived) else { throw fail("truncated receive-time column", at: reader.offset) }
+        if let failure = decodePeers(&reader, count: n) { throw fail(failure, at: reader.offset) }
         guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
 
         // Events by group, session-major (a counting sort of positions: per group its sessions in
@@ -194,7 +169,7 @@ extension DecodedBlock {
 
     /// Reads a string table of `count` strings at `reader` (lengths, then bytes) as a new table;
     /// `base` is where `reader`'s bytes start in ``payload``.
-    private mutating func readStringTable(_ reader: inout ByteReader, count: Int, base: Int) -> Bool {
+    mutating func readStringTable(_ reader: inout ByteReader, count: Int, base: Int) -> Bool {
         let first = stringEnds.count
         var total: UInt64 = 0
         for _ in 0..<count {

@@ -231,16 +231,7 @@ public struct DecodedBlock: Sendable {
         guard let version = reader.readByte(), version == 1 || version == BlockEncoder.payloadVersion else { throw fail("unknown payload version") }
         guard let n = reader.readCount(limit: raw.count), n == expectedCount else { throw fail("the event count disagrees with the block header") }
         guard let stringCount = reader.readCount(limit: raw.count) else { throw fail("bad string count") }
-        stringEnds.reserveCapacity(stringCount)
-        var total: UInt64 = 0
-        for _ in 0..<stringCount {
-            guard let length = reader.readVarint(), length <= UInt64(raw.count) else { throw fail("bad string length") }
-            total += length
-            guard total <= UInt64(reader.remaining) else { throw fail("strings run past the payload") }
-            stringEnds.append(UInt32(total))
-        }
-        stringTables.append((reader.offset, 0..<stringCount))
-        reader.offset += Int(total)
+        guard readStringTable(&reader, count: stringCount, base: 0) else { throw fail("bad string lengths, or strings run past the payload") }
         guard let typeBytes = reader.readBytes(n) else { throw fail("truncated type column") }
         // The columns are filled through unsafe buffers: one capacity check per column instead of
         // one uniqueness and capacity check per value (this loop is most of a block's decode time).
@@ -300,35 +291,10 @@ public struct DecodedBlock: Sendable {
             }
         }
         guard sequencesOK else { throw fail("truncated sequence column") }
-        receiveTimes.append(contentsOf: repeatElement(0, count: n))
-        let receivedOK = receiveTimes.withUnsafeMutableBufferPointer { column in
-            var lastReceived = minReceived
-            for index in 0..<n {
-                guard let raw = reader.readVarint() else { return false }
-                lastReceived = lastReceived &+ Varint.unzigzag(raw)
-                column[index] = lastReceived
-            }
-            return true
-        }
-        guard receivedOK else { throw fail("truncated receive-time column") }
+        guard decodeReceiveTimes(&reader, count: n, minReceived: minReceived) else { throw fail("truncated receive-time column") }
         guard let flagBytes = reader.readBytes(n) else { throw fail("truncated flag column") }
         flags.append(contentsOf: flagBytes)
-        guard let peerCount = reader.readCount(limit: n), peerCount > 0 || n == 0 else { throw fail("bad peer count") }
-        for _ in 0..<peerCount {
-            guard let uid = reader.readVarint(), uid <= UInt64(UInt32.max), let gid = reader.readVarint(), gid <= UInt64(UInt32.max),
-                let pid = reader.readVarint()
-            else { throw fail("bad peer entry") }
-            peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid))))
-        }
-        peerIndexes.append(contentsOf: repeatElement(0, count: n))
-        let peersOK = peerIndexes.withUnsafeMutableBufferPointer { column in
-            for index in 0..<n {
-                guard let value = reader.readVarint(), value < UInt64(peerCount) else { return false }
-                column[index] = UInt32(truncatingIfNeeded: value)
-            }
-            return true
-        }
-        guard peersOK else { throw fail("bad peer index") }
+        if let failure = decodePeers(&reader, count: n) { throw fail(failure) }
         bodiesLocated = locatingBodies || version < 2
         if !bodiesLocated {
             count = n
@@ -371,6 +337,41 @@ public struct DecodedBlock: Sendable {
         }
         setBodyEndsFromStarts(end: raw.count)
         count = n
+    }
+
+    /// Reads the receive-time column of `n` events (each a delta from the previous one's, the
+    /// first from `minReceived`); false when it is cut short.
+    mutating func decodeReceiveTimes(_ reader: inout ByteReader, count n: Int, minReceived: Int64) -> Bool {
+        receiveTimes.append(contentsOf: repeatElement(0, count: n))
+        return receiveTimes.withUnsafeMutableBufferPointer { column in
+            var lastReceived = minReceived
+            for index in 0..<n {
+                guard let raw = reader.readVarint() else { return false }
+                lastReceived = lastReceived &+ Varint.unzigzag(raw)
+                column[index] = lastReceived
+            }
+            return true
+        }
+    }
+
+    /// Reads the peer table and each of `n` events' peer; what was malformed, or nil.
+    mutating func decodePeers(_ reader: inout ByteReader, count n: Int) -> String? {
+        guard let peerCount = reader.readCount(limit: n), peerCount > 0 || n == 0 else { return "bad peer count" }
+        for _ in 0..<peerCount {
+            guard let uid = reader.readVarint(), uid <= UInt64(UInt32.max), let gid = reader.readVarint(), gid <= UInt64(UInt32.max),
+                let pid = reader.readVarint()
+            else { return "bad peer entry" }
+            peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid))))
+        }
+        peerIndexes.append(contentsOf: repeatElement(0, count: n))
+        let peersOK = peerIndexes.withUnsafeMutableBufferPointer { column in
+            for index in 0..<n {
+                guard let value = reader.readVarint(), value < UInt64(peerCount) else { return false }
+                column[index] = UInt32(truncatingIfNeeded: value)
+            }
+            return true
+        }
+        return peersOK ? nil : "bad peer index"
     }
 
     /// A one-frame block's bodies lie one after another: each ends where the next starts.

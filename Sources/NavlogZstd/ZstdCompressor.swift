@@ -62,7 +62,9 @@ public struct ZstdCompressor: ~Copyable {
     ///
     /// A zstd block codes its literals with one Huffman table: bytes of different kinds (a
     /// string table's text, then varint columns, then binary bodies) compress better each in
-    /// blocks of their own, 3–4% on navlog's block payloads; any zstd decoder reads the frame.
+    /// blocks of their own (2M production-shaped events: one-frame blocks 23.14 → 23.02 MB; with
+    /// session groups, measured together with grouping by hash, 24.8 → 23.6 MB); any zstd
+    /// decoder reads the frame.
     /// - Returns: the number of bytes appended.
     /// - Throws: ``ZstdError`` with zstd's message when compression fails.
     @discardableResult

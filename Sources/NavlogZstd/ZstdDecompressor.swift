@@ -45,29 +45,11 @@ public struct ZstdDecompressor: ~Copyable {
         expectedSize: Int,
         into output: inout [UInt8]
     ) throws(ZstdError) {
-        // A damaged header can claim any size: a frame that declares another one is refused
-        // before anything is allocated for it.
-        if let declared = Self.declaredContentSize(of: frame), declared != expectedSize {
+        do {
+            try decompress(frame: frame, expectedSize: expectedSize, into: &output, at: 0)
+        } catch {
             output.removeAll(keepingCapacity: true)
-            throw ZstdError(code: .sizeMismatch, message: "A zstd frame declares \(declared) bytes of content where \(expectedSize) were expected.")
-        }
-        // Resize without clearing what is kept: zstd overwrites all `expectedSize` bytes when it
-        // succeeds (checked below), and the buffer is emptied when it does not.
-        if output.count > expectedSize {
-            output.removeLast(output.count - expectedSize)
-        } else {
-            output.append(contentsOf: repeatElement(0, count: expectedSize - output.count))
-        }
-        let result = output.withUnsafeMutableBytes { out in
-            ZSTD_decompressDCtx(context, out.baseAddress, expectedSize, frame.baseAddress, frame.count)
-        }
-        if ZSTD_isError(result) != 0 {
-            output.removeAll(keepingCapacity: true)
-            throw ZstdError(code: .decompressionFailed, message: "zstd could not decompress a frame of \(frame.count) bytes: \(zstdErrorName(result)).")
-        }
-        if result != expectedSize {
-            output.removeAll(keepingCapacity: true)
-            throw ZstdError(code: .sizeMismatch, message: "A zstd frame decompressed to \(result) bytes where \(expectedSize) were expected.")
+            throw error
         }
     }
 
@@ -76,20 +58,39 @@ public struct ZstdDecompressor: ~Copyable {
     /// - Throws: ``ZstdError`` as ``decompress(frame:expectedSize:into:)``; `output` keeps only
     ///   what it held before.
     public func decompress(frame: UnsafeRawBufferPointer, expectedSize: Int, appendingTo output: inout [UInt8]) throws(ZstdError) {
+        let start = output.count
+        do {
+            try decompress(frame: frame, expectedSize: expectedSize, into: &output, at: start)
+        } catch {
+            output.removeLast(output.count - start)
+            throw error
+        }
+    }
+
+    /// Decompresses one frame into `output` from `start` on, leaving `output` exactly `start +
+    /// expectedSize` bytes long (what it held before `start` kept). On failure the caller trims
+    /// `output` back.
+    private func decompress(frame: UnsafeRawBufferPointer, expectedSize: Int, into output: inout [UInt8], at start: Int) throws(ZstdError) {
+        // A damaged header can claim any size: a frame that declares another one is refused
+        // before anything is allocated for it.
         if let declared = Self.declaredContentSize(of: frame), declared != expectedSize {
             throw ZstdError(code: .sizeMismatch, message: "A zstd frame declares \(declared) bytes of content where \(expectedSize) were expected.")
         }
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: expectedSize))
+        // Resize without clearing what is kept: zstd overwrites all `expectedSize` bytes when it
+        // succeeds (checked below), and the caller trims the buffer when it does not.
+        let size = start + expectedSize
+        if output.count > size {
+            output.removeLast(output.count - size)
+        } else {
+            output.append(contentsOf: repeatElement(0, count: size - output.count))
+        }
         let result = output.withUnsafeMutableBytes { out in
-            ZSTD_decompressDCtx(context, out.baseAddress! + start, expectedSize, frame.baseAddress, frame.count)
+            ZSTD_decompressDCtx(context, out.baseAddress.map { $0 + start }, expectedSize, frame.baseAddress, frame.count)
         }
         if ZSTD_isError(result) != 0 {
-            output.removeLast(expectedSize)
             throw ZstdError(code: .decompressionFailed, message: "zstd could not decompress a frame of \(frame.count) bytes: \(zstdErrorName(result)).")
         }
         if result != expectedSize {
-            output.removeLast(expectedSize)
             throw ZstdError(code: .sizeMismatch, message: "A zstd frame decompressed to \(result) bytes where \(expectedSize) were expected.")
         }
     }

@@ -10,11 +10,10 @@ import Testing
 /// each compressed on its own, so that a reader of one session decompresses one group.
 @Suite("Grouped blocks")
 struct GroupedBlockTests {
-    /// Production's shape (hundreds of sessions live), so that every group holds many sessions.
+    /// Production's shape (560 sessions live, mixed recording styles), so that every group holds
+    /// many sessions.
     static func lines(_ count: Int) -> [[UInt8]] {
-        var configuration = WorkloadConfiguration.production(seed: 31)
-        configuration.concurrentSessions = 300
-        var generator = WorkloadGenerator(configuration)
+        var generator = WorkloadGenerator(.production(seed: 31))
         return generator.lines(count)
     }
 
