@@ -137,6 +137,21 @@ public struct ByteReader {
         return nil
     }
 
+    /// Moves past `count` varints without decoding them (a reader of one run of a column);
+    /// false when the bytes end first.
+    @inlinable
+    public mutating func skipVarints(_ count: Int) -> Bool {
+        var left = count
+        var position = offset
+        while left > 0 {
+            guard position < bytes.count else { return false }
+            if bytes[position] < 0x80 { left -= 1 }
+            position += 1
+        }
+        offset = position
+        return true
+    }
+
     /// Reads a varint that must fit in an `Int` no larger than `limit`.
     @inlinable
     public mutating func readCount(limit: Int) -> Int? {

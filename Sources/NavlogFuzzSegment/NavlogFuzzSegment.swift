@@ -157,12 +157,21 @@ enum SegmentFuzz {
             // Blocks read for one session (what a seek reads: of a grouped block, the spine and
             // the session's group), every event decoded for it printed.
             var decoded = DecodedBlock()
+            var positions: [Int32] = []
             for (segment, number) in reader.blocks(matching: LogQuery()).prefix(8) {
                 for session in replayers.keys.sorted().prefix(4) + ["no-such-session"] {
                     guard try reader.readBlock(segment: segment, block: number, into: &decoded, session: Array(session.utf8)) else { continue }
                     for index in 0..<decoded.count where decoded.isDecoded(index) {
                         line.removeAll(keepingCapacity: true)
                         try? decoded.appendJSONLine(index, to: &line)
+                    }
+                    // As a replay reads it: the spine only through its session column.
+                    guard try reader.readBlock(segment: segment, block: number, into: &decoded, session: Array(session.utf8), receiveTimesAndPeers: false),
+                        let reference = decoded.sessionReadFor
+                    else { continue }
+                    decoded.positions(ofSession: reference, into: &positions)
+                    for position in positions.map(Int.init) {
+                        _ = decoded.withBody(position) { body in body.tokens.count } + Int(decoded.timestamps[position] & 1)
                     }
                 }
             }

@@ -8,6 +8,15 @@ public final class SessionSeeker {
     /// The index (and through it, the log).
     public let index: ReplayIndex
     private var decoded = DecodedBlock()
+    /// The positions of the session's events in the block being replayed (reused).
+    private var positions: [Int32] = []
+    /// Reads a session's next block while this seeker replays one (made on first use).
+    private var prefetcher: BlockPrefetcher?
+    /// Whether the prefetcher's read was started and not yet taken.
+    private var readPending = false
+    /// Whether a replay reads a session's blocks two at a time, the second on another thread
+    /// (default); false reads them one after another on the caller's thread.
+    public var readsAhead = true
 
     /// A seeker over `index`.
     public init(index: ReplayIndex) {
@@ -54,32 +63,74 @@ public final class SessionSeeker {
         guard let from else { return state }
         var sawEvent = state.eventCount > 0
         let wanted = Array(session.utf8)
-        let segments = index.log.segments
-        for segment in from.segment..<segments.count {
-            for block in index.log.blocks(ofSegment: segment, mayHoldSession: session) {
-                if segment == from.segment && block < from.block { continue }
-                // Only the session's events are needed: of a grouped block, its group's frame.
-                guard try index.log.readBlock(segment: segment, block: block, into: &decoded, session: wanted), let reference = reference(of: wanted)
-                else { continue }
-                for position in 0..<decoded.count where Int(decoded.sessions[position]) == reference {
-                    // Already in the checkpoint's state (it starts inside this block).
-                    if decoded.lsn(position) < firstLSN { continue }
-                    if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) {
-                        return sawEvent ? state : nil
-                    }
-                    let resolution = decoded.withBody(position) { body in
-                        state.apply(
-                            ReplayEvent(
-                                type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
-                                lsn: decoded.lsn(position), body: body))
-                    }
-                    sawEvent = true
-                    if let visit, try !visit(decoded, position, state, resolution) { return state }
-                    if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return state }
-                }
+        // Only the session's events are needed: of a grouped block, its group's frame; the
+        // receive times and peers only for a caller that looks at the events.
+        let receiveTimesAndPeers = visit != nil
+        var blocks: [(segment: Int, block: Int)] = []
+        for segment in from.segment..<index.log.segments.count {
+            for block in index.log.blocks(ofSegment: segment, mayHoldSession: session) where segment > from.segment || block >= from.block {
+                blocks.append((segment, block))
             }
         }
+
+        /// Applies the session's events of `decoded`: nil to go on, else what to return.
+        func replayBlock() throws -> SessionReplayer?? {
+            guard let reference = decoded.sessionReadFor ?? reference(of: wanted) else { return nil }
+            decoded.positions(ofSession: reference, into: &positions)
+            for position in positions.lazy.map(Int.init) {
+                // Already in the checkpoint's state (it starts inside this block).
+                if decoded.lsn(position) < firstLSN { continue }
+                if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) {
+                    return .some(sawEvent ? state : nil)
+                }
+                let resolution = decoded.withBody(position) { body in
+                    state.apply(
+                        ReplayEvent(
+                            type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
+                            lsn: decoded.lsn(position), body: body))
+                }
+                sawEvent = true
+                if let visit, try !visit(decoded, position, state, resolution) { return .some(state) }
+                if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return .some(state) }
+                // The target event applied: the next block need not be read to see it is past.
+                if case .index(let wantedIndex) = target, state.eventCount > wantedIndex { return .some(state) }
+            }
+            return nil
+        }
+
+        // Two blocks at a time, the second read on the prefetcher's thread. A replay that ends in
+        // the first leaves the second read running; the next replay waits for it.
+        try dropPendingRead()
+        var next = 0
+        while next < blocks.count {
+            let first = blocks[next]
+            var second = next + 1 < blocks.count && readsAhead ? blocks[next + 1] : nil
+            next += second == nil ? 1 : 2
+            if let ahead = second {
+                let prefetcher = try self.prefetcher ?? BlockPrefetcher()
+                self.prefetcher = prefetcher
+                let started = try index.log.startReadingAhead(
+                    segment: ahead.segment, block: ahead.block, session: wanted, receiveTimesAndPeers: receiveTimesAndPeers, with: prefetcher)
+                if !started { second = nil }
+                readPending = started
+            }
+            if try index.log.readBlock(segment: first.segment, block: first.block, into: &decoded, session: wanted, receiveTimesAndPeers: receiveTimesAndPeers),
+                let result = try replayBlock()
+            {
+                return result
+            }
+            guard second != nil, let prefetcher else { continue }
+            readPending = false
+            if try index.log.finishReadingAhead(prefetcher, into: &decoded), let result = try replayBlock() { return result }
+        }
         return sawEvent ? state : nil
+    }
+
+    /// Waits for a read ahead that the last replay left running, and drops its block.
+    private func dropPendingRead() throws {
+        guard readPending, let prefetcher else { return }
+        readPending = false
+        _ = try index.log.finishReadingAhead(prefetcher, into: &decoded)
     }
 
     /// Replays `session` with its events in `seq` order (rule E4), reading its blocks again as

@@ -86,33 +86,49 @@ extension BlockReader {
     }
 
     /// Reads what a reader of one session needs of the block at `location`: for a grouped block
-    /// the spine and the session's group only (``DecodedBlock/isDecoded(_:)``), else all of it.
+    /// the spine and the session's group only (``DecodedBlock/isDecoded(_:)``), else all of it;
+    /// `receiveTimesAndPeers`: see ``DecodedBlock/decode(payload:header:session:receiveTimesAndPeers:)``.
     /// - Throws: ``StoreError`` as ``read(_:from:into:locatingBodies:)``.
-    mutating func read(_ location: BlockLocation, from file: borrowing StoreFile, into block: inout DecodedBlock, session: [UInt8]) throws(StoreError) {
+    mutating func read(
+        _ location: BlockLocation, from file: borrowing StoreFile, into block: inout DecodedBlock, session: [UInt8], receiveTimesAndPeers: Bool
+    ) throws(StoreError) {
         let header = location.header
         guard !header.frames.isEmpty else {
             try read(location, from: file, into: &block)
             return
         }
         let dataOffset = location.offset + header.encodedSize
-        payload.removeAll(keepingCapacity: true)
-        try readFrame(0, of: location, from: file)
-        let found = payload.withUnsafeBytes { spine in session.withUnsafeBytes { DecodedBlock.sessionGroup(inSpine: spine, of: $0) } }
+        // The frames are decompressed over the buffer's old bytes (only growth is cleared), and
+        // the buffer cut to what they filled.
+        let spineSize = header.frames[0].payloadSize
+        payload.setCount(max(payload.count, spineSize), filler: 0)
+        try readFrame(0, of: location, from: file, at: 0)
+        let found = payload.withUnsafeBytes { spine in
+            session.withUnsafeBytes { DecodedBlock.sessionGroup(inSpine: UnsafeRawBufferPointer(rebasing: spine[..<spineSize]), of: $0) }
+        }
         // A damaged spine can name any group: the decoder refuses one past the count.
         let wanted = found.map { (number: $0.number, group: min($0.group, header.groupCount - 1)) }
-        if let wanted { try readFrame(1 + wanted.group, of: location, from: file) }
+        var size = spineSize
+        if let wanted {
+            let part = header.frames[1 + wanted.group]
+            payload.setCount(max(payload.count, spineSize + part.payloadSize), filler: 0)
+            try readFrame(1 + wanted.group, of: location, from: file, at: spineSize)
+            size += part.size > 0 ? part.payloadSize : 0
+        }
+        payload.setCount(size, filler: 0)
         swap(&payload, &block.payload)
         let decoded = block.payload
         block.payload = []
         do {
-            try block.decode(payload: decoded, header: header, session: wanted)
+            try block.decode(payload: decoded, header: header, session: wanted, receiveTimesAndPeers: receiveTimesAndPeers)
         } catch {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(dataOffset): \(error.reason).", path: file.path, offset: dataOffset)
         }
     }
 
-    /// Reads, checks and decompresses data frame `index` of a grouped block, appending it to ``payload``.
-    private mutating func readFrame(_ index: Int, of location: BlockLocation, from file: borrowing StoreFile) throws(StoreError) {
+    /// Reads, checks and decompresses data frame `index` of a grouped block over ``payload`` at
+    /// `start` (``payload`` must be long enough).
+    private mutating func readFrame(_ index: Int, of location: BlockLocation, from file: borrowing StoreFile, at start: Int) throws(StoreError) {
         let header = location.header
         let entry = header.frames[index]
         guard entry.size > 0 else { return }
@@ -130,7 +146,7 @@ extension BlockReader {
                 path: file.path, offset: offset)
         }
         do {
-            try frame.withBytes { (raw) throws(ZstdError) in try decompressor.decompress(frame: raw, expectedSize: entry.payloadSize, appendingTo: &payload) }
+            try frame.withBytes { (raw) throws(ZstdError) in try decompressor.decompress(frame: raw, expectedSize: entry.payloadSize, over: &payload, at: start) }
         } catch {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(offset): \(error.message)", path: file.path, offset: offset)
         }

@@ -40,7 +40,11 @@ extension DecodedBlock {
     /// Decodes a grouped payload (version 3, see ``BlockEncoder``): `raw` holds the spine, then
     /// (`only`) every group's part as the header's frame table lists them, one group's part, or
     /// nothing more.
-    mutating func decodeGrouped(_ raw: UnsafeRawBufferPointer, header: BlockHeader, only: GroupSelection, locatingBodies: Bool) throws(DecodingError) {
+    /// `receiveTimesAndPeers` false (a read of one session for a replay): the spine's receive
+    /// times and peers are left undecoded (``receiveTimesAndPeersDecoded``).
+    mutating func decodeGrouped(
+        _ raw: UnsafeRawBufferPointer, header: BlockHeader, only: GroupSelection, locatingBodies: Bool, receiveTimesAndPeers: Bool
+    ) throws(DecodingError) {
         let groups = header.groupCount
         let spineSize = header.frames[0].payloadSize
         var partSizes: [(group: Int, size: Int)] = []
@@ -72,29 +76,61 @@ extension DecodedBlock {
         sessionGroups.removeAll(keepingCapacity: true)
         sessionGroups.append(contentsOf: groupBytes)
         guard sessionGroups.allSatisfy({ Int($0) < groups }) else { throw fail("a session group past the group count", at: reader.offset) }
-        sessions.append(contentsOf: repeatElement(0, count: n))
+        if case .one(_, let session) = only {
+            guard session >= 0 && session < sessionCount else { throw fail("no session \(session)", at: spineSize) }
+            decodedSession = session
+        }
+        // The session column, each session's event count, and (a read of one session) where its
+        // events are, in one pass: this loop is most of a read for one session besides zstd.
+        sessions.setCount(n, filler: 0)
+        sessionEventCounts.removeAll(keepingCapacity: true)
+        sessionEventCounts.append(contentsOf: repeatElement(0, count: sessionCount))
+        wantedPositions.setCount(n + 1, filler: 0)
+        let wanted = decodedSession >= 0 ? UInt64(decodedSession) : UInt64.max
         let sessionsOK = sessions.withUnsafeMutableBufferPointer { column in
-            for index in 0..<n {
-                guard let number = reader.readVarint(), number < UInt64(sessionCount) else { return false }
-                column[index] = UInt32(truncatingIfNeeded: number)
+            sessionEventCounts.withUnsafeMutableBufferPointer { counts in
+                wantedPositions.withUnsafeMutableBufferPointer { found in
+                    var foundCount = 0
+                    let bytes = reader.bytes
+                    var offset = reader.offset
+                    defer { reader.offset = offset }
+                    for index in 0..<n {
+                        // Session numbers are one or two bytes (up to 16,383 sessions a block):
+                        // those inline, longer ones (or a cut column) through the reader.
+                        var number: UInt64
+                        if offset + 1 < bytes.count, bytes[offset] < 0x80 {
+                            number = UInt64(bytes[offset])
+                            offset += 1
+                        } else if offset + 1 < bytes.count, bytes[offset + 1] < 0x80 {
+                            number = UInt64(bytes[offset] & 0x7F) | UInt64(bytes[offset + 1]) << 7
+                            offset += 2
+                        } else {
+                            reader.offset = offset
+                            guard let long = reader.readVarint() else { return false }
+                            number = long
+                            offset = reader.offset
+                        }
+                        guard number < UInt64(sessionCount) else { return false }
+                        column[index] = UInt32(truncatingIfNeeded: number)
+                        counts[Int(number)] += 1
+                        found[foundCount] = Int32(truncatingIfNeeded: index)
+                        foundCount += number == wanted ? 1 : 0
+                    }
+                    return true
+                }
             }
-            return true
         }
         guard sessionsOK else { throw fail("bad session number", at: reader.offset) }
-        guard decodeReceiveTimes(&reader, count: n, minReceived: header.minReceived) else { throw fail("truncated receive-time column", at: reader.offset) }
-        if let failure = decodePeers(&reader, count: n) { throw fail(failure, at: reader.offset) }
-        guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
+        receiveTimesAndPeersDecoded = receiveTimesAndPeers
+        if receiveTimesAndPeers {
+            guard decodeReceiveTimes(&reader, count: n, minReceived: header.minReceived) else { throw fail("truncated receive-time column", at: reader.offset) }
+            if let failure = decodePeers(&reader, count: n) { throw fail(failure, at: reader.offset) }
+            guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
+        }
 
         // Events by group, session-major (a counting sort of positions: per group its sessions in
         // order of number, each one's events in log order), checked against the frame table.
         let groupOfSession = sessionGroups
-        sessionEventCounts.removeAll(keepingCapacity: true)
-        sessionEventCounts.append(contentsOf: repeatElement(0, count: sessionCount))
-        sessions.withUnsafeBufferPointer { sessionColumn in
-            sessionEventCounts.withUnsafeMutableBufferPointer { counts in
-                for session in sessionColumn { counts[Int(session)] += 1 }
-            }
-        }
         groupRuns.removeAll(keepingCapacity: true)
         groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
         for session in 0..<sessionCount { groupRuns[Int(groupOfSession[session]) + 1] += sessionEventCounts[session] }
@@ -113,18 +149,16 @@ extension DecodedBlock {
             sessionRunEnds[session] = next[group]
             next[group] += sessionEventCounts[session]
         }
-        positionsByGroup.removeAll(keepingCapacity: true)
-        positionsByGroup.append(contentsOf: repeatElement(0, count: n))
+        positionsByGroup.setCount(n, filler: 0)
         sessions.withUnsafeBufferPointer { sessionColumn in
             positionsByGroup.withUnsafeMutableBufferPointer { positions in
                 sessionRunEnds.withUnsafeMutableBufferPointer { slots in
-                    if case .one(let only, _) = only {
-                        // Only the one group's runs are read.
-                        for index in 0..<n where Int(groupOfSession[Int(sessionColumn[index])]) == only {
-                            let session = Int(sessionColumn[index])
-                            positions[slots[session]] = Int32(truncatingIfNeeded: index)
-                            slots[session] += 1
-                        }
+                    if decodedSession >= 0 {
+                        // Only the one session's run is read: its positions, found above.
+                        let count = sessionEventCounts[decodedSession]
+                        let start = slots[decodedSession]
+                        for k in 0..<count { positions[start + k] = wantedPositions[k] }
+                        slots[decodedSession] = start + count
                     } else {
                         for index in 0..<n {
                             let session = Int(sessionColumn[index])
@@ -135,21 +169,17 @@ extension DecodedBlock {
                 }
             }
         }
-        if case .one(_, let session) = only {
-            guard session >= 0 && session < sessionCount else { throw fail("no session \(session)", at: spineSize) }
-            decodedSession = session
-        }
 
-        // The groups' columns, at their events' positions.
-        types.append(contentsOf: repeatElement(.mark, count: n))
-        timestamps.append(contentsOf: repeatElement(0, count: n))
-        sequencesPlusOne.append(contentsOf: repeatElement(0, count: n))
-        flags.append(contentsOf: repeatElement(0, count: n))
+        // The groups' columns, at their events' positions. Sized but not cleared: every event of
+        // a group read is written below; the others are not decoded (isDecoded) and keep
+        // whatever an earlier block left.
+        types.setCount(n, filler: .mark)
+        timestamps.setCount(n, filler: 0)
+        sequencesPlusOne.setCount(n, filler: 0)
+        flags.setCount(n, filler: 0)
         bodiesLocated = locatingBodies
-        if locatingBodies {
-            bodyStarts.append(contentsOf: repeatElement(0, count: n))
-            bodyEnds.append(contentsOf: repeatElement(0, count: n))
-        }
+        bodyStarts.setCount(locatingBodies ? n : 0, filler: 0)
+        bodyEnds.setCount(locatingBodies ? n : 0, filler: 0)
         // Per session number, its previous time and seq (deltas are per session).
         var lastTime = [Int64](repeating: header.minTimestamp, count: sessionCount)
         var lastSequence = [UInt64](repeating: 0, count: sessionCount)
@@ -158,10 +188,14 @@ extension DecodedBlock {
         for (group, size) in partSizes {
             defer { partStart += size }
             guard size > 0 else { continue }
+            defer { decodedGroups |= 1 << UInt64(group) }
+            if decodedSession >= 0 {
+                try decodeSessionPart(raw, start: partStart, size: size, group: group, sessionCount: sessionCount, minTimestamp: header.minTimestamp)
+                continue
+            }
             try decodeGroupPart(
                 raw, start: partStart, size: size, group: group, sessionCount: sessionCount, lastTime: &lastTime, lastSequence: &lastSequence,
                 locatingBodies: locatingBodies)
-            decodedGroups |= 1 << UInt64(group)
         }
         groupCount = groups
         count = n
@@ -181,6 +215,76 @@ extension DecodedBlock {
         stringTables.append((base + reader.offset, first..<stringEnds.count))
         reader.offset += Int(total)
         return true
+    }
+
+    /// ``decodeGroupPart`` for a read of one session (``decodedSession``, in `group`): a group's
+    /// columns are session-major, so the session's values are one run in each; the byte columns
+    /// are indexed, the varint columns skipped up to the run and past it, and only the session's
+    /// bodies walked. What lies outside the run is not checked (a whole read checks it).
+    private mutating func decodeSessionPart(
+        _ raw: UnsafeRawBufferPointer, start: Int, size: Int, group: Int, sessionCount: Int, minTimestamp: Int64
+    ) throws(DecodingError) {
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
+        func fail(_ what: String) -> DecodingError {
+            DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
+        }
+        let tableIndex = stringTables.count
+        guard let stringCount = reader.readCount(limit: size) else { throw fail("bad string count") }
+        guard readStringTable(&reader, count: stringCount, base: start) else { throw fail("bad string length") }
+        stringTables[1 + group] = stringTables[tableIndex]
+        stringTables.removeLast()
+        let session = decodedSession
+        let members = groupRuns[group]..<groupRuns[group + 1]
+        let run = (sessionRunEnds[session] - sessionEventCounts[session])..<sessionRunEnds[session]
+        guard Int(sessionGroups[session]) == group, members.lowerBound <= run.lowerBound, run.upperBound <= members.upperBound else {
+            throw fail("the session read for is not in this group")
+        }
+        let before = run.lowerBound - members.lowerBound, after = members.upperBound - run.upperBound
+        guard let typeBytes = reader.readBytes(members.count) else { throw fail("truncated type column") }
+        for member in run {
+            guard let type = EventType(rawValue: typeBytes[member - members.lowerBound]) else { throw fail("unknown event type") }
+            types[Int(positionsByGroup[member])] = type
+        }
+        guard reader.skipVarints(before) else { throw fail("truncated time column") }
+        var lastTime = minTimestamp
+        for member in run {
+            guard let value = reader.readVarint() else { throw fail("truncated time column") }
+            lastTime = lastTime &+ Varint.unzigzag(value)
+            timestamps[Int(positionsByGroup[member])] = lastTime
+        }
+        guard reader.skipVarints(after + before) else { throw fail("truncated time or sequence column") }
+        var lastSequence: UInt64 = 0
+        for member in run {
+            guard let value = reader.readVarint() else { throw fail("truncated sequence column") }
+            if value != 0 {
+                lastSequence = lastSequence &+ UInt64(bitPattern: Varint.unzigzag(value - 1))
+                sequencesPlusOne[Int(positionsByGroup[member])] = lastSequence &+ 1
+            } else {
+                sequencesPlusOne[Int(positionsByGroup[member])] = 0
+            }
+        }
+        guard reader.skipVarints(after) else { throw fail("truncated sequence column") }
+        guard let flagBytes = reader.readBytes(members.count) else { throw fail("truncated flag column") }
+        for member in run { flags[Int(positionsByGroup[member])] = flagBytes[member - members.lowerBound] }
+        // Each session's bodies' length in bytes, in the order of the runs: where this one's are.
+        var runStart = 0, runBytes = 0, total = 0
+        for other in 0..<sessionCount where Int(sessionGroups[other]) == group && sessionEventCounts[other] > 0 {
+            guard let length = reader.readCount(limit: size) else { throw fail("bad body run length") }
+            if other == session { (runStart, runBytes) = (total, length) }
+            total += length
+        }
+        let base = start + reader.offset
+        guard total == reader.remaining else { throw fail("the body runs do not fill the rest of the group's part") }
+        let bodies = UnsafeRawBufferPointer(rebasing: raw[base..<(start + size)])
+        var position = runStart
+        for member in run {
+            let event = Int(positionsByGroup[member])
+            bodyStarts[event] = base + position
+            guard let end = StoredValue.skip(bodies, position, depth: 0), end <= runStart + runBytes else { throw fail("a malformed body") }
+            position = end
+            bodyEnds[event] = base + position
+        }
+        guard position == runStart + runBytes else { throw fail("the bodies of a session do not fill its run") }
     }
 
     private mutating func decodeGroupPart(
@@ -242,6 +346,8 @@ extension DecodedBlock {
                             let session = Int(sessionColumn[position])
                             lastSequence[session] = lastSequence[session] &+ UInt64(bitPattern: Varint.unzigzag(value - 1))
                             column[position] = lastSequence[session] &+ 1
+                        } else {
+                            column[position] = 0
                         }
                     }
                 }
@@ -263,8 +369,6 @@ extension DecodedBlock {
         var runStart = 0
         for (session, bytes) in runBytes {
             defer { runStart += bytes }
-            // A reader of one session walks its own bodies only.
-            if decodedSession >= 0 && session != decodedSession { continue }
             let run = (sessionRunEnds[session] - sessionEventCounts[session])..<sessionRunEnds[session]
             var position = runStart
             positionsByGroup.withUnsafeBufferPointer { positions in
@@ -285,6 +389,19 @@ extension DecodedBlock {
             }
             guard ok else { throw fail("a malformed body") }
             guard position == runStart + bytes else { throw fail("the bodies of a session do not fill its run") }
+        }
+    }
+}
+
+extension Array {
+    /// Makes the array `count` elements long, keeping the elements it already has (appending
+    /// `filler` when it grows): for a column whose decoder writes every element it reads, so
+    /// that a block of the same size as the last one costs no clearing.
+    mutating func setCount(_ count: Int, filler: Element) {
+        if self.count > count {
+            removeLast(self.count - count)
+        } else if self.count < count {
+            append(contentsOf: repeatElement(filler, count: count - self.count))
         }
     }
 }

@@ -27,14 +27,18 @@ public struct DecodedBlock: Sendable {
     public internal(set) var timestamps: [Int64] = []
     /// Sequence numbers + 1 (0 = none).
     public internal(set) var sequencesPlusOne: [UInt64] = []
-    /// Receive times (µs).
+    /// Receive times (µs). Empty when ``receiveTimesAndPeersDecoded`` is false.
     public internal(set) var receiveTimes: [Int64] = []
     /// Flags (bit 0: `ts` was missing).
     public internal(set) var flags: [UInt8] = []
     /// Peer table.
     public internal(set) var peers: [PeerCredentials] = []
-    /// Peer index of each event.
+    /// Peer index of each event. Empty when ``receiveTimesAndPeersDecoded`` is false.
     public internal(set) var peerIndexes: [UInt32] = []
+    /// Whether ``receiveTimes``, ``peers`` and ``peerIndexes`` were decoded: always, but for a
+    /// grouped block read for one session without them (a replay needs neither; see
+    /// ``decode(payload:header:session:receiveTimesAndPeers:)``).
+    public internal(set) var receiveTimesAndPeersDecoded = true
     /// Body start offsets in ``payload``. Empty when the block was decoded without its bodies
     /// (``bodiesLocated`` is false).
     public internal(set) var bodyStarts: [Int] = []
@@ -63,7 +67,29 @@ public struct DecodedBlock: Sendable {
     var sessionRunEnds: [Int] = []
     /// The one session decoded (its number) of a grouped block read for one session, else -1.
     var decodedSession = -1
+
+    /// The number (a reference into ``withStrings(_:)``'s table) of the session a grouped block
+    /// was read for (``decode(payload:header:session:receiveTimesAndPeers:)``), else nil.
+    public var sessionReadFor: Int? { decodedSession >= 0 ? decodedSession : nil }
+
+    /// Sets `positions` to the positions of session `number`'s events (a reference into
+    /// ``withStrings(_:)``'s table), in log order. Of a grouped block read for one session, only
+    /// that session's events may be asked for.
+    public func positions(ofSession number: Int, into positions: inout [Int32]) {
+        positions.removeAll(keepingCapacity: true)
+        if groupCount > 0, decodedSession < 0 || decodedSession == number, number >= 0, number < sessionRunEnds.count {
+            // A grouped block's events are ordered by session already (positionsByGroup).
+            let end = sessionRunEnds[number]
+            positions.append(contentsOf: positionsByGroup[(end - sessionEventCounts[number])..<end])
+            return
+        }
+        precondition(decodedSession < 0, "the block was read for another session")
+        let wanted = UInt32(truncatingIfNeeded: number)
+        for position in 0..<count where sessions[position] == wanted { positions.append(Int32(truncatingIfNeeded: position)) }
+    }
     var groupRuns: [Int] = []
+    /// Scratch for a grouped block read for one session: the positions of its events.
+    var wantedPositions: [Int32] = []
 
     /// Creates an empty block.
     public init() {}
@@ -145,6 +171,7 @@ public struct DecodedBlock: Sendable {
 
     /// Appends event `index` as one JSON line (with `\n`) to `output`.
     public func appendJSONLine(_ index: Int, to output: inout [UInt8]) throws(EventJSONWriter.MalformedBody) {
+        precondition(receiveTimesAndPeersDecoded, "the block was read without its receive times and peers")
         let result: Result<Void, EventJSONWriter.MalformedBody> = withEvent(index) { strings, session, body in
             let envelope = EventJSONWriter.Envelope(
                 type: types[index], session: session, timestamp: timestamps[index], sequence: sequence(index),
@@ -170,24 +197,31 @@ public struct DecodedBlock: Sendable {
     ///   still covers it).
     /// - Throws: ``DecodingError`` naming what was malformed.
     public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, locatingBodies: Bool = true) throws(DecodingError) {
-        try decode(payload: newPayload, header: header, groups: .all, locatingBodies: locatingBodies)
+        try decode(payload: newPayload, header: header, groups: .all, locatingBodies: locatingBodies, receiveTimesAndPeers: true)
     }
 
     /// Decodes a grouped block's spine and one group's part (`payload` holds the two one after
     /// the other): every event's session, receive time and peer, and the rest only for the
     /// events of `session` (its number and group in the spine; ``isDecoded(_:)``): what a reader
     /// of one session needs. `session` nil: `payload` holds only the spine (the session read for
-    /// has no event in the block).
+    /// has no event in the block). `receiveTimesAndPeers` false leaves those undecoded
+    /// (``receiveTimesAndPeersDecoded``): a replay needs neither.
     /// - Throws: ``DecodingError`` naming what was malformed.
-    public mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, session: (number: Int, group: Int)?) throws(DecodingError) {
-        try decode(payload: newPayload, header: header, groups: session.map { .one(group: $0.group, session: $0.number) } ?? GroupSelection.none, locatingBodies: true)
+    public mutating func decode(
+        payload newPayload: consuming [UInt8], header: BlockHeader, session: (number: Int, group: Int)?, receiveTimesAndPeers: Bool = true
+    ) throws(DecodingError) {
+        try decode(
+            payload: newPayload, header: header, groups: session.map { .one(group: $0.group, session: $0.number) } ?? GroupSelection.none,
+            locatingBodies: true, receiveTimesAndPeers: receiveTimesAndPeers)
     }
 
     /// The session group of session `number` (a reference into ``withStrings(_:)``'s table) in a
     /// grouped block.
     public func group(ofSession number: Int) -> Int { Int(sessionGroups[number]) }
 
-    private mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, groups only: GroupSelection, locatingBodies: Bool) throws(DecodingError) {
+    private mutating func decode(
+        payload newPayload: consuming [UInt8], header: BlockHeader, groups only: GroupSelection, locatingBodies: Bool, receiveTimesAndPeers: Bool
+    ) throws(DecodingError) {
         payload = newPayload
         self.firstLSN = header.firstLSN
         let expectedCount = header.eventCount
@@ -195,25 +229,29 @@ public struct DecodedBlock: Sendable {
         groupCount = 0
         decodedGroups = 0
         decodedSession = -1
+        receiveTimesAndPeersDecoded = true
         stringTables.removeAll(keepingCapacity: true)
-        bodyEnds.removeAll(keepingCapacity: true)
-        types.removeAll(keepingCapacity: true)
-        sessions.removeAll(keepingCapacity: true)
-        timestamps.removeAll(keepingCapacity: true)
-        sequencesPlusOne.removeAll(keepingCapacity: true)
         receiveTimes.removeAll(keepingCapacity: true)
-        flags.removeAll(keepingCapacity: true)
         peers.removeAll(keepingCapacity: true)
         peerIndexes.removeAll(keepingCapacity: true)
-        bodyStarts.removeAll(keepingCapacity: true)
         stringEnds.removeAll(keepingCapacity: true)
+        if header.frames.isEmpty {
+            // A grouped block's decoder sizes the columns itself, without clearing them.
+            bodyEnds.removeAll(keepingCapacity: true)
+            types.removeAll(keepingCapacity: true)
+            sessions.removeAll(keepingCapacity: true)
+            timestamps.removeAll(keepingCapacity: true)
+            sequencesPlusOne.removeAll(keepingCapacity: true)
+            flags.removeAll(keepingCapacity: true)
+            bodyStarts.removeAll(keepingCapacity: true)
+        }
         let result: Result<Void, DecodingError> = payload.withUnsafeBytes { raw in
             do throws(DecodingError) {
                 if header.frames.isEmpty {
                     try decodeColumns(
                         raw, expectedCount: expectedCount, minTimestamp: header.minTimestamp, minReceived: header.minReceived, locatingBodies: locatingBodies)
                 } else {
-                    try decodeGrouped(raw, header: header, only: only, locatingBodies: locatingBodies)
+                    try decodeGrouped(raw, header: header, only: only, locatingBodies: locatingBodies, receiveTimesAndPeers: receiveTimesAndPeers)
                 }
                 return .success(())
             } catch {

@@ -54,6 +54,12 @@ struct LogDirectory {
         if mkdir(path, 0o750) != 0 && errno != EEXIST { throw StoreError.errno(errno, "create the directory", path) }
     }
 
+    /// The size of the file at `path` (a `stat`, nothing opened), or nil when it cannot be had.
+    static func fileSize(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
     /// Whether `path` is an existing directory.
     static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -46,14 +46,20 @@ extension LogReader {
     /// Reads what a reader of `session` needs of block `block` of segment `segment`: of a grouped
     /// block (``BlockHeader/frames``) only its spine and the session's group, so only the
     /// session's events are sure to be decoded (``DecodedBlock/isDecoded(_:)``); of any other
-    /// block, all of it.
+    /// block, all of it. `receiveTimesAndPeers` false: a grouped block's receive times and peers
+    /// may be left undecoded (``DecodedBlock/receiveTimesAndPeersDecoded``), which a replay
+    /// does not need.
     /// - Returns: false when the block is damaged or its segment is gone (damage is recorded in ``damage``).
     /// - Throws: ``StoreError`` for I/O failures.
-    public func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, session: [UInt8]) throws(StoreError) -> Bool {
-        try readBlock(segment: segment, block: block, into: &decoded, locatingBodies: true, session: session)
+    public func readBlock(
+        segment: Int, block: Int, into decoded: inout DecodedBlock, session: [UInt8], receiveTimesAndPeers: Bool = true
+    ) throws(StoreError) -> Bool {
+        try readBlock(segment: segment, block: block, into: &decoded, locatingBodies: true, session: (session, receiveTimesAndPeers))
     }
 
-    private func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, locatingBodies: Bool, session: [UInt8]?) throws(StoreError) -> Bool {
+    private func readBlock(
+        segment: Int, block: Int, into decoded: inout DecodedBlock, locatingBodies: Bool, session: (id: [UInt8], receiveTimesAndPeers: Bool)?
+    ) throws(StoreError) -> Bool {
         if let held = catalogs[segment].held {
             return try readBlock(block, of: segment, from: held.file, into: &decoded, locatingBodies: locatingBodies, session: session)
         }
@@ -62,12 +68,13 @@ extension LogReader {
     }
 
     private func readBlock(
-        _ block: Int, of segment: Int, from file: borrowing StoreFile, into decoded: inout DecodedBlock, locatingBodies: Bool, session: [UInt8]?
+        _ block: Int, of segment: Int, from file: borrowing StoreFile, into decoded: inout DecodedBlock, locatingBodies: Bool,
+        session: (id: [UInt8], receiveTimesAndPeers: Bool)?
     ) throws(StoreError) -> Bool {
         guard let location = try verifiedLocation(file, catalogs[segment], block) else { return false }
         do {
             if let session {
-                try blockReader.read(location, from: file, into: &decoded, session: session)
+                try blockReader.read(location, from: file, into: &decoded, session: session.id, receiveTimesAndPeers: session.receiveTimesAndPeers)
             } else {
                 try blockReader.read(location, from: file, into: &decoded, locatingBodies: locatingBodies)
             }
@@ -76,6 +83,49 @@ extension LogReader {
             guard error.code == .damaged else { throw error }
             damage.append(SegmentDamage(path: file.path, offset: error.offset ?? location.offset, reason: error.message))
             return false
+        }
+    }
+}
+
+extension LogReader {
+    /// Starts reading, on `prefetcher`'s thread, what a reader of `session` needs of block
+    /// `block` of segment `segment` (as ``readBlock(segment:block:into:session:receiveTimesAndPeers:)``
+    /// reads it); ``finishReadingAhead(_:into:)`` takes the block. Meanwhile this reader may read
+    /// other blocks.
+    /// - Returns: false when the block cannot be located (its damage is recorded in ``damage``,
+    ///   or its segment is gone): nothing was started.
+    /// - Throws: ``StoreError`` for I/O failures.
+    public func startReadingAhead(
+        segment: Int, block: Int, session: [UInt8], receiveTimesAndPeers: Bool, with prefetcher: BlockPrefetcher
+    ) throws(StoreError) -> Bool {
+        let catalog = catalogs[segment]
+        let location: BlockLocation?
+        if let held = catalog.held {
+            location = try verifiedLocation(held.file, catalog, block)
+        } else {
+            guard let file = try Self.openIfPresent(catalog.segment.path) else { return false }
+            location = try verifiedLocation(file, catalog, block)
+        }
+        guard let location else { return false }
+        prefetcher.start(
+            BlockPrefetcher.Ticket(
+                held: catalog.held, path: catalog.segment.path, sealedSize: catalog.sealed ? catalog.index.segmentSize : nil, location: location,
+                session: session, receiveTimesAndPeers: receiveTimesAndPeers))
+        return true
+    }
+
+    /// Waits for the read ``startReadingAhead(segment:block:session:receiveTimesAndPeers:with:)``
+    /// started and puts its block in `decoded`.
+    /// - Returns: false when the block is damaged (recorded in ``damage``) or its segment is gone.
+    /// - Throws: ``StoreError`` for I/O failures, or when the segment was written again.
+    public func finishReadingAhead(_ prefetcher: BlockPrefetcher, into decoded: inout DecodedBlock) throws(StoreError) -> Bool {
+        switch prefetcher.finish(into: &decoded) {
+        case .read: return true
+        case .gone: return false
+        case .damaged(let damage):
+            self.damage.append(damage)
+            return false
+        case .failed(let error): throw error
         }
     }
 }

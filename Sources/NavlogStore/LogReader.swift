@@ -48,9 +48,8 @@ public final class LogReader {
         var held = 0
         let writerActive = (try? StoreFile(path: files.file(SegmentName.lockFile), writable: false))?.isLockedExclusively() ?? false
         for segment in try files.segments() {
-            if let cached = known[segment.name], let file = try? StoreFile(path: segment.path, writable: false),
-                (try? file.size()) == cached.index.segmentSize
-            {
+            // A stat, not an open: `navlog tail -f` refreshes often, over every sealed segment.
+            if let cached = known[segment.name], LogDirectory.fileSize(segment.path) == cached.index.segmentSize {
                 if cached.held != nil { held += 1 }
                 catalogs.append(cached)
                 continue
@@ -183,14 +182,17 @@ public final class LogReader {
     /// - Throws: ``StoreError/Code/changed`` when a sealed segment is not the size it was
     ///   catalogued at: compaction wrote it again, and the catalogue's blocks are not its blocks
     ///   (reading on would report damage that is not there).
+    /// The error for a sealed segment found written again since it was catalogued.
+    static func writtenAgain(_ path: String) -> StoreError {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return StoreError(
+            code: .changed,
+            message: "Segment \(name) was written again (navlogd compacts sealed segments with small blocks) while this command read it; run the command again.",
+            path: path)
+    }
+
     func verifiedLocation(_ file: borrowing StoreFile, _ catalog: SegmentCatalog, _ blockNumber: Int) throws(StoreError) -> BlockLocation? {
-        if catalog.sealed, try file.size() != catalog.index.segmentSize {
-            throw StoreError(
-                code: .changed,
-                message:
-                    "Segment \(catalog.segment.name) was written again (navlogd compacts sealed segments with small blocks) while this command read it; run the command again.",
-                path: file.path)
-        }
+        if catalog.sealed, try file.size() != catalog.index.segmentSize { throw Self.writtenAgain(file.path) }
         let entry = catalog.entries[blockNumber]
         var buffer: [UInt8] = []
         let read = try BlockScanner.readHeader(file, at: entry.offset, limit: entry.offset + entry.size, buffer: &buffer)

@@ -1,5 +1,7 @@
 /// A sealed segment file a reader keeps open (a class, so catalogues can share it).
-final class HeldSegmentFile {
+/// Shared with a ``BlockPrefetcher``'s thread: the file is only read, with `pread` (no shared
+/// file offset), and never closed while a reference to it lives.
+final class HeldSegmentFile: Sendable {
     let file: StoreFile
 
     init(path: String) throws(StoreError) {

@@ -9,7 +9,7 @@ import SystemPackage
 
 /// One open file of the data directory, with the few operations the store needs, each turning
 /// failures into ``StoreError`` that names the file.
-struct StoreFile: ~Copyable {
+struct StoreFile: ~Copyable, Sendable {
     let descriptor: FileDescriptor
     let path: String
 

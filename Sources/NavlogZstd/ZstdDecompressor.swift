@@ -73,9 +73,7 @@ public struct ZstdDecompressor: ~Copyable {
     private func decompress(frame: UnsafeRawBufferPointer, expectedSize: Int, into output: inout [UInt8], at start: Int) throws(ZstdError) {
         // A damaged header can claim any size: a frame that declares another one is refused
         // before anything is allocated for it.
-        if let declared = Self.declaredContentSize(of: frame), declared != expectedSize {
-            throw ZstdError(code: .sizeMismatch, message: "A zstd frame declares \(declared) bytes of content where \(expectedSize) were expected.")
-        }
+        try Self.checkDeclaredSize(of: frame, expectedSize: expectedSize)
         // Resize without clearing what is kept: zstd overwrites all `expectedSize` bytes when it
         // succeeds (checked below), and the caller trims the buffer when it does not.
         let size = start + expectedSize
@@ -84,6 +82,23 @@ public struct ZstdDecompressor: ~Copyable {
         } else {
             output.append(contentsOf: repeatElement(0, count: size - output.count))
         }
+        try decompress(frame: frame, expectedSize: expectedSize, over: &output, at: start)
+    }
+
+    /// Refuses a frame whose header declares another size than `expectedSize`.
+    private static func checkDeclaredSize(of frame: UnsafeRawBufferPointer, expectedSize: Int) throws(ZstdError) {
+        if let declared = declaredContentSize(of: frame), declared != expectedSize {
+            throw ZstdError(code: .sizeMismatch, message: "A zstd frame declares \(declared) bytes of content where \(expectedSize) were expected.")
+        }
+    }
+
+    /// Decompresses one frame that must expand to `expectedSize` bytes over `output[start...]`
+    /// (which must be that long: a reader that reuses one buffer for several frames sizes it
+    /// once and clears nothing). On failure those bytes are unspecified.
+    /// - Throws: ``ZstdError`` as ``decompress(frame:expectedSize:into:)``.
+    public func decompress(frame: UnsafeRawBufferPointer, expectedSize: Int, over output: inout [UInt8], at start: Int) throws(ZstdError) {
+        precondition(start >= 0 && start + expectedSize <= output.count, "the output buffer is shorter than the frame's content")
+        try Self.checkDeclaredSize(of: frame, expectedSize: expectedSize)
         let result = output.withUnsafeMutableBytes { out in
             ZSTD_decompressDCtx(context, out.baseAddress.map { $0 + start }, expectedSize, frame.baseAddress, frame.count)
         }

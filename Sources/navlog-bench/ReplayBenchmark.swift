@@ -206,6 +206,8 @@ enum ReplayBenchmark {
         let fromCheckpoints = try seek(points, index: index, useCheckpoints: true)
         progress("timing the same \(points.count) seeks from each session's first event (baseline)")
         let fromStart = try seek(points, index: index, useCheckpoints: false)
+        progress("timing the same \(points.count) seeks from checkpoints, reading one block at a time (baseline)")
+        let oneAtATime = try seek(points, index: index, useCheckpoints: true, readsAhead: false)
         let checked = try compare(fromCheckpoints.json, fromStart.json, points: points, work: work)
         progress("timing block reads for one session against whole-block reads")
         let blockReads = try blockReads(reader, sessions: replay.sessions.map(\.session))
@@ -228,6 +230,11 @@ enum ReplayBenchmark {
                     ratio: timeRatio(value, base), goal: name == "median" ? String(format: "≤ %.0f ms", goalMilliseconds) : "",
                     met: name == "median" ? met : nil))
         }
+        let alone = percentile(oneAtATime.milliseconds.sorted(), 0.5)
+        rows.append(
+            Row(
+                figure: "seek+replay without reading ahead, median", value: String(format: "%.3f ms", alone),
+                baseline: String(format: "%.3f ms reading two blocks at a time (above)", median), ratio: timeRatio(alone, median), goal: "(recorded)"))
         rows.append(
             Row(
                 figure: "checkpoint vs first-event JSON", value: "\(checked)/\(checked) byte-identical", baseline: "first \(checked) points",
@@ -361,7 +368,8 @@ enum ReplayBenchmark {
     /// Replays every point, timing each ``SessionSeeker/replay(session:to:useCheckpoints:visit:)``
     /// call (the JSON is made outside the timing, for the first ``checkedPoints`` points).
     /// The median time to read one block for one of its sessions (what a seek reads per block:
-    /// of a grouped block its spine and the session's group) and to read the whole block, over
+    /// of a grouped block its spine, without receive times and peers, and the session's group)
+    /// and to read the whole block, over
     /// 500 random (block, session) pairs of the log.
     static func blockReads(_ reader: LogReader, sessions: [String]) throws -> (session: Double, whole: Double) {
         var random = SplitMix64(seed: pointSeed)
@@ -374,7 +382,7 @@ enum ReplayBenchmark {
             let held = reader.segments.indices.flatMap { segment in reader.blocks(ofSegment: segment, mayHoldSession: session).map { (segment, $0) } }
             guard let (segment, block) = held.isEmpty ? nil : held[Int(random.next() % UInt64(held.count))] else { continue }
             var start = ContinuousClock.now
-            _ = try reader.readBlock(segment: segment, block: block, into: &decoded, session: Array(session.utf8))
+            _ = try reader.readBlock(segment: segment, block: block, into: &decoded, session: Array(session.utf8), receiveTimesAndPeers: false)
             forSession.append(seconds(since: start) * 1_000)
             start = ContinuousClock.now
             _ = try reader.readBlock(segment: segment, block: block, into: &decoded)
@@ -383,8 +391,9 @@ enum ReplayBenchmark {
         return (percentile(forSession.sorted(), 0.5), percentile(whole.sorted(), 0.5))
     }
 
-    static func seek(_ points: [Point], index: ReplayIndex, useCheckpoints: Bool) throws -> (milliseconds: [Double], json: [[UInt8]]) {
+    static func seek(_ points: [Point], index: ReplayIndex, useCheckpoints: Bool, readsAhead: Bool = true) throws -> (milliseconds: [Double], json: [[UInt8]]) {
         let seeker = SessionSeeker(index: index)
+        seeker.readsAhead = readsAhead
         var milliseconds: [Double] = []
         milliseconds.reserveCapacity(points.count)
         var json: [[UInt8]] = []

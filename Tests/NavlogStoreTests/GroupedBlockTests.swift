@@ -67,7 +67,8 @@ struct GroupedBlockTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             try StoreFixture.write(Self.lines(4_096), to: dir.path, options: Self.options(grouped: true), seal: true)
             let reader = try LogReader(directory: dir.path)
-            var whole = DecodedBlock(), part = DecodedBlock()
+            var whole = DecodedBlock(), part = DecodedBlock(), bare = DecodedBlock()
+            var positions: [Int32] = []
             var wholeLine: [UInt8] = [], partLine: [UInt8] = []
             var sessionsChecked = 0
             for (segment, block) in reader.blocks(matching: LogQuery()) {
@@ -88,6 +89,18 @@ struct GroupedBlockTests {
                         try part.appendJSONLine(position, to: &partLine)
                         #expect(partLine == wholeLine, "event \(whole.lsn(position))")
                         #expect(part.flags[position] == whole.flags[position])
+                    }
+                    // As a replay reads it: no receive times or peers, the same events.
+                    #expect(try reader.readBlock(segment: segment, block: block, into: &bare, session: session, receiveTimesAndPeers: false))
+                    #expect(!bare.receiveTimesAndPeersDecoded && bare.receiveTimes.isEmpty && bare.sessionReadFor == number)
+                    let own = (0..<whole.count).filter { Int(whole.sessions[$0]) == number }
+                    bare.positions(ofSession: number, into: &positions)
+                    #expect(positions.map(Int.init) == own, "the session's positions, in log order")
+                    for position in own {
+                        #expect(bare.types[position] == whole.types[position] && bare.timestamps[position] == whole.timestamps[position])
+                        #expect(bare.sequence(position) == whole.sequence(position) && bare.flags[position] == whole.flags[position])
+                        let sameBody = bare.withEvent(position) { _, _, bareBody in whole.withEvent(position) { _, _, body in bareBody.elementsEqual(body) } }
+                        #expect(sameBody, "event \(whole.lsn(position))")
                     }
                     sessionsChecked += 1
                 }
