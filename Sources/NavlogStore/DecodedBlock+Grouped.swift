@@ -95,15 +95,15 @@ extension DecodedBlock {
                     var offset = reader.offset
                     defer { reader.offset = offset }
                     for index in 0..<n {
-                        // Session numbers are one or two bytes (up to 16,383 sessions a block):
-                        // those inline, longer ones (or a cut column) through the reader.
+                        // Session numbers are one or two bytes (up to 16,383 sessions a block),
+                        // mixed at random: decoded without a branch on their length, longer
+                        // ones (or a cut column) through the reader.
                         var number: UInt64
-                        if offset + 1 < bytes.count, bytes[offset] < 0x80 {
-                            number = UInt64(bytes[offset])
-                            offset += 1
-                        } else if offset + 1 < bytes.count, bytes[offset + 1] < 0x80 {
-                            number = UInt64(bytes[offset] & 0x7F) | UInt64(bytes[offset + 1]) << 7
-                            offset += 2
+                        if offset + 1 < bytes.count, bytes[offset + 1] < 0x80 || bytes[offset] < 0x80 {
+                            let first = UInt64(bytes[offset]), second = UInt64(bytes[offset + 1])
+                            let long = first >> 7
+                            number = (first & 0x7F) | (second << 7) & (0 &- long)
+                            offset += 1 + Int(long)
                         } else {
                             reader.offset = offset
                             guard let long = reader.readVarint() else { return false }
