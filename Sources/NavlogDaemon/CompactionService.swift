@@ -38,13 +38,8 @@ public final class CompactionService: Service, Sendable {
         stopping.store(true, ordering: .relaxed)
         handshake.wake()
         // Waiting for the thread (it may be between two blocks of a copy) stays off the pool.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let handshake = self.handshake
-            Thread {
-                handshake.waitUntilFinished()
-                continuation.resume()
-            }.start()
-        }
+        let handshake = self.handshake
+        await waitOffThePool { handshake.waitUntilFinished() }
     }
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }

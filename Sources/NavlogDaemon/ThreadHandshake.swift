@@ -1,4 +1,13 @@
+import Foundation  // Thread
 import NIOConcurrencyHelpers
+
+/// Runs `wait` (a call that blocks until another thread is done) on a new thread of its own and
+/// returns its result: a service's stop waits this way, off the cooperative pool.
+func waitOffThePool<Result: Sendable>(_ wait: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
+        Thread { continuation.resume(returning: wait()) }.start()
+    }
+}
 
 /// The wake-up and stop handshake between a dedicated thread (the log writer's, the syncer's)
 /// and the threads that hand it work: a wake-up is never lost, and a stop waits for the

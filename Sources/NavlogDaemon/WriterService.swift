@@ -1,4 +1,3 @@
-import Foundation  // Thread
 import Logging
 import NavlogStore
 public import ServiceLifecycle
@@ -17,13 +16,8 @@ public final class WriterService: Service, Sendable {
         try? await gracefulShutdown()
         // `stop` waits for the writer thread's final flush; keep that wait off the
         // cooperative pool.
-        let failure = await withCheckedContinuation { (continuation: CheckedContinuation<StoreError?, Never>) in
-            let writer = self.writer
-            let thread = Thread {
-                continuation.resume(returning: writer.stop())
-            }
-            thread.start()
-        }
+        let writer = self.writer
+        let failure = await waitOffThePool { writer.stop() }
         // Events were lost (the disk stayed full to the end): exit non-zero and say so.
         if let failure { throw failure }
     }

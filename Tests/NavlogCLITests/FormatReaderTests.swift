@@ -61,6 +61,43 @@ struct FormatReaderTests {
                     break
                 }
             }
+            // A read for one session (what a seek reads: of a grouped block the spine and one
+            // group) gives each of its events as the independent reader does, and only its events.
+            var byLSN: [Int: NSDictionary] = [:]
+            for line in theirs {
+                let parsed = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! NSDictionary
+                byLSN[(parsed["_lsn"] as! NSNumber).intValue] = parsed
+            }
+            let reader = try LogReader(directory: dir.path)
+            var whole = DecodedBlock(), part = DecodedBlock(), bare = DecodedBlock()
+            var positions: [Int32] = [], barePositions: [Int32] = []
+            var checked = 0
+            for (segment, block) in reader.blocks(matching: LogQuery()) {
+                #expect(try reader.readBlock(segment: segment, block: block, into: &whole))
+                let sessions = Set((0..<whole.count).map { whole.session($0) }).sorted().prefix(6)
+                for session in sessions {
+                    #expect(try reader.readBlock(segment: segment, block: block, into: &part, session: Array(session.utf8)))
+                    #expect(try reader.readBlock(segment: segment, block: block, into: &bare, session: Array(session.utf8), receiveTimesAndPeers: false))
+                    let number = try #require(part.withStrings { strings in (0..<strings.count).first { String(decoding: strings[$0]!, as: UTF8.self) == session } })
+                    part.positions(ofSession: number, into: &positions)
+                    bare.positions(ofSession: number, into: &barePositions)
+                    #expect(positions == barePositions)
+                    let expected = byLSN.values.filter {
+                        $0["session"] as? String == session && (whole.lsn(0)...whole.lsn(whole.count - 1)).contains(UInt64(($0["_lsn"] as! NSNumber).intValue))
+                    }
+                    #expect(positions.count == expected.count, "session \(session): \(positions.count) events read for it, \(expected.count) in the block")
+                    for position in positions.map(Int.init) {
+                        var line: [UInt8] = []
+                        try part.appendJSONLine(position, to: &line)
+                        let parsed = try JSONSerialization.jsonObject(with: Data(line)) as! NSDictionary
+                        #expect(parsed == byLSN[Int(part.lsn(position))], "event \(part.lsn(position)) read for session \(session)")
+                        #expect(bare.types[position] == part.types[position] && bare.timestamps[position] == part.timestamps[position])
+                        checked += 1
+                    }
+                }
+            }
+            #expect(checked > 300)
+
             // Several segments, sealed ones ending with a seek table the reader checked.
             let summary = independent.errorOutput
             let sealed = Int(summary.components(separatedBy: " segment(s), ").last?.prefix { $0.isNumber } ?? "") ?? 0
