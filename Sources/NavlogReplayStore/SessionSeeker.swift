@@ -43,19 +43,20 @@ public final class SessionSeeker {
         // E4: a session whose events were stored out of seq order (delivery over several
         // connections, a late resend) is replayed in seq order from its first event: its
         // checkpoints, built in log order, do not hold for it.
-        // The index's end piece tells (late events, and a true duplicate, A18); without one, look.
-        let end = indexIsCurrent ? index.start(session: session, for: .end) : nil
+        // The index's end piece tells (late events, and a true duplicate, A18), and every start
+        // the index gives carries it: one lookup, one state loaded; without one, look.
+        let start = indexIsCurrent ? index.start(session: session, for: target) : nil
         let useCheckpoints = useCheckpoints && indexIsCurrent
         // The end state the index keeps is the true one also for a session whose events came
         // out of order: the index re-derives such a session in seq order when a late event
         // arrives (E4). Sorting its events again would read every block of it, per session.
-        if useCheckpoints, target == .end, let end, end.block == nil { return end.state }
-        let outOfOrder = end?.outOfOrder ?? true
+        if useCheckpoints, target == .end, let start, start.block == nil { return start.state }
+        let outOfOrder = start?.outOfOrder ?? true
         if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
         var state = SessionReplayer()
         var from: (segment: Int, block: Int)? = (0, -1)
         var firstLSN: UInt64 = 0
-        if useCheckpoints, let start = target == .end ? end : index.start(session: session, for: target) {
+        if useCheckpoints, let start {
             state = start.state
             from = start.block
             firstLSN = start.firstLSN
