@@ -147,6 +147,50 @@ struct ReplayIndexTests {
         }
     }
 
+    @Test("reading ahead (a session's next block on another thread) gives what reading one block at a time gives, also past a damaged block, which both report")
+    func readingAheadAgreesWithOneAtATime() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            var configuration = WorkloadConfiguration.production(seed: 15)
+            configuration.concurrentSessions = 200
+            var generator = WorkloadGenerator(configuration)
+            var options = LogOptions()
+            options.maximumEventsPerBlock = 2048
+            options.maximumSegmentBytes = 1 << 30
+            options.eventsPerSessionGroup = 512
+            let log = try EventLog(directory: dir.path, options: options)
+            try Self.append(generator.lines(16_384)[...], to: log, batchSize: 2048)
+            try log.close()
+            try ReplayIndex(log: try LogReader(directory: dir.path)).refresh()
+            // Damage the middle of the fourth block's data frames (a group's, or the spine).
+            let reader = try LogReader(directory: dir.path)
+            let entry = reader.segments[0].blocks[3]
+            let path = dir.path + "/" + reader.segments[0].name
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let headerSize = Int(bytes[entry.offset + 4]) | Int(bytes[entry.offset + 5]) << 8 | Int(bytes[entry.offset + 6]) << 16 | Int(bytes[entry.offset + 7]) << 24
+            let dataStart = entry.offset + 8 + headerSize
+            bytes[dataStart + (entry.offset + entry.size - dataStart) / 2] ^= 0x20
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+            let ahead = SessionSeeker(index: ReplayIndex(log: try LogReader(directory: dir.path)))
+            let oneAtATime = SessionSeeker(index: ReplayIndex(log: try LogReader(directory: dir.path)))
+            oneAtATime.readsAhead = false
+            var random = SplitMix64(seed: 3)
+            let sessions = try Self.sessions(dir.path).filter { $0.1 >= 20 }
+            #expect(sessions.count > 50)
+            for _ in 0..<60 {
+                let (session, count) = sessions[Int(random.next() % UInt64(sessions.count))]
+                for target in [ReplayTarget.index(Int(random.next() % UInt64(count))), .end] {
+                    let a = Self.json(try ahead.replay(session: session, to: target), session)
+                    let b = Self.json(try oneAtATime.replay(session: session, to: target), session)
+                    #expect(a == b, "\(session) to \(target)")
+                }
+            }
+            let aheadDamage = Set(ahead.index.log.damage.map(\.description)), inOrderDamage = Set(oneAtATime.index.log.damage.map(\.description))
+            #expect(!aheadDamage.isEmpty && aheadDamage == inOrderDamage, "\(aheadDamage) vs \(inOrderDamage)")
+            #expect(aheadDamage.allSatisfy { $0.contains("fails its checksum") })
+        }
+    }
+
     @Test("damaged, truncated, foreign or deleted checkpoint files are rebuilt and never change an answer")
     func damagedFilesRebuilt() throws {
         try TestEnvironment.withTemporaryDirectory { dir in

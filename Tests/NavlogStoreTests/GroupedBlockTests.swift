@@ -146,6 +146,23 @@ struct GroupedBlockTests {
                 }
             }
             #expect(intact > 0 && intact < sessions.count)
+
+            // Read ahead on another thread: the same outcome, the damage recorded the same way.
+            let prefetcher = try BlockPrefetcher()
+            var ahead = DecodedBlock(), direct = DecodedBlock()
+            for (number, session) in sessions.enumerated() {
+                let damageBefore = reader.damage.count
+                #expect(try reader.startReadingAhead(segment: 0, block: 0, session: session, receiveTimesAndPeers: false, with: prefetcher))
+                let read = try reader.finishReadingAhead(prefetcher, into: &ahead)
+                #expect(read == (groups[number] != 3))
+                if read {
+                    #expect(try reader.readBlock(segment: 0, block: 0, into: &direct, session: session, receiveTimesAndPeers: false))
+                    #expect(ahead.sessionReadFor == number && ahead.count == direct.count && ahead.sessions == direct.sessions)
+                } else {
+                    #expect(reader.damage.count == damageBefore + 1)
+                    #expect(reader.damage.last?.reason.contains("the frame of session group 3") == true)
+                }
+            }
         }
     }
 
