@@ -173,11 +173,19 @@ public enum FocusJournal {
     /// written first, so reading makes each distinct string once (session ids repeat in every
     /// record of the session); the records are stored column by column (``Column``).
     public struct Writer {
-        /// Per session (a group, in the order of its first record), its records' columns.
-        private var groups: [[[UInt8]]] = []
-        /// Per group, its session's string number and its record count.
-        private var groupKeys: [Int] = []
-        private var groupRecords: [Int] = []
+        /// One session's records: they are written together (grouped), so that a session's
+        /// deltas follow one another.
+        private struct SessionGroup {
+            /// The session's string number.
+            var key: Int
+            /// Its records.
+            var records = 0
+            /// Its records' bytes, per ``Column``.
+            var columns = [[UInt8]](repeating: [], count: Column.allCases.count)
+        }
+
+        /// Per session, in the order of its first record.
+        private var groups: [SessionGroup] = []
         /// Per string number, its group + 1 (0: none).
         private var groupOfKey: [Int] = []
         /// The group being written.
@@ -197,7 +205,7 @@ public enum FocusJournal {
         public var isEmpty: Bool { records == 0 && rederived.isEmpty }
 
         /// Bytes of records so far (a builder starts a new journal frame past a size).
-        public var recordBytes: Int { groups.reduce(0) { total, group in group.reduce(total) { $0 + $1.count } } }
+        public var recordBytes: Int { groups.reduce(0) { total, group in group.columns.reduce(total) { $0 + $1.count } } }
 
         /// Starts the records of `session` replayed again from its first event in `seq` order
         /// (E4, after a late event): readers drop every record of the session before this
@@ -205,7 +213,7 @@ public enum FocusJournal {
         public mutating func beginRederived(session: UnsafeRawBufferPointer) {
             let key = Int(strings.intern(session))
             let group = key < groupOfKey.count ? groupOfKey[key] : 0
-            rederived.append((Array(session), key, group == 0 ? 0 : groupRecords[group - 1]))
+            rederived.append((Array(session), key, group == 0 ? 0 : groups[group - 1].records))
         }
 
         /// The journal: the re-derived sessions, the string table, then the columns (each its
@@ -215,9 +223,9 @@ public enum FocusJournal {
             // A re-derived session's first record, numbered in the frame's (grouped) order.
             var groupStart: [Int] = []
             var recordNumber = 0
-            for count in groupRecords {
+            for group in groups {
                 groupStart.append(recordNumber)
-                recordNumber += count
+                recordNumber += group.records
             }
             Varint.append(UInt64(rederived.count), to: &output)
             for (session, key, recordsBefore) in rederived {
@@ -237,12 +245,12 @@ public enum FocusJournal {
             for column in Column.allCases {
                 var bytes: [UInt8] = []
                 if column == .sessions {
-                    for (key, count) in zip(groupKeys, groupRecords) {
-                        Varint.append(UInt64(key), to: &bytes)
-                        Varint.append(UInt64(count), to: &bytes)
+                    for group in groups {
+                        Varint.append(UInt64(group.key), to: &bytes)
+                        Varint.append(UInt64(group.records), to: &bytes)
                     }
                 } else {
-                    for group in groups { bytes.append(contentsOf: group[column.rawValue]) }
+                    for group in groups { bytes.append(contentsOf: group.columns[column.rawValue]) }
                 }
                 Varint.append(UInt64(bytes.count), to: &output)
                 output.append(contentsOf: bytes)
@@ -305,24 +313,22 @@ public enum FocusJournal {
         private mutating func begin(_ tag: UInt8, key: Int, timestamp: Int64) {
             records += 1
             if groupOfKey[key] == 0 {
-                groups.append([[UInt8]](repeating: [], count: Column.allCases.count))
-                groupKeys.append(key)
-                groupRecords.append(0)
+                groups.append(SessionGroup(key: key))
                 groupOfKey[key] = groups.count
             }
             current = groupOfKey[key] - 1
-            groupRecords[current] += 1
+            groups[current].records += 1
             append(tag, .tags)
             varint(Varint.zigzag(timestamp &- previous[key].time), .times)
             previous[key].time = timestamp
         }
 
         private mutating func append(_ byte: UInt8, _ column: Column) {
-            groups[current][column.rawValue].append(byte)
+            groups[current].columns[column.rawValue].append(byte)
         }
 
         private mutating func varint(_ value: UInt64, _ column: Column) {
-            Varint.append(value, to: &groups[current][column.rawValue])
+            Varint.append(value, to: &groups[current].columns[column.rawValue])
         }
 
         private mutating func number(_ value: UInt64) {
