@@ -3,9 +3,13 @@ public struct LogOptions: Sendable, Hashable {
     /// A block is written once it holds this many events.
     ///
     /// Large blocks amortize each block's string table (its "dictionary": session ids,
-    /// controller ids, class names) over more events; 32768 is where a realistic workload
-    /// stores under half of what `zstd -3` needs for the same NDJSON (see docs/BENCHMARKS.md).
-    public var maximumEventsPerBlock = 32_768
+    /// controller ids, class names) over more events and give each session longer runs in its
+    /// group (grouped blocks are session-major). 131072, by measurement on 2M production-shaped
+    /// events (docs/BENCHMARKS.md, issue 14, sixth part): 0.427× `zstd -3` of the NDJSON as
+    /// stored and 0.482× with receive times stamped as navlogd stamps them, against 0.459× and
+    /// 0.513× with 32768 (65536: 0.439×, 0.495×); seeks read the same group size (8,192
+    /// events) and took as long.
+    public var maximumEventsPerBlock = 131_072
     /// ... or once its payload reaches about this many bytes.
     public var maximumBlockBytes = 4 << 20
     /// A block of at least twice this many events is written *grouped*: its sessions split

@@ -1,7 +1,7 @@
 // `navlog-bench --only replay`: measures the replay engine, the replay index and seeking a
 // session to a random point, each against a baseline measured in the same run. Prints one table.
 //
-// Usage: navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--level L]
+// Usage: navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L]
 import Foundation
 import NavlogEvents
 import NavlogReplay
@@ -100,12 +100,13 @@ enum ReplayBenchmark {
                 options.work = directory
             case "--keep": options.keep = true
             case "--events-per-group": options.log.eventsPerSessionGroup = try count(argument)
+            case "--block-events": options.log.maximumEventsPerBlock = try count(argument)
             case "--level":
                 let level = try count(argument)
                 guard level <= 22 else { throw Failure("--level takes a zstd level from 1 to 22.") }
                 options.log.compressionLevel = Int32(level)
             default:
-                throw Failure("unknown argument \(argument) for --only replay. Use --events N, --points P, --work DIR, --keep, --events-per-group N, --level L.")
+                throw Failure("unknown argument \(argument) for --only replay. Use --events N, --points P, --work DIR, --keep, --events-per-group N, --block-events N, --level L.")
             }
         }
         return options

@@ -73,7 +73,7 @@ let usage = """
       navlog-bench [--events N] [--size-events N] [--block-events N] [--events-per-group N] [--level N]
                    [--only parse|scan|size] [--scan-repeats N] [--work DIR] [--keep]
           the codec and the log against zstd's CLI and Foundation's JSON parser, one table
-      navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--level L]
+      navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L]
           replay engine, checkpoints and seeks
       navlog-bench load (--socket PATH | --tcp PORT | --datagram PATH) --clients N --events N
                    [--ack none|batch|durable] [--rate EVENTS_PER_SECOND] [--chunk LINES]
@@ -141,7 +141,7 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "chaos-load" 
     exit(runChaosLoad(Array(CommandLine.arguments.dropFirst(2))))
 }
 
-// `navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--level L]`: ReplayBenchmark.swift.
+// `navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L]`: ReplayBenchmark.swift.
 if let only = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.dropFirst(only + 1).first == "replay" {
     exit(ReplayBenchmark.main(Array(CommandLine.arguments.dropFirst())))
 }
