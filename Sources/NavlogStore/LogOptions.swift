@@ -16,9 +16,10 @@ public struct LogOptions: Sendable, Hashable {
     /// into one group per this many events (at most 64), each compressed as its own frame, so
     /// a reader of one session (a seek, `navlog replay`) decompresses one group, not the block.
     ///
-    /// 8192 (4 groups in a 32,768-event block), by measurement on 2M production-shaped events
-    /// (docs/BENCHMARKS.md): log 21.4 MB and a median seek of 4.3 ms, against 23.0 MB and
-    /// 12.3 ms ungrouped; 16384 (2 groups) 20.8 MB and 6.5 ms; 4096 (8) 22.1 MB and 3.5 ms.
+    /// 8192 (16 groups in a full 131,072-event block), by measurement on 2M production-shaped
+    /// events in 32,768-event blocks (docs/BENCHMARKS.md, fifth part): log 21.4 MB and a median
+    /// seek of 4.3 ms, against 23.0 MB and 12.3 ms ungrouped; 16384 (2 groups) 20.8 MB and
+    /// 6.5 ms; 4096 (8) 22.1 MB and 3.5 ms. A group's frame is what a seek decompresses per block.
     /// (Grouped parts are session-major, which compresses better than log order.) `Int.max`
     /// writes every block as one frame.
     public var eventsPerSessionGroup = 8192
