@@ -101,7 +101,7 @@ public final class SessionSeeker {
 
         // Two blocks at a time, the second read on the prefetcher's thread. A replay that ends in
         // the first leaves the second read running; the next replay waits for it.
-        try dropPendingRead()
+        dropPendingRead()
         var next = 0
         while next < blocks.count {
             let first = blocks[next]
@@ -127,11 +127,12 @@ public final class SessionSeeker {
         return sawEvent ? state : nil
     }
 
-    /// Waits for a read ahead that the last replay left running, and drops its block.
-    private func dropPendingRead() throws {
+    /// Waits for a read ahead that the last replay left running, and drops it (a block that
+    /// replay did not need: its damage is not this replay's to report).
+    private func dropPendingRead() {
         guard readPending, let prefetcher else { return }
         readPending = false
-        _ = try index.log.finishReadingAhead(prefetcher, into: &decoded)
+        index.log.dropReadingAhead(prefetcher, scratch: &decoded)
     }
 
     /// Replays `session` with its events in `seq` order (rule E4), reading its blocks again as

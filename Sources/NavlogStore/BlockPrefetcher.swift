@@ -9,14 +9,10 @@ import Synchronization
 /// and ``LogReader/finishReadingAhead(_:into:)``; one read at a time, and every read started
 /// must be finished (taken or dropped) before the next one starts.
 public final class BlockPrefetcher: Sendable {
-    /// Where the block is and how to open its file.
+    /// Where the block is: the segment file as the owner opened and checked it (the one it
+    /// holds, or one opened for this read), and the block's location in it.
     struct Ticket: Sendable {
-        /// The segment file held open by the reader (sealed segments it catalogued), or nil.
-        var held: HeldSegmentFile?
-        /// The segment file's path (opened by the worker when not held).
-        var path: String
-        /// A sealed segment's size as catalogued: a file of another size was written again.
-        var sealedSize: Int?
+        var file: HeldSegmentFile
         var location: BlockLocation
         var session: [UInt8]
         var receiveTimesAndPeers: Bool
@@ -28,9 +24,7 @@ public final class BlockPrefetcher: Sendable {
         case read
         /// The block is damaged (the caller records it and skips the block).
         case damaged(SegmentDamage)
-        /// The segment file is gone (deleted by retention).
-        case gone
-        /// An I/O failure, or the segment was written again: the caller throws it.
+        /// An I/O failure: the caller throws it.
         case failed(StoreError)
     }
 
@@ -38,7 +32,7 @@ public final class BlockPrefetcher: Sendable {
     private struct Work: ~Copyable {
         var reader: BlockReader
         var block = DecodedBlock()
-        var outcome: Outcome = .gone
+        var outcome: Outcome = .read
     }
 
     // The worker holds the lock for the whole read, the owner to take the block.
@@ -74,19 +68,11 @@ public final class BlockPrefetcher: Sendable {
 
     private static func read(_ ticket: Ticket, work: inout Work) -> Outcome {
         do throws(StoreError) {
-            if let held = ticket.held {
-                try work.reader.read(
-                    ticket.location, from: held.file, into: &work.block, session: ticket.session, receiveTimesAndPeers: ticket.receiveTimesAndPeers)
-                return .read
-            }
-            guard let file = try LogReader.openIfPresent(ticket.path) else { return .gone }
-            if let sealedSize = ticket.sealedSize, try file.size() != sealedSize {
-                return .failed(LogReader.writtenAgain(ticket.path))
-            }
-            try work.reader.read(ticket.location, from: file, into: &work.block, session: ticket.session, receiveTimesAndPeers: ticket.receiveTimesAndPeers)
+            try work.reader.read(
+                ticket.location, from: ticket.file.file, into: &work.block, session: ticket.session, receiveTimesAndPeers: ticket.receiveTimesAndPeers)
             return .read
         } catch  where error.code == .damaged {
-            return .damaged(SegmentDamage(path: ticket.path, offset: error.offset ?? ticket.location.offset, reason: error.message))
+            return .damaged(SegmentDamage(error, at: ticket.location, in: ticket.file.file.path))
         } catch {
             return .failed(error)
         }

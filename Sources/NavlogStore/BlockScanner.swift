@@ -166,3 +166,10 @@ enum BlockScanner {
         return nil
     }
 }
+
+extension SegmentDamage {
+    /// The damage a read of the block at `location` of the file at `path` failed with.
+    init(_ error: StoreError, at location: BlockLocation, in path: String) {
+        self.init(path: path, offset: error.offset ?? location.offset, reason: error.message)
+    }
+}

@@ -180,9 +180,10 @@ extension DecodedBlock {
         bodiesLocated = locatingBodies
         bodyStarts.setCount(locatingBodies ? n : 0, filler: 0)
         bodyEnds.setCount(locatingBodies ? n : 0, filler: 0)
-        // Per session number, its previous time and seq (deltas are per session).
-        var lastTime = [Int64](repeating: header.minTimestamp, count: sessionCount)
-        var lastSequence = [UInt64](repeating: 0, count: sessionCount)
+        // Per session number, its previous time and seq (deltas are per session); a read of one
+        // session keeps its own in locals.
+        var lastTime = decodedSession >= 0 ? [] : [Int64](repeating: header.minTimestamp, count: sessionCount)
+        var lastSequence = decodedSession >= 0 ? [] : [UInt64](repeating: 0, count: sessionCount)
         for _ in 0..<groups { stringTables.append((bytesStart: 0, ends: 0..<0)) }
         var partStart = spineSize
         for (group, size) in partSizes {
@@ -217,6 +218,18 @@ extension DecodedBlock {
         return true
     }
 
+    /// Reads a group part's string table (its count, then the table) as table 1 + `group`; what
+    /// was malformed, or nil.
+    private mutating func readGroupStringTable(_ reader: inout ByteReader, group: Int, base: Int) -> String? {
+        let tableIndex = stringTables.count
+        guard let stringCount = reader.readCount(limit: reader.bytes.count) else { return "bad string count" }
+        guard readStringTable(&reader, count: stringCount, base: base) else { return "bad string length" }
+        // The table just read belongs at 1 + group: move it there.
+        stringTables[1 + group] = stringTables[tableIndex]
+        stringTables.removeLast()
+        return nil
+    }
+
     /// ``decodeGroupPart`` for a read of one session (``decodedSession``, in `group`): a group's
     /// columns are session-major, so the session's values are one run in each; the byte columns
     /// are indexed, the varint columns skipped up to the run and past it, and only the session's
@@ -228,11 +241,7 @@ extension DecodedBlock {
         func fail(_ what: String) -> DecodingError {
             DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
         }
-        let tableIndex = stringTables.count
-        guard let stringCount = reader.readCount(limit: size) else { throw fail("bad string count") }
-        guard readStringTable(&reader, count: stringCount, base: start) else { throw fail("bad string length") }
-        stringTables[1 + group] = stringTables[tableIndex]
-        stringTables.removeLast()
+        if let failure = readGroupStringTable(&reader, group: group, base: start) { throw fail(failure) }
         let session = decodedSession
         let members = groupRuns[group]..<groupRuns[group + 1]
         let run = (sessionRunEnds[session] - sessionEventCounts[session])..<sessionRunEnds[session]
@@ -295,12 +304,7 @@ extension DecodedBlock {
         func fail(_ what: String) -> DecodingError {
             DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
         }
-        let tableIndex = stringTables.count
-        guard let stringCount = reader.readCount(limit: size) else { throw fail("bad string count") }
-        guard readStringTable(&reader, count: stringCount, base: start) else { throw fail("bad string length") }
-        // The table just read belongs at 1 + group: move it there.
-        stringTables[1 + group] = stringTables[tableIndex]
-        stringTables.removeLast()
+        if let failure = readGroupStringTable(&reader, group: group, base: start) { throw fail(failure) }
         let members = groupRuns[group]..<groupRuns[group + 1]
         guard let typeBytes = reader.readBytes(members.count) else { throw fail("truncated type column") }
         var ok = true

@@ -81,7 +81,7 @@ extension LogReader {
             return true
         } catch {
             guard error.code == .damaged else { throw error }
-            damage.append(SegmentDamage(path: file.path, offset: error.offset ?? location.offset, reason: error.message))
+            damage.append(SegmentDamage(error, at: location, in: file.path))
             return false
         }
     }
@@ -99,18 +99,17 @@ extension LogReader {
         segment: Int, block: Int, session: [UInt8], receiveTimesAndPeers: Bool, with prefetcher: BlockPrefetcher
     ) throws(StoreError) -> Bool {
         let catalog = catalogs[segment]
-        let location: BlockLocation?
+        // The file the block is checked in is the one the worker reads: the held one, or one
+        // opened here and handed over.
+        let file: HeldSegmentFile
         if let held = catalog.held {
-            location = try verifiedLocation(held.file, catalog, block)
+            file = held
         } else {
-            guard let file = try Self.openIfPresent(catalog.segment.path) else { return false }
-            location = try verifiedLocation(file, catalog, block)
+            guard let opened = try Self.openIfPresent(catalog.segment.path) else { return false }
+            file = HeldSegmentFile(opened)
         }
-        guard let location else { return false }
-        prefetcher.start(
-            BlockPrefetcher.Ticket(
-                held: catalog.held, path: catalog.segment.path, sealedSize: catalog.sealed ? catalog.index.segmentSize : nil, location: location,
-                session: session, receiveTimesAndPeers: receiveTimesAndPeers))
+        guard let location = try verifiedLocation(file.file, catalog, block) else { return false }
+        prefetcher.start(BlockPrefetcher.Ticket(file: file, location: location, session: session, receiveTimesAndPeers: receiveTimesAndPeers))
         return true
     }
 
@@ -121,11 +120,16 @@ extension LogReader {
     public func finishReadingAhead(_ prefetcher: BlockPrefetcher, into decoded: inout DecodedBlock) throws(StoreError) -> Bool {
         switch prefetcher.finish(into: &decoded) {
         case .read: return true
-        case .gone: return false
         case .damaged(let damage):
             self.damage.append(damage)
             return false
         case .failed(let error): throw error
         }
+    }
+
+    /// Waits for a read ahead no longer needed and drops it: its block, and any damage or
+    /// failure it met (a reader of the blocks it needs reports those).
+    public func dropReadingAhead(_ prefetcher: BlockPrefetcher, scratch: inout DecodedBlock) {
+        _ = prefetcher.finish(into: &scratch)
     }
 }

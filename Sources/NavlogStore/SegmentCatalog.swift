@@ -7,6 +7,11 @@ final class HeldSegmentFile: Sendable {
     init(path: String) throws(StoreError) {
         file = try StoreFile(path: path, writable: false)
     }
+
+    /// Holds a file already open.
+    init(_ file: consuming StoreFile) {
+        self.file = file
+    }
 }
 
 /// What a reader knows about one segment before reading any event: its blocks (from the

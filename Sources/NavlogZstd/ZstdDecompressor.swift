@@ -82,7 +82,7 @@ public struct ZstdDecompressor: ~Copyable {
         } else {
             output.append(contentsOf: repeatElement(0, count: size - output.count))
         }
-        try decompress(frame: frame, expectedSize: expectedSize, over: &output, at: start)
+        try decompressChecked(frame: frame, expectedSize: expectedSize, over: &output, at: start)
     }
 
     /// Refuses a frame whose header declares another size than `expectedSize`.
@@ -99,6 +99,11 @@ public struct ZstdDecompressor: ~Copyable {
     public func decompress(frame: UnsafeRawBufferPointer, expectedSize: Int, over output: inout [UInt8], at start: Int) throws(ZstdError) {
         precondition(start >= 0 && start + expectedSize <= output.count, "the output buffer is shorter than the frame's content")
         try Self.checkDeclaredSize(of: frame, expectedSize: expectedSize)
+        try decompressChecked(frame: frame, expectedSize: expectedSize, over: &output, at: start)
+    }
+
+    /// ``decompress(frame:expectedSize:over:at:)`` once the frame's declared size was checked.
+    private func decompressChecked(frame: UnsafeRawBufferPointer, expectedSize: Int, over output: inout [UInt8], at start: Int) throws(ZstdError) {
         let result = output.withUnsafeMutableBytes { out in
             ZSTD_decompressDCtx(context, out.baseAddress.map { $0 + start }, expectedSize, frame.baseAddress, frame.count)
         }
