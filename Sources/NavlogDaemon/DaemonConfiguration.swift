@@ -57,8 +57,13 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     public var retentionSeconds: Double?
     /// zstd level of blocks (``LogOptions/compressionLevel`` says why 6).
     public var compressionLevel: Int32 = 6
+    /// zstd level sealed segments are written again at by compaction
+    /// (``LogOptions/sealedCompressionLevel`` says why 19); 0 keeps the level they were
+    /// written at.
+    public var sealedCompressionLevel: Int32 = 19
     /// Every this many seconds, sealed segments with small blocks (written for durable
-    /// clients, a block per fsync) are written again with full blocks; 0 turns it off.
+    /// clients, a block per fsync) or below ``sealedCompressionLevel`` are written again with
+    /// full blocks at that level; 0 turns it off.
     public var compactionIntervalSeconds = 60.0
     /// Seconds a graceful stop may take before navlogd gives up waiting for connections.
     public var shutdownTimeoutSeconds = 10.0
@@ -104,12 +109,23 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
         }
         var merged = try JSONSerialization.jsonObject(with: JSONEncoder().encode(self)) as! [String: Any]
         for (key, value) in object { merged[key] = value }
+        let decoded: DaemonConfiguration
         do {
-            return try JSONDecoder().decode(DaemonConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
+            decoded = try JSONDecoder().decode(DaemonConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
             throw ConfigurationError(
                 message: "\(path): setting \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type: \(context.debugDescription)")
         }
+        // zstd takes levels 1–22 (it would quietly clamp others, and blocks record the level).
+        guard (1...22).contains(decoded.compressionLevel) else {
+            throw ConfigurationError(message: "\(path): compressionLevel is \(decoded.compressionLevel); zstd levels go from 1 to 22 (navlogd's default is 6).")
+        }
+        guard (0...22).contains(decoded.sealedCompressionLevel) else {
+            throw ConfigurationError(
+                message:
+                    "\(path): sealedCompressionLevel is \(decoded.sealedCompressionLevel); use a zstd level from 1 to 22 (default 19), or 0 to keep sealed segments as written.")
+        }
+        return decoded
     }
 
     /// The socket mode as a number, or nil when ``socketMode`` is not octal.
@@ -122,6 +138,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
         options.retentionBytes = retentionBytes
         options.retentionAge = retentionSeconds.map { Int64($0 * 1_000_000) }
         options.compressionLevel = compressionLevel
+        options.sealedCompressionLevel = sealedCompressionLevel > 0 ? sealedCompressionLevel : nil
         return options
     }
 
@@ -129,7 +146,8 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
         case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes,
             writerRoundBytes
-        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, compactionIntervalSeconds, shutdownTimeoutSeconds, eventLoopThreads, lossGraceSeconds, metricsAddress
+        case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, sealedCompressionLevel, compactionIntervalSeconds, shutdownTimeoutSeconds, eventLoopThreads,
+            lossGraceSeconds, metricsAddress
     }
 }
 

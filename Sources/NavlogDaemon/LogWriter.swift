@@ -108,6 +108,8 @@ final class LogWriter: Sendable {
         var outage: StoreOutage?
         /// When sessions were last swept for holes to give up (monotonic µs).
         var lastSweep: Int64 = 0
+        /// The seal failure last logged, so a failure that repeats block after block is said once.
+        var loggedSealFailure: String?
     }
 
     /// Since when, and why, the log cannot be written.
@@ -435,6 +437,16 @@ final class LogWriter: Sendable {
                     outcomes[index].failure = syncFailure
                     requests[index].order.broken.store(true, ordering: .relaxed)
                 }
+            }
+            // A full segment that could not be sealed costs no event (they are stored); say so.
+            let sealFailure = owned.log.sealFailure?.message
+            if sealFailure != owned.loggedSealFailure {
+                if let sealFailure {
+                    logger.warning("A full segment could not be sealed; it stays active and navlogd tries again after the next block (every event is stored): \(sealFailure)")
+                } else {
+                    logger.info("The full segment was sealed after all.")
+                }
+                owned.loggedSealFailure = sealFailure
             }
         }
         // Durable requests wait for the syncer (unless nothing needed syncing); the rest are done

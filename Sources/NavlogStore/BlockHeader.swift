@@ -12,7 +12,8 @@ public import NavlogEvents
 /// | 4 | header size (everything below) |
 /// | 4 | block magic `NBLK` |
 /// | 1 | format version (1: one data frame; 2: a frame table follows the filter) |
-/// | 3 | reserved, zero |
+/// | 1 | zstd level the data frames were written at (0: not recorded, blocks written before it was) |
+/// | 2 | reserved, zero |
 /// | 8 | first LSN |
 /// | 4 | event count |
 /// | 4 | data frame size (compressed) |
@@ -67,6 +68,10 @@ public struct BlockHeader: Hashable, Sendable {
     /// A grouped block's data frames (the spine first, then one per session group); empty for
     /// a block with one data frame.
     public var frames: [DataFrame] = []
+    /// The zstd level the data frames were written at (1–22), 0 when the writer did not record
+    /// it (blocks written before navlog recorded levels). Log compaction rewrites sealed
+    /// segments whose blocks were written below ``LogOptions/sealedCompressionLevel``.
+    public var compressionLevel: Int = 0
 
     /// The number of session groups of a grouped block (0 for a block of one frame).
     public var groupCount: Int { max(0, frames.count - 1) }
@@ -74,7 +79,7 @@ public struct BlockHeader: Hashable, Sendable {
     /// A header; `frames` empty for a block of one data frame.
     public init(
         firstLSN: UInt64, eventCount: Int, frameSize: Int, payloadSize: Int, frameChecksum: UInt32, minTimestamp: Int64, maxTimestamp: Int64,
-        minReceived: Int64, maxReceived: Int64, sessionFilter: [UInt8], frames: [DataFrame] = []
+        minReceived: Int64, maxReceived: Int64, sessionFilter: [UInt8], frames: [DataFrame] = [], compressionLevel: Int = 0
     ) {
         self.firstLSN = firstLSN
         self.eventCount = eventCount
@@ -87,6 +92,7 @@ public struct BlockHeader: Hashable, Sendable {
         self.maxReceived = maxReceived
         self.sessionFilter = sessionFilter
         self.frames = frames
+        self.compressionLevel = compressionLevel
     }
 
     /// Where data frame `index` starts, counted from the start of the block's data.
@@ -132,7 +138,7 @@ public struct BlockHeader: Hashable, Sendable {
         Varint.appendUInt32(UInt32(Self.fixedSize + sessionFilter.count + 12 * frames.count + 4), to: &buffer)
         let start = buffer.count
         Varint.appendUInt32(Self.blockMagic, to: &buffer)
-        buffer.append(contentsOf: [frames.isEmpty ? 1 : 2, 0, 0, 0] as [UInt8])
+        buffer.append(contentsOf: [frames.isEmpty ? 1 : 2, UInt8(clamping: max(0, compressionLevel)), 0, 0] as [UInt8])
         appendUInt64(firstLSN, to: &buffer)
         Varint.appendUInt32(UInt32(eventCount), to: &buffer)
         Varint.appendUInt32(UInt32(frameSize), to: &buffer)
@@ -186,7 +192,9 @@ public struct BlockHeader: Hashable, Sendable {
         var reader = ByteReader(body)
         guard reader.readUInt32() == blockMagic else { return .failure(.malformed("the block magic is wrong")) }
         guard let version = reader.readByte(), version == 1 || version == 2 else { return .failure(.malformed("unknown block format version")) }
-        reader.offset += 3
+        // The level is a record, not something reading depends on: any byte is accepted.
+        guard let level = reader.readByte() else { return .failure(.truncated(needed: total)) }
+        reader.offset += 2
         guard let firstLSN = reader.readUInt64(), let count = reader.readUInt32(), let frameSize = reader.readUInt32(),
             let payloadSize = reader.readUInt32(), let frameChecksum = reader.readUInt32(),
             let minTs = reader.readUInt64(), let maxTs = reader.readUInt64(),
@@ -222,7 +230,7 @@ public struct BlockHeader: Hashable, Sendable {
                 frameChecksum: frameChecksum,
                 minTimestamp: Int64(bitPattern: minTs), maxTimestamp: Int64(bitPattern: maxTs),
                 minReceived: Int64(bitPattern: minRecv), maxReceived: Int64(bitPattern: maxRecv),
-                sessionFilter: filter, frames: frames
+                sessionFilter: filter, frames: frames, compressionLevel: Int(level)
             ))
     }
 

@@ -164,7 +164,8 @@ enum SegmentIndexBuilder {
             try reader.read(location, from: file, into: &block)
             postings.append(contentsOf: Self.postings(of: block, number: number))
         }
-        return SegmentIndex(segmentSize: segmentSize, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: postings)
+        return SegmentIndex(
+            segmentSize: segmentSize, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: postings, compressionLevel: SegmentIndex.lowestLevel(scan.blocks))
     }
 
     /// The session postings of one decoded block (each session once).

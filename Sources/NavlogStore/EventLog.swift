@@ -29,6 +29,9 @@ public final class EventLog {
     private var activeBase: UInt64 = 0
     private var activeSize = 0
     private var activeEntries: [SegmentIndex.Entry] = []
+    /// The lowest zstd level of the active segment's blocks (blocks a crashed writer left may
+    /// have been written at another level), for its index.
+    private var activeLowestLevel = Int.max
     private var activeSeekEntries: [SeekTable.Entry] = []
     private var activePostings: [SegmentIndex.Posting] = []
     /// False when the active segment was reopened: its postings must be rebuilt when sealing.
@@ -42,6 +45,10 @@ public final class EventLog {
     private var directoryNeedsSync = false
     /// Set when writing a block failed; appends are refused until a write succeeds.
     private var writeFailure: StoreError?
+    /// Why the last full segment could not be sealed (its seek table not written, or retention
+    /// after it failed); nil once a seal succeeds. The events are stored either way: the
+    /// segment stays active, grows past its size and is sealed after a later block.
+    public private(set) var sealFailure: StoreError?
 
     /// Opens (creating if needed) the log in `directory`, recovering it from any crash.
     /// - Throws: ``StoreError`` when the directory cannot be used or another writer holds it.
@@ -80,6 +87,7 @@ public final class EventLog {
         var state = RecoveredState()
         // A compaction the last writer did not finish: the original segment is still in place.
         SegmentCompaction.removeUnfinishedCopies(in: directory)
+        DurableFile.removeAbandonedTemporaries(in: files)
         try Self.recover(files, &report, &state)
         recovery = report
         nextLSN = max(state.nextLSN, firstLSN)
@@ -88,6 +96,7 @@ public final class EventLog {
             activeBase = reopened.base
             activeSize = reopened.size
             activeEntries = reopened.blocks.map(SegmentIndex.Entry.init)
+            activeLowestLevel = reopened.blocks.isEmpty ? Int.max : SegmentIndex.lowestLevel(reopened.blocks)
             activeSeekEntries = reopened.blocks.map { SeekTable.Entry(compressedSize: UInt32($0.header.blockSize), decompressedSize: UInt32($0.header.payloadSize)) }
             activePostingsComplete = reopened.blocks.isEmpty
         }
@@ -218,7 +227,7 @@ public final class EventLog {
             frameChecksum: CRC32C.checksum(frame),
             minTimestamp: encoder.minTimestamp, maxTimestamp: encoder.maxTimestamp,
             minReceived: encoder.minReceived, maxReceived: encoder.maxReceived,
-            sessionFilter: filter, frames: frames
+            sessionFilter: filter, frames: frames, compressionLevel: Int(options.compressionLevel)
         )
         header.encode(into: &output)
         output.append(contentsOf: frame)
@@ -242,12 +251,23 @@ public final class EventLog {
         writeFailure = nil
         let block = UInt32(activeEntries.count)
         activeEntries.append(SegmentIndex.Entry(BlockLocation(offset: activeSize, header: header)))
+        activeLowestLevel = min(activeLowestLevel, header.compressionLevel)
         activeSeekEntries.append(SeekTable.Entry(compressedSize: UInt32(output.count), decompressedSize: UInt32(payload.count)))
         for hash in encoder.sessionHashes { activePostings.append(SegmentIndex.Posting(sessionHash: hash, block: block)) }
         activeSize += output.count
         needsSync = true
         encoder.removeAll()
-        if activeSize >= options.maximumSegmentBytes { try sealActiveSegment() }
+        if activeSize >= options.maximumSegmentBytes {
+            // The block is written: a failed seal must not fail the events in it (the caller
+            // would take them as not stored and store them again). The segment stays active,
+            // and sealing is tried again after the next block.
+            do {
+                try sealActiveSegment()
+                sealFailure = nil
+            } catch {
+                sealFailure = error
+            }
+        }
     }
 
     private func openSegment(base: UInt64) throws(StoreError) {
@@ -256,6 +276,7 @@ public final class EventLog {
         activeBase = base
         activeSize = 0
         activeEntries = []
+        activeLowestLevel = .max
         activeSeekEntries = []
         activePostings = []
         activePostingsComplete = true
@@ -278,14 +299,21 @@ public final class EventLog {
         if activePostingsComplete {
             let postings = activePostings
             activePostings = []
-            index = SegmentIndex(segmentSize: size, entries: activeEntries, postings: consume postings)
+            index = SegmentIndex(segmentSize: size, entries: activeEntries, postings: consume postings, compressionLevel: activeLowestLevel)
         } else {
             index = try SegmentIndexBuilder.build(active!, segmentSize: size)
         }
         active = nil
         needsSync = false
-        try files.writeAtomically(SegmentName.index(activeBase), index.encode())
-        directoryNeedsSync = false
+        // The segment is sealed (its seek table is durable). Its index is derived data that
+        // readers rebuild when it is missing, so failing to write it fails nothing; the
+        // directory is then synced with the next flush.
+        do {
+            try files.writeAtomically(SegmentName.index(activeBase), index.encode())
+            directoryNeedsSync = false
+        } catch {
+            directoryNeedsSync = true
+        }
         try applyRetention()
     }
 

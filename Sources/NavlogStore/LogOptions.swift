@@ -32,6 +32,15 @@ public struct LogOptions: Sendable, Hashable {
     /// for about 0.5 µs more CPU per event than level 3 (ingest 2.7 → 3.6–4.9 s): a
     /// single writer still stores ~400k events/s, thousands of times production's rate.
     public var compressionLevel: Int32 = 6
+    /// zstd level sealed segments are written again at, in the background (log compaction,
+    /// ``SegmentCompaction``); nil keeps every segment at the level it was written at.
+    ///
+    /// 19: a sealed segment never changes and is read far more often than written, so it is
+    /// worth the CPU once. On 2M production-shaped events in 131,072-event blocks the log
+    /// takes 18.1 MB at level 19 against 19.9 MB at 6 (docs/BENCHMARKS.md, issue 14, seventh
+    /// part); compressing at 19 runs at ~80k events/s on one core, hundreds of times
+    /// production's rate, while the writer stays at 6 to keep up with bursts.
+    public var sealedCompressionLevel: Int32? = 19
     /// Delete the oldest sealed segments while the log is larger than this (bytes).
     public var retentionBytes: Int?
     /// Delete sealed segments whose newest event was received longer ago than this (µs).

@@ -11,11 +11,13 @@ extension LogReader {
         public var sealed: Bool
         /// Its complete blocks, in LSN order.
         public var blocks: [SegmentIndex.Entry]
+        /// The lowest zstd level its blocks were written at (0: a block did not record it).
+        public var compressionLevel: Int
     }
 
     /// The segments, in LSN order (damaged ones included, with the blocks that could be catalogued).
     public var segments: [SegmentSummary] {
-        catalogs.map { SegmentSummary(name: $0.segment.name, sealed: $0.sealed, blocks: $0.entries) }
+        catalogs.map { SegmentSummary(name: $0.segment.name, sealed: $0.sealed, blocks: $0.entries, compressionLevel: $0.index.compressionLevel) }
     }
 
     /// The blocks of segment `segment` (an index into ``segments``) that may hold events of

@@ -6,7 +6,7 @@ public import NavlogEvents
     import Darwin
 #endif
 
-/// A sealed segment written again with full blocks, waiting to take the original's place
+/// A sealed segment written again with full blocks at the sealed level, waiting to take the original's place
 /// (``EventLog/install(_:)``).
 public struct CompactedSegment: Sendable, Equatable {
     /// The segment's file name (the same before and after).
@@ -25,9 +25,11 @@ public struct CompactedSegment: Sendable, Equatable {
 }
 
 /// Log compaction: a sealed segment written with small blocks (durable mode writes a block at
-/// every fsync: 17–22 bytes per event) is written again with blocks as large as the log's
-/// options make them, the same events with the same LSNs, times, peers and bodies in the same
-/// order, so it takes what any segment takes (issue 14).
+/// every fsync: 17–22 bytes per event), or at a zstd level below
+/// ``LogOptions/sealedCompressionLevel`` (the writer's level, chosen to keep up with bursts),
+/// is written again with blocks as large as the log's options make them, at the sealed level,
+/// the same events with the same LSNs, times, peers and bodies in the same order, so it takes
+/// what any segment takes (issue 14).
 ///
 /// The copy is made beside the log (`<data-dir>/compaction/`) from the sealed segment, which
 /// never changes, so it needs no lock and may run on any thread; only ``EventLog/install(_:)``
@@ -44,10 +46,20 @@ public enum SegmentCompaction {
         blocks > 1 && events < blocks * max(1, options.maximumEventsPerBlock / 4)
     }
 
-    /// The sealed segments of `reader`'s log worth compacting, oldest first.
+    /// Whether a sealed segment whose blocks were written at `level` at the lowest (0: not
+    /// recorded) should be compressed again at ``LogOptions/sealedCompressionLevel``.
+    public static func isBelowSealedLevel(_ level: Int, options: LogOptions) -> Bool {
+        guard let sealed = options.sealedCompressionLevel else { return false }
+        return level < Int(sealed)
+    }
+
+    /// The sealed segments of `reader`'s log worth compacting (small blocks, or a level below
+    /// the sealed one), oldest first.
     public static func candidates(_ reader: LogReader, options: LogOptions) -> [String] {
         reader.segments.filter { segment in
-            segment.sealed && isWorthCompacting(events: segment.blocks.reduce(0) { $0 + $1.count }, blocks: segment.blocks.count, options: options)
+            segment.sealed
+                && (isBelowSealedLevel(segment.compressionLevel, options: options)
+                    || isWorthCompacting(events: segment.blocks.reduce(0) { $0 + $1.count }, blocks: segment.blocks.count, options: options))
         }.map(\.name)
     }
 
@@ -70,6 +82,7 @@ public enum SegmentCompaction {
         let work = reader.directory + "/" + workDirectoryName + "/" + name
         removeWorkDirectory(work)
         var copyOptions = options
+        copyOptions.compressionLevel = options.sealedCompressionLevel ?? options.compressionLevel
         copyOptions.maximumSegmentBytes = Int.max / 4
         copyOptions.retentionBytes = nil
         copyOptions.retentionAge = nil

@@ -7,7 +7,8 @@ import NavlogEvents
 /// count, contiguous offsets and LSNs) before use, rebuilt from the segment when missing or
 /// wrong, and a reader still checks each block header it lands on.
 ///
-/// Layout (little endian): magic `NIDX`, version (1 byte), 3 zero bytes, segment size (8),
+/// Layout (little endian): magic `NIDX`, version (1 byte), the lowest zstd level the segment's
+/// blocks were written at (1 byte, 0: a block did not record it), 2 zero bytes, segment size (8),
 /// block count (4), posting count (4); per block: offset (8), block size (4), first LSN (8),
 /// event count (4), min/max event time, min/max receive time (8 each); per posting: session
 /// hash (8), block number (4), sorted by hash then block; CRC-32C of all of the above (4).
@@ -72,6 +73,9 @@ public struct SegmentIndex: Equatable, Sendable {
     public var entries: [Entry]
     /// Session postings, sorted.
     public var postings: [Posting]
+    /// The lowest zstd level the segment's blocks were written at (their headers'
+    /// ``BlockHeader/compressionLevel``); 0 when one of them did not record it.
+    public var compressionLevel: Int
     /// For each block, the largest event time in it and every block before it (for `since`).
     public private(set) var runningMaxTimestamp: [Int64] = []
     /// For each block, the smallest event time in it and every block after it (for `until`).
@@ -80,8 +84,9 @@ public struct SegmentIndex: Equatable, Sendable {
     /// An index of `entries` and `postings`, which it sorts where they are when the caller
     /// hands them over (`consume`): a segment's postings are millions of bytes, and sealing
     /// should not hold a second sorted copy of them.
-    init(segmentSize: Int, entries: [Entry], postings: consuming [Posting]) {
+    init(segmentSize: Int, entries: [Entry], postings: consuming [Posting], compressionLevel: Int) {
         self.segmentSize = segmentSize
+        self.compressionLevel = compressionLevel
         self.entries = entries
         self.postings = postings
         self.postings.sort()
@@ -157,7 +162,7 @@ public struct SegmentIndex: Equatable, Sendable {
         // Its exact size, so that encoding a big index does not regrow (and copy) the buffer.
         buffer.reserveCapacity(28 + entries.count * 56 + postings.count * 12 + 4)
         Varint.appendUInt32(Self.magic, to: &buffer)
-        buffer.append(contentsOf: [1, 0, 0, 0] as [UInt8])
+        buffer.append(contentsOf: [1, UInt8(clamping: max(0, compressionLevel)), 0, 0] as [UInt8])
         appendUInt64(UInt64(segmentSize), to: &buffer)
         Varint.appendUInt32(UInt32(entries.count), to: &buffer)
         Varint.appendUInt32(UInt32(postings.count), to: &buffer)
@@ -185,8 +190,8 @@ public struct SegmentIndex: Equatable, Sendable {
             var crcReader = ByteReader(raw, offset: raw.count - 4)
             guard crcReader.readUInt32() == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<(raw.count - 4)])) else { return nil }
             var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<(raw.count - 4)]))
-            guard reader.readUInt32() == magic, reader.readByte() == 1 else { return nil }
-            reader.offset += 3
+            guard reader.readUInt32() == magic, reader.readByte() == 1, let level = reader.readByte() else { return nil }
+            reader.offset += 2
             guard let size = reader.readUInt64(), let blockCount = reader.readUInt32(), let postingCount = reader.readUInt32(),
                 reader.remaining == Int(blockCount) * 56 + Int(postingCount) * 12
             else { return nil }
@@ -210,8 +215,13 @@ public struct SegmentIndex: Equatable, Sendable {
                 guard let hash = reader.readUInt64(), let block = reader.readUInt32(), block < blockCount else { return nil }
                 postings.append(Posting(sessionHash: hash, block: block))
             }
-            return SegmentIndex(segmentSize: Int(truncatingIfNeeded: size), entries: entries, postings: postings)
+            return SegmentIndex(segmentSize: Int(truncatingIfNeeded: size), entries: entries, postings: postings, compressionLevel: Int(level))
         }
+    }
+
+    /// The lowest level of `blocks`' headers (0 for none, or when one did not record it).
+    static func lowestLevel(_ blocks: some Sequence<BlockLocation>) -> Int {
+        blocks.lazy.map(\.header.compressionLevel).min() ?? 0
     }
 
     /// Whether the index describes a segment of `size` bytes whose seek table is `table`:

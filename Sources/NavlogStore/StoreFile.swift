@@ -1,4 +1,5 @@
 import NavlogEvents
+import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
@@ -15,9 +16,9 @@ struct StoreFile: ~Copyable, Sendable {
 
     /// Opens `path` for reading, or for reading and writing (created if missing).
     init(path: String, writable: Bool) throws(StoreError) {
-        self.path = path
+        let opened: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(
+            opened = try FileDescriptor.open(
                 FilePath(path),
                 writable ? .readWrite : .readOnly,
                 options: writable ? [.create, .closeOnExec] : [.closeOnExec],
@@ -26,6 +27,15 @@ struct StoreFile: ~Copyable, Sendable {
         } catch {
             throw StoreError.system(error, "open", path)
         }
+        // A directory (or a device) opens read-only too, and its "size" can be 2^63: every file
+        // of a data directory is a regular file, anything else is refused before it is read.
+        var status = stat()
+        guard fstat(opened.rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            try? opened.close()
+            throw StoreError(code: .io, message: "\(path) is not a regular file; move it out of the data directory.", path: path)
+        }
+        self.path = path
+        descriptor = opened
     }
 
     deinit { try? descriptor.close() }
@@ -101,15 +111,46 @@ public enum DurableFile {
     /// Writes `bytes` to `path` through `path.tmp` (written, fsynced), renamed over `path`, then
     /// fsyncs the directory.
     public static func replace(_ path: String, with bytes: [UInt8]) throws(StoreError) {
-        let temporary = path + ".tmp"
+        // A name of this call's own: a reader rebuilding a segment index writes the same file
+        // as the writer sealing the segment, and with one shared name one of them would rename
+        // the other's half-written (or already renamed) file.
+        let temporary = path + ".tmp.\(getpid()).\(temporaryNumber.add(1, ordering: .relaxed).newValue)"
         do {
             let file = try StoreFile(path: temporary, writable: true)
             try file.truncate(to: 0)
             try bytes.withBytes { (raw) throws(StoreError) in try file.write(raw, at: 0) }
             try file.sync()
+        } catch {
+            unlink(temporary)
+            throw error
         }
-        if Glibc.rename(temporary, path) != 0 { throw StoreError.errno(errno, "rename", temporary) }
+        if Glibc.rename(temporary, path) != 0 {
+            let failure = StoreError.errno(errno, "rename", temporary)
+            unlink(temporary)
+            throw failure
+        }
         try syncDirectory(containing: path)
+    }
+
+    /// Numbers this process's temporary files.
+    private static let temporaryNumber = Atomic<UInt64>(0)
+
+    /// The process that wrote `name`, when it is a temporary file of ``replace(_:with:)``.
+    static func temporaryWriter(_ name: String) -> pid_t? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[parts.count - 3] == "tmp",
+            parts.suffix(2).allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } })
+        else { return nil }
+        return pid_t(parts[parts.count - 2])
+    }
+
+    /// Removes the temporary files of `directory` whose writer is gone (it crashed between
+    /// writing one and renaming it); a live reader's file is left to it.
+    static func removeAbandonedTemporaries(in directory: LogDirectory) {
+        for name in (try? directory.names()) ?? [] {
+            guard let writer = temporaryWriter(name), writer != getpid(), kill(writer, 0) != 0, errno == ESRCH else { continue }
+            try? directory.remove(name)
+        }
     }
 
     /// Makes the entries of the directory holding `path` (a rename into it, say) durable.

@@ -1,4 +1,5 @@
 import Foundation
+import NavlogEvents
 import NavlogStore
 import NavlogTesting
 import NavlogWorkload
@@ -74,9 +75,68 @@ struct CompactionEndToEndTests {
             #expect(SegmentCompaction.candidates(reader, options: LogOptions()).isEmpty, "every sealed segment compacted")
             #expect(compactedLines > 0, "the last navlogd said what it compacted")
             #expect(sealed.allSatisfy { $0.blocks.count <= 2 }, "\(sealed.map(\.blocks.count)) blocks per sealed segment")
+            #expect(sealed.allSatisfy { $0.compressionLevel == 19 }, "written again at the sealed level: \(sealed.map(\.compressionLevel))")
             let verify = try ProcessRunner.navlog(["verify", "--data-dir", data])
             #expect(verify.status == 0, "\(verify.output)\(verify.errorOutput)")
             #expect(!FileManager.default.fileExists(atPath: data + "/compaction"), "no unfinished copy left")
+        }
+    }
+
+    @Test("navlog compact writes sealed segments again at the sealed level, changes no event, says what it did, and refuses while a writer holds the log")
+    func compactCommand() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = dir.appendingPathComponent("data").path
+            // A log as a writer at level 3 leaves it, sealed in small segments.
+            var options = LogOptions()
+            options.maximumSegmentBytes = 32 << 10
+            options.compressionLevel = 3
+            let log = try EventLog(directory: data, options: options)
+            var generator = WorkloadGenerator(WorkloadConfiguration(seed: 12))
+            let lines = generator.lines(6000)
+            for start in stride(from: 0, to: lines.count, by: 600) {
+                var batch = EventBatch()
+                var parser = EventLineParser()
+                for line in lines[start..<(start + 600)] {
+                    _ = try parser.parse(String(decoding: line, as: UTF8.self), receivedAt: 1_763_720_000_000_000 + Int64(start), into: &batch)
+                }
+                _ = try log.append(batch)
+                _ = try log.flush()
+            }
+            let before = try ProcessRunner.navlog(["cat", "--data-dir", data])
+            // The writer still holds the lock: the command must not touch the log.
+            let refused = try ProcessRunner.navlog(["compact", "--data-dir", data])
+            #expect(refused.status != 0)
+            #expect(refused.errorOutput.contains("navlog compact:"), "\(refused.errorOutput)")
+            try log.close()
+            let sealed = try LogReader(directory: data).segments.filter(\.sealed)
+            #expect(sealed.count >= 3 && sealed.allSatisfy { $0.compressionLevel == 3 })
+            let compacted = try ProcessRunner.navlog(["compact", "--data-dir", data])
+            #expect(compacted.status == 0, "\(compacted.errorOutput)")
+            #expect(compacted.output.contains("Compacted \(sealed.count) of \(sealed.count) segments"), "\(compacted.output)")
+            for segment in sealed { #expect(compacted.output.contains(segment.name + ": "), "\(compacted.output)") }
+            #expect(try LogReader(directory: data).segments.filter(\.sealed).allSatisfy { $0.compressionLevel == 19 })
+            let after = try ProcessRunner.navlog(["cat", "--data-dir", data])
+            #expect(after.output == before.output, "every event as it was")
+            let again = try ProcessRunner.navlog(["compact", "--data-dir", data])
+            #expect(again.status == 0 && again.output.hasPrefix("Nothing to compact"), "\(again.output)")
+            let badLevel = try ProcessRunner.navlog(["compact", "--data-dir", data, "--level", "30"])
+            #expect(badLevel.status != 0 && badLevel.errorOutput.contains("use 1 to 22"), "\(badLevel.errorOutput)")
+            let verify = try ProcessRunner.navlog(["verify", "--data-dir", data])
+            #expect(verify.status == 0, "\(verify.output)")
+        }
+    }
+
+    @Test("a zstd level out of range in navlogd's configuration is refused at start, naming the setting and what to use")
+    func levelOutOfRange() throws {
+        for (setting, value, advice) in [("sealedCompressionLevel", 23, "or 0 to keep sealed segments as written"), ("compressionLevel", 0, "zstd levels go from 1 to 22")] {
+            try TestEnvironment.withTemporaryDirectory { dir in
+                let config = try DaemonEndToEndTests.write(Array("{\"\(setting)\": \(value)}".utf8), to: dir.appendingPathComponent("c.json"))
+                let result = try ProcessRunner.run(
+                    TestEnvironment.binaries.appendingPathComponent("navlogd"),
+                    ["--config", config.path, "--socket", dir.appendingPathComponent("s.sock").path, "--data-dir", dir.appendingPathComponent("d").path], timeout: 30)
+                #expect(result.status != 0)
+                #expect(result.errorOutput.contains("\(setting) is \(value)") && result.errorOutput.contains(advice), "\(result.errorOutput)")
+            }
         }
     }
 }

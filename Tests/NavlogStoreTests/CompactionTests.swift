@@ -72,6 +72,56 @@ struct CompactionTests {
         }
     }
 
+    @Test("a sealed segment written below the sealed level is written again at it: the same events and blocks, fewer bytes, the level recorded in headers and index")
+    func recompressesBelowTheSealedLevel() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let path = dir.path
+            // Full blocks (500 events each) at level 3: only the level makes them candidates.
+            var writer = LogOptions()
+            writer.maximumSegmentBytes = 64 << 10
+            writer.maximumEventsPerBlock = 500
+            writer.compressionLevel = 3
+            let log = try EventLog(directory: path, options: writer)
+            let lines = StoreFixture.lines(20000, seed: 5)
+            for start in stride(from: 0, to: lines.count, by: 500) {
+                _ = try log.append(StoreFixture.batch(Array(lines[start..<(start + 500)]), receivedAt: 1_763_720_000_000_000 + Int64(start) * 997))
+                _ = try log.flush()
+            }
+            try log.close()
+            let before = try StoreFixture.catLines(path).lines
+            let reader = try LogReader(directory: path)
+            let sealed = reader.segments.filter(\.sealed)
+            #expect(sealed.count >= 2)
+            #expect(sealed.allSatisfy { $0.compressionLevel == 3 }, "\(sealed.map(\.compressionLevel))")
+            var keepLevel = writer
+            keepLevel.sealedCompressionLevel = nil
+            #expect(SegmentCompaction.candidates(reader, options: keepLevel).isEmpty, "full blocks: nothing to compact without a sealed level")
+            var options = writer
+            options.sealedCompressionLevel = 19
+            let candidates = SegmentCompaction.candidates(reader, options: options)
+            #expect(candidates == sealed.map(\.name))
+            let compactor = try EventLog(directory: path, options: options)
+            for name in candidates {
+                let copy = try #require(try SegmentCompaction.writeCopy(of: name, reader: reader, options: options))
+                #expect(copy.compactedBlocks == copy.originalBlocks, "blocks were full: \(copy)")
+                #expect(copy.compactedBytes < copy.originalBytes, "\(copy)")
+                #expect(try compactor.install(copy))
+            }
+            try compactor.close()
+            #expect(try StoreFixture.catLines(path).lines == before, "every event, LSN, receive time and peer as it was")
+            let after = try LogReader(directory: path)
+            #expect(after.segments.filter(\.sealed).allSatisfy { $0.compressionLevel == 19 }, "from the installed indexes")
+            #expect(SegmentCompaction.candidates(after, options: options).isEmpty, "written once, not again")
+            // An index rebuilt from the segment (lost, or from an older navlog) finds the level in
+            // the block headers.
+            let first = try #require(SegmentName.baseLSN(ofSegment: candidates[0]))
+            try FileManager.default.removeItem(atPath: path + "/" + SegmentName.index(first))
+            let rebuilt = try LogReader(directory: path)
+            #expect(rebuilt.segments.first { $0.name == candidates[0] }?.compressionLevel == 19)
+            #expect(try LogVerifier.verify(directory: path).isClean)
+        }
+    }
+
     @Test("a crash at any step of a compaction leaves every event exactly once")
     func crashAtEveryStep() throws {
         // The steps: the copy being written (a partial copy in compaction/), the copy written and

@@ -1,6 +1,7 @@
 import Foundation
 import NavlogEvents
 import NavlogTesting
+import Synchronization
 import Testing
 
 @testable import NavlogStore
@@ -52,6 +53,52 @@ struct EventLogTests {
             #expect(try reader.readBlock(segment: 0, block: 0, into: &bare))
             #expect(try reader.readBlock(segment: 0, block: 0, into: &full))
             #expect(bare.bodiesLocated && bare.bodyStarts == full.bodyStarts)
+        }
+    }
+
+    @Test("a segment whose index cannot be written still seals, and the append that filled it does not fail (its events would be stored twice)")
+    func sealWithoutIndex() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            var options = LogOptions()
+            options.maximumSegmentBytes = 8 << 10
+            options.maximumEventsPerBlock = 100
+            let log = try EventLog(directory: dir.path, options: options)
+            // The first segment's index cannot be renamed into place: a directory has its name.
+            try FileManager.default.createDirectory(atPath: dir.path + "/" + SegmentName.index(1), withIntermediateDirectories: false)
+            let lines = StoreFixture.lines(2000)
+            for start in stride(from: 0, to: lines.count, by: 100) {
+                let stored = try log.append(StoreFixture.batch(Array(lines[start..<(start + 100)])))
+                #expect(stored.count == 100)
+                _ = try log.flush()
+            }
+            try log.close()
+            let reader = try LogReader(directory: dir.path)
+            #expect(reader.segments.filter(\.sealed).count >= 2, "the segment sealed and the next ones too")
+            let (stored, damage) = try StoreFixture.catLines(dir.path)
+            #expect(damage.isEmpty && stored.count == lines.count, "every event once")
+            #expect(try LogVerifier.verify(directory: dir.path).problems.allSatisfy { "\($0)".contains(SegmentName.index(1)) })
+        }
+    }
+
+    @Test("files replaced at once by two threads (a reader rebuilding a segment index as the writer seals it) never fail and leave no temporary")
+    func concurrentReplace() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let path = dir.path + "/" + SegmentName.index(1)
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                for round in 0..<300 {
+                    do { try DurableFile.replace(path, with: Array(repeating: UInt8(thread), count: 1000 + round)) } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [SegmentName.index(1)])
+            // A temporary left by a writer that is gone is removed when the log is opened.
+            let abandoned = dir.path + "/" + SegmentName.index(1) + ".tmp.999999999.1"
+            #expect(FileManager.default.createFile(atPath: abandoned, contents: Data([1])))
+            try EventLog(directory: dir.path).close()
+            #expect(!FileManager.default.fileExists(atPath: abandoned))
         }
     }
 
