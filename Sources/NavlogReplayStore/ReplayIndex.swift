@@ -142,6 +142,15 @@ public final class ReplayIndex {
     }
 
     /// Writes segment `number`'s file: from its first block, or after the blocks `existing` covers.
+    /// The zstd level of a segment's index file: 3 while the segment may grow or be compacted,
+    /// 9 once compaction wrote it again above the writer's level
+    /// (``LogOptions/sealedCompressionLevel``): that file is built once more and then kept as
+    /// long as the segment, so it is worth ~3× the compression time for checkpoint states ~10%
+    /// and journals ~3% smaller (docs/BENCHMARKS.md, issue 14, seventh part).
+    static func compressionLevel(of segment: LogReader.SegmentSummary) -> Int32 {
+        segment.sealed && segment.compressionLevel > Int(LogOptions().compressionLevel) ? 9 : 3
+    }
+
     private func build(segment number: Int, extending existing: ReplayIndexFile.Reader?, progress: ((Int) -> Void)? = nil) throws -> Int {
         let damageBefore = log.damage.count
         let segmentName = log.segments[number].name
@@ -151,7 +160,8 @@ public final class ReplayIndex {
         }
         let segment = log.segments[number]
         let firstBlock = Int(existing?.coverage.blockCount ?? 0)
-        var writer = try ReplayIndexFile.Writer()
+        let level = Self.compressionLevel(of: segment)
+        var writer = try ReplayIndexFile.Writer(level: level)
         // Sessions whose replay is live in this pass, by id.
         var sessionNumbers = ByteStringTable()
         var states: [SessionReplayer] = []
@@ -173,7 +183,7 @@ public final class ReplayIndex {
         var ended: [Bool] = []
         // End pieces of an extended file, loaded when their session has an event (or at the end).
         var carriedEnd: [ReplayPiece?] = []
-        let compressor = try ZstdCompressor(level: 3, contentChecksum: false)
+        let compressor = try ZstdCompressor(level: level, contentChecksum: false)
         /// The end state an extended file holds at `piece`; a damaged one removes the file and
         /// has the build start again from this segment (a session started afresh would make
         /// every later checkpoint of it wrong).

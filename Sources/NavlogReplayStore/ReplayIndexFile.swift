@@ -112,8 +112,9 @@ enum ReplayIndexFile {
         private var sessionNumbers = ByteStringTable()
         private let compressor: ZstdCompressor
 
-        init() throws(ZstdError) {
-            compressor = try ZstdCompressor(level: 3, contentChecksum: false)
+        /// A writer compressing state frames at zstd `level`.
+        init(level: Int32) throws(ZstdError) {
+            compressor = try ZstdCompressor(level: level, contentChecksum: false)
         }
 
         /// Adds a piece for `session`; `state` is nil when the session has no earlier events.

@@ -12,7 +12,7 @@ public import NavlogEvents
 /// | 4 | header size (everything below) |
 /// | 4 | block magic `NBLK` |
 /// | 1 | format version (1: one data frame; 2: a frame table follows the filter) |
-/// | 1 | zstd level the data frames were written at (0: not recorded, blocks written before it was) |
+/// | 1 | zstd level the data frames (a grouped block's group frames) were written at (0: not recorded) |
 /// | 2 | reserved, zero |
 /// | 8 | first LSN |
 /// | 4 | event count |
@@ -68,8 +68,9 @@ public struct BlockHeader: Hashable, Sendable {
     /// A grouped block's data frames (the spine first, then one per session group); empty for
     /// a block with one data frame.
     public var frames: [DataFrame] = []
-    /// The zstd level the data frames were written at (1–22), 0 when the writer did not record
-    /// it (blocks written before navlog recorded levels). Log compaction rewrites sealed
+    /// The zstd level the data frames were written at (1–22; a grouped block's group frames,
+    /// its spine may be at ``LogOptions/spineCompressionLevel``), 0 when the writer did not
+    /// record it (blocks written before navlog recorded levels). Log compaction rewrites sealed
     /// segments whose blocks were written below ``LogOptions/sealedCompressionLevel``.
     public var compressionLevel: Int = 0
 

@@ -39,6 +39,8 @@ public final class EventLog {
     private var encoder = BlockEncoder()
     private var pendingFirstLSN: UInt64 = 0
     private let compressor: ZstdCompressor
+    /// For grouped blocks' spines, when ``LogOptions/spineCompressionLevel`` differs.
+    private let spineCompressor: ZstdCompressor?
     private var payload: [UInt8] = []
     private var output: [UInt8] = []
     private var needsSync = false
@@ -80,6 +82,9 @@ public final class EventLog {
         }
         do {
             compressor = try ZstdCompressor(level: options.compressionLevel)
+            spineCompressor = try options.spineCompressionLevel.flatMap { level throws(ZstdError) in
+                level == options.compressionLevel ? nil : try ZstdCompressor(level: level)
+            }
         } catch {
             throw StoreError(code: .compression, message: error.message)
         }
@@ -201,13 +206,18 @@ public final class EventLog {
             frame = try payload.withBytes { (raw) throws(ZstdError) -> [UInt8] in
                 var frame: [UInt8] = []
                 var start = 0
-                for sections in layout {
+                for (part, sections) in layout.enumerated() {
                     let before = frame.count
                     var ends: [Int] = []
                     for size in sections { ends.append((ends.last ?? 0) + size) }
                     let size = ends.last ?? 0
                     if size > 0 {
-                        try compressor.compress(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]), sectionEnds: ends, appendingTo: &frame)
+                        let bytes = UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)])
+                        if part == 0 && layout.count > 1, spineCompressor != nil {
+                            try spineCompressor?.compress(bytes, sectionEnds: ends, appendingTo: &frame)
+                        } else {
+                            try compressor.compress(bytes, sectionEnds: ends, appendingTo: &frame)
+                        }
                     }
                     if layout.count > 1 {
                         let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[before...])) }

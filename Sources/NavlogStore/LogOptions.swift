@@ -37,10 +37,17 @@ public struct LogOptions: Sendable, Hashable {
     ///
     /// 19: a sealed segment never changes and is read far more often than written, so it is
     /// worth the CPU once. On 2M production-shaped events in 131,072-event blocks the log
-    /// takes 18.1 MB at level 19 against 19.9 MB at 6 (docs/BENCHMARKS.md, issue 14, seventh
-    /// part); compressing at 19 runs at ~80k events/s on one core, hundreds of times
-    /// production's rate, while the writer stays at 6 to keep up with bursts.
+    /// takes 18.3 MB with groups at 19 and spines at 6 (``spineCompressionLevel``), against
+    /// 19.9 MB at 6, for seeks ~8% slower (docs/BENCHMARKS.md, issue 14, seventh part);
+    /// compressing at 19 runs at ~90k events/s on one core, hundreds of times production's
+    /// rate, while the writer stays at 6 to keep up with bursts.
     public var sealedCompressionLevel: Int32? = 19
+    /// zstd level of a grouped block's spine (nil: ``compressionLevel``). Compaction writes a
+    /// sealed segment's group frames at ``sealedCompressionLevel`` and its spines at the
+    /// writer's level: every read for one session (a seek) decompresses its block's whole
+    /// spine, and at level 19 spines took 70% longer to decompress for 15% fewer bytes, 2% of
+    /// the log (docs/BENCHMARKS.md, issue 14, seventh part).
+    public var spineCompressionLevel: Int32?
     /// Delete the oldest sealed segments while the log is larger than this (bytes).
     public var retentionBytes: Int?
     /// Delete sealed segments whose newest event was received longer ago than this (µs).

@@ -82,7 +82,10 @@ public enum SegmentCompaction {
         let work = reader.directory + "/" + workDirectoryName + "/" + name
         removeWorkDirectory(work)
         var copyOptions = options
-        copyOptions.compressionLevel = options.sealedCompressionLevel ?? options.compressionLevel
+        if let sealed = options.sealedCompressionLevel {
+            copyOptions.compressionLevel = sealed
+            copyOptions.spineCompressionLevel = options.spineCompressionLevel ?? options.compressionLevel
+        }
         copyOptions.maximumSegmentBytes = Int.max / 4
         copyOptions.retentionBytes = nil
         copyOptions.retentionAge = nil

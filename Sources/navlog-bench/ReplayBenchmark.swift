@@ -105,8 +105,15 @@ enum ReplayBenchmark {
                 let level = try count(argument)
                 guard level <= 22 else { throw Failure("--level takes a zstd level from 1 to 22.") }
                 options.log.compressionLevel = Int32(level)
+            case "--spine-level":
+                // As compaction writes sealed segments: groups at --level, spines at this one.
+                let level = try count(argument)
+                guard level <= 22 else { throw Failure("--spine-level takes a zstd level from 1 to 22.") }
+                options.log.spineCompressionLevel = Int32(level)
             default:
-                throw Failure("unknown argument \(argument) for --only replay. Use --events N, --points P, --work DIR, --keep, --events-per-group N, --block-events N, --level L.")
+                throw Failure(
+                    "unknown argument \(argument) for --only replay. Use --events N, --points P, --work DIR, --keep, --events-per-group N, --block-events N, --level L, --spine-level L."
+                )
             }
         }
         return options

@@ -73,7 +73,7 @@ let usage = """
       navlog-bench [--events N] [--size-events N] [--block-events N] [--events-per-group N] [--level N]
                    [--only parse|scan|size] [--scan-repeats N] [--work DIR] [--keep]
           the codec and the log against zstd's CLI and Foundation's JSON parser, one table
-      navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L]
+      navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L] [--spine-level L]
           replay engine, checkpoints and seeks
       navlog-bench load (--socket PATH | --tcp PORT | --datagram PATH) --clients N --events N
                    [--ack none|batch|durable] [--rate EVENTS_PER_SECOND] [--chunk LINES]

@@ -101,6 +101,55 @@ struct ReplayIndexTests {
         }
     }
 
+    @Test("segments compaction wrote again at the sealed level get their index files rebuilt, harder compressed, with the same answers")
+    func indexAfterCompaction() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let log = try EventLog(directory: dir.path, options: Self.options)
+            try Self.append(Self.generatedLines(12_000, seed: 8)[...], to: log, batchSize: 300)
+            try log.close()
+            let replay = dir.path + "/replay"
+            func indexBytes() throws -> Int {
+                try FileManager.default.contentsOfDirectory(atPath: replay).filter { $0.hasSuffix(".nrx") }.reduce(0) {
+                    $0 + (try FileManager.default.attributesOfItem(atPath: replay + "/" + $1)[.size] as! Int)
+                }
+            }
+            let before = ReplayIndex(log: try LogReader(directory: dir.path))
+            try before.refresh()
+            let bytesBefore = try indexBytes()
+            let sessions = try Self.sessions(dir.path)
+            var answers: [String] = []
+            for (session, count) in sessions.prefix(40) {
+                for index in [0, count / 2, count - 1] {
+                    answers.append(Self.json(try SessionSeeker(index: before).replay(session: session, to: .index(index), useCheckpoints: true), session))
+                }
+            }
+            // What navlogd's compaction does: every sealed segment again at level 19.
+            var options = Self.options
+            options.sealedCompressionLevel = 19
+            let reader = try LogReader(directory: dir.path)
+            let candidates = SegmentCompaction.candidates(reader, options: options)
+            #expect(candidates.count == reader.segments.filter(\.sealed).count && candidates.count >= 3)
+            let compactor = try EventLog(directory: dir.path, options: options)
+            for name in candidates {
+                let copy = try #require(try SegmentCompaction.writeCopy(of: name, reader: reader, options: options))
+                #expect(try compactor.install(copy))
+            }
+            try compactor.close()
+            let after = ReplayIndex(log: try LogReader(directory: dir.path))
+            try after.refresh()
+            #expect(after.lastRefresh.filesWritten == candidates.count, "the compacted segments' files, rebuilt")
+            let bytesAfter = try indexBytes()
+            #expect(bytesAfter < bytesBefore, "\(bytesBefore) → \(bytesAfter) bytes")
+            var again: [String] = []
+            for (session, count) in sessions.prefix(40) {
+                for index in [0, count / 2, count - 1] {
+                    again.append(Self.json(try SessionSeeker(index: after).replay(session: session, to: .index(index), useCheckpoints: true), session))
+                }
+            }
+            #expect(again == answers)
+        }
+    }
+
     @Test("production's shape (520 sessions live, mixed recording styles): through checkpoints equals from the first event at every event of sampled sessions")
     func everyPointWithManyLiveSessions() throws {
         try TestEnvironment.withTemporaryDirectory { dir in

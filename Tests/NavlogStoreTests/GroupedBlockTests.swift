@@ -39,6 +39,27 @@ struct GroupedBlockTests {
         return headers
     }
 
+    @Test("a spine level of its own changes the spine frames only: the group frames are the same bytes and every event reads the same")
+    func spineLevel() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = Self.lines(8_500)
+            let same = dir.appendingPathComponent("same").path, own = dir.appendingPathComponent("own").path
+            var options = Self.options(grouped: true)
+            options.compressionLevel = 19
+            try StoreFixture.write(lines, to: same, options: options, seal: true)
+            options.spineCompressionLevel = 1
+            try StoreFixture.write(lines, to: own, options: options, seal: true)
+            let sameHeaders = try Self.headers(same).filter { $0.groupCount > 0 }, ownHeaders = try Self.headers(own).filter { $0.groupCount > 0 }
+            #expect(sameHeaders.count == 4 && ownHeaders.count == 4)
+            for (a, b) in zip(sameHeaders, ownHeaders) {
+                #expect(a.frames.dropFirst() == b.frames.dropFirst(), "group frames at level 19 in both")
+                #expect(a.frames[0].payloadSize == b.frames[0].payloadSize && a.frames[0].size < b.frames[0].size, "the spine at level 1 is larger")
+                #expect(b.compressionLevel == 19, "the header records the groups' level")
+            }
+            #expect(try StoreFixture.catLines(own).lines == (try StoreFixture.catLines(same).lines))
+        }
+    }
+
     @Test("a grouped log gives back every event exactly as a log of one-frame blocks does")
     func sameEventsAsOneFrame() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
