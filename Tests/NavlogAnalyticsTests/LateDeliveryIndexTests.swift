@@ -90,6 +90,73 @@ struct LateDeliveryIndexTests {
         return found.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
+    @Test("compaction of a late, production-shaped log written a block per fsync: every event at its LSN, every analytics row and end state as before")
+    func compactionKeepsLateLog() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            var configuration = WorkloadConfiguration.production(seed: 23)
+            configuration.concurrentSessions = 500
+            var generator = WorkloadGenerator(configuration)
+            let (late, moved) = Self.delivered(generator.lines(8_000), seed: 3)
+            #expect(moved > 200)
+            // As durable clients leave a log: a flush (a block) every one to seven events.
+            let log = try EventLog(directory: dir.path, options: Self.options)
+            var parser = EventLineParser()
+            var batch = EventBatch()
+            var step = 1
+            for (number, line) in late.enumerated() {
+                _ = try line.withUnsafeBytes {
+                    try parser.parse($0, lineNumber: number + 1, receivedAt: 1_000 + Int64(number), peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch)
+                }
+                if batch.count == step {
+                    _ = try log.append(batch)
+                    _ = try log.flush()
+                    batch.removeAll()
+                    step = step % 7 + 1
+                }
+            }
+            if !batch.isEmpty { _ = try log.append(batch) }
+            try log.close()
+            func events() throws -> [String] {
+                var lines: [String] = []
+                try LogReader(directory: dir.path).scan(LogQuery()) { block, index in
+                    lines.append("\(block.lsn(index)) \(block.session(index)) \(block.types[index]) \(block.timestamps[index]) \(block.sequence(index) ?? 0)")
+                    return true
+                }
+                return lines
+            }
+            let sessions = try Self.sessions(late).map(\.id)
+            func ends(_ index: ReplayIndex) throws -> [String] {
+                let seeker = SessionSeeker(index: index)
+                return try sessions.map { Self.json(try seeker.replay(session: $0, to: .end), $0) }
+            }
+            let before = ReplayIndex(log: try LogReader(directory: dir.path))
+            try before.refresh()
+            let eventsBefore = try events(), rowsBefore = try Self.rows(before), endsBefore = try ends(before)
+            #expect(eventsBefore.count == late.count)
+
+            // What navlogd's compaction does: full blocks, groups at level 19.
+            var options = Self.options
+            options.sealedCompressionLevel = 19
+            let reader = try LogReader(directory: dir.path)
+            let candidates = SegmentCompaction.candidates(reader, options: options)
+            #expect(candidates.count == reader.segments.filter(\.sealed).count && candidates.count >= 3)
+            let compactor = try EventLog(directory: dir.path, options: options)
+            for name in candidates {
+                let copy = try #require(try SegmentCompaction.writeCopy(of: name, reader: reader, options: options))
+                #expect(copy.compactedBlocks * 10 < copy.originalBlocks, "\(copy)")
+                #expect(try compactor.install(copy))
+            }
+            try compactor.close()
+
+            let after = ReplayIndex(log: try LogReader(directory: dir.path))
+            try after.refresh()
+            #expect(after.lastRefresh.filesWritten == candidates.count)
+            #expect(try events() == eventsBefore, "every event at its LSN, late ones where they were stored")
+            #expect(try Self.rows(after) == rowsBefore)
+            #expect(try ends(after) == endsBefore)
+        }
+    }
+
     @Test("late events re-derive their sessions: states at every seq, end states and analytics rows (journals and the replay fallback) equal the in-order log's")
     func lateEventsMatchInOrderLog() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
