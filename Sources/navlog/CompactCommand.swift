@@ -19,7 +19,7 @@ struct CompactCommand: ParsableCommand {
 
     @OptionGroup var data: DataDirectoryOptions
 
-    @Option(help: ArgumentHelp("zstd level to write sealed segments at, 1 to 22 (navlogd's sealedCompressionLevel; default 19).", valueName: "level"))
+    @Option(help: ArgumentHelp("zstd level to write sealed segments at, 1 to 22 (navlogd's sealedCompressionLevel).", valueName: "level"))
     var level: Int32 = 19
 
     func validate() throws {
