@@ -1,3 +1,5 @@
+import NavlogStore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -52,7 +54,8 @@ public enum ReplayFiles {
     /// the old file or the new one, never a part. No fsync: the files are derived data, rebuilt
     /// from the log when lost.
     static func writeAtomically(_ bytes: [UInt8], directory: String, name: String) -> Bool {
-        let temporary = directory + "/." + name + ".tmp.\(getpid())"
+        // A name of this write's own (two builds of one process may write the same file).
+        let temporary = DurableFile.temporaryPath(for: directory + "/." + name)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return false }
         var written = 0

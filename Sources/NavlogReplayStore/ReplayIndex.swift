@@ -76,6 +76,8 @@ public final class ReplayIndex {
             lastRefresh = report
             return
         }
+        // Files a build that crashed was writing.
+        DurableFile.removeAbandonedTemporaries(inDirectory: directory)
         let segments = log.segments
         let wanted = Set(segments.map { Self.fileName(ofSegment: $0.name) })
         for name in ReplayFiles.names(in: directory) where name.hasSuffix(".nrx") && !wanted.contains(name) {
@@ -141,16 +143,16 @@ public final class ReplayIndex {
         }
     }
 
-    /// Writes segment `number`'s file: from its first block, or after the blocks `existing` covers.
     /// The zstd level of a segment's index file: 3 while the segment may grow or be compacted,
     /// 9 once compaction wrote it again above the writer's level
     /// (``LogOptions/sealedCompressionLevel``): that file is built once more and then kept as
-    /// long as the segment, so it is worth ~3× the compression time for checkpoint states ~10%
+    /// long as the segment, so it is worth 4–6× the compression time for checkpoint states ~10%
     /// and journals ~3% smaller (docs/BENCHMARKS.md, issue 14, seventh part).
     static func compressionLevel(of segment: LogReader.SegmentSummary) -> Int32 {
         segment.sealed && segment.compressionLevel > Int(LogOptions().compressionLevel) ? 9 : 3
     }
 
+    /// Writes segment `number`'s file: from its first block, or after the blocks `existing` covers.
     private func build(segment number: Int, extending existing: ReplayIndexFile.Reader?, progress: ((Int) -> Void)? = nil) throws -> Int {
         let damageBefore = log.damage.count
         let segmentName = log.segments[number].name

@@ -164,8 +164,7 @@ enum SegmentIndexBuilder {
             try reader.read(location, from: file, into: &block)
             postings.append(contentsOf: Self.postings(of: block, number: number))
         }
-        return SegmentIndex(
-            segmentSize: segmentSize, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: postings, compressionLevel: SegmentIndex.lowestLevel(scan.blocks))
+        return SegmentIndex(segmentSize: segmentSize, blocks: scan.blocks, postings: postings)
     }
 
     /// The session postings of one decoded block (each session once).

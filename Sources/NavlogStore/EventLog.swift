@@ -92,7 +92,7 @@ public final class EventLog {
         var state = RecoveredState()
         // A compaction the last writer did not finish: the original segment is still in place.
         SegmentCompaction.removeUnfinishedCopies(in: directory)
-        DurableFile.removeAbandonedTemporaries(in: files)
+        DurableFile.removeAbandonedTemporaries(inDirectory: directory)
         try Self.recover(files, &report, &state)
         recovery = report
         nextLSN = max(state.nextLSN, firstLSN)

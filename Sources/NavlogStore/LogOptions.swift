@@ -39,7 +39,7 @@ public struct LogOptions: Sendable, Hashable {
     /// worth the CPU once. On 2M production-shaped events in 131,072-event blocks the log
     /// takes 18.3 MB with groups at 19 and spines at 6 (``spineCompressionLevel``), against
     /// 19.9 MB at 6, for seeks ~8% slower (docs/BENCHMARKS.md, issue 14, seventh part);
-    /// compressing at 19 runs at ~90k events/s on one core, hundreds of times production's
+    /// compressing at 19 ran at ~89k events/s on one core (10M events), hundreds of times production's
     /// rate, while the writer stays at 6 to keep up with bursts.
     public var sealedCompressionLevel: Int32? = 19
     /// zstd level of a grouped block's spine (nil: ``compressionLevel``). Compaction writes a

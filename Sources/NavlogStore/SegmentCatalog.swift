@@ -66,8 +66,7 @@ struct SegmentCatalog {
                 index = try SegmentIndexBuilder.build(opened.file, segmentSize: size)
             } catch {
                 damage.append(SegmentDamage(path: segment.path, offset: error.offset ?? 0, reason: error.message))
-                index = SegmentIndex(
-                    segmentSize: size, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: [], compressionLevel: SegmentIndex.lowestLevel(scan.blocks))
+                index = SegmentIndex(segmentSize: size, blocks: scan.blocks, postings: [])
                 return SegmentCatalog(
                     segment: segment, sealed: true, index: index, headers: scan.blocks.map(\.header), hasPostings: false, damage: damage,
                     held: holding ? opened : nil)
@@ -85,8 +84,7 @@ struct SegmentCatalog {
                 SegmentDamage(path: $0.path, offset: $0.offset, reason: $0.reason + (scan.damageInMiddle ? "" : " (no writer is active: this is not a write in progress)"))
             }
             : []
-        let index = SegmentIndex(
-            segmentSize: size, entries: scan.blocks.map(SegmentIndex.Entry.init), postings: [], compressionLevel: SegmentIndex.lowestLevel(scan.blocks))
+        let index = SegmentIndex(segmentSize: size, blocks: scan.blocks, postings: [])
         return SegmentCatalog(segment: segment, sealed: false, index: index, headers: scan.blocks.map(\.header), hasPostings: false, damage: damage)
     }
 }

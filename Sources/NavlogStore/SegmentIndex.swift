@@ -93,6 +93,13 @@ public struct SegmentIndex: Equatable, Sendable {
         computeBounds()
     }
 
+    /// The index of scanned `blocks`: their entries, and their headers' lowest level.
+    init(segmentSize: Int, blocks: [BlockLocation], postings: consuming [Posting]) {
+        self.init(
+            segmentSize: segmentSize, entries: blocks.map(Entry.init), postings: postings,
+            compressionLevel: Self.lowestLevel(blocks))
+    }
+
     private mutating func computeBounds() {
         runningMaxTimestamp = []
         suffixMinTimestamp = [Int64](repeating: .max, count: entries.count)

@@ -108,13 +108,10 @@ struct StoreFile: ~Copyable, Sendable {
 
 /// Files replaced so that a crash leaves the old content or the new, never a part.
 public enum DurableFile {
-    /// Writes `bytes` to `path` through `path.tmp` (written, fsynced), renamed over `path`, then
-    /// fsyncs the directory.
+    /// Writes `bytes` to `path` through a temporary file of its own (``temporaryPath(for:)``,
+    /// written, fsynced), renamed over `path`, then fsyncs the directory.
     public static func replace(_ path: String, with bytes: [UInt8]) throws(StoreError) {
-        // A name of this call's own: a reader rebuilding a segment index writes the same file
-        // as the writer sealing the segment, and with one shared name one of them would rename
-        // the other's half-written (or already renamed) file.
-        let temporary = path + ".tmp.\(getpid()).\(temporaryNumber.add(1, ordering: .relaxed).newValue)"
+        let temporary = temporaryPath(for: path)
         do {
             let file = try StoreFile(path: temporary, writable: true)
             try file.truncate(to: 0)
@@ -132,10 +129,18 @@ public enum DurableFile {
         try syncDirectory(containing: path)
     }
 
+    /// A temporary path for a new version of `path`, of this call's own (`<path>.tmp.<pid>.<n>`):
+    /// a reader rebuilding a segment index writes the same file as the writer sealing the
+    /// segment, and with one shared name one would rename the other's half-written (or already
+    /// renamed) file. ``removeAbandonedTemporaries(inDirectory:)`` removes those a crash left.
+    public static func temporaryPath(for path: String) -> String {
+        path + ".tmp.\(getpid()).\(temporaryNumber.add(1, ordering: .relaxed).newValue)"
+    }
+
     /// Numbers this process's temporary files.
     private static let temporaryNumber = Atomic<UInt64>(0)
 
-    /// The process that wrote `name`, when it is a temporary file of ``replace(_:with:)``.
+    /// The process that wrote `name`, when it is a temporary file (``temporaryPath(for:)``).
     static func temporaryWriter(_ name: String) -> pid_t? {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[parts.count - 3] == "tmp",
@@ -146,7 +151,8 @@ public enum DurableFile {
 
     /// Removes the temporary files of `directory` whose writer is gone (it crashed between
     /// writing one and renaming it); a live reader's file is left to it.
-    static func removeAbandonedTemporaries(in directory: LogDirectory) {
+    public static func removeAbandonedTemporaries(inDirectory path: String) {
+        let directory = LogDirectory(path: path)
         for name in (try? directory.names()) ?? [] {
             guard let writer = temporaryWriter(name), writer != getpid(), kill(writer, 0) != 0, errno == ESRCH else { continue }
             try? directory.remove(name)

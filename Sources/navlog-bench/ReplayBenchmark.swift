@@ -1,7 +1,7 @@
 // `navlog-bench --only replay`: measures the replay engine, the replay index and seeking a
 // session to a random point, each against a baseline measured in the same run. Prints one table.
 //
-// Usage: navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L]
+// Usage: navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L] [--spine-level L]
 import Foundation
 import NavlogEvents
 import NavlogReplay

@@ -141,7 +141,7 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "chaos-load" 
     exit(runChaosLoad(Array(CommandLine.arguments.dropFirst(2))))
 }
 
-// `navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L]`: ReplayBenchmark.swift.
+// `navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L] [--spine-level L]`: ReplayBenchmark.swift.
 if let only = CommandLine.arguments.firstIndex(of: "--only"), CommandLine.arguments.dropFirst(only + 1).first == "replay" {
     exit(ReplayBenchmark.main(Array(CommandLine.arguments.dropFirst())))
 }
