@@ -203,15 +203,21 @@ def read_block(segment, offset, types, fields, lines):
 
 
 def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types, fields, lines, offset):
-    """A grouped block (payload version 3): the spine, then one part per session group."""
+    """A grouped block (payload version 4 or 3): the spine, then one part per session group."""
     r = Reader(payload[:frame_table[0][1]])
-    if r.byte() != 3 or r.varint() != count or r.varint() != len(frame_table) - 1:
+    version = r.byte()
+    if version not in (3, 4) or r.varint() != count or r.varint() != len(frame_table) - 1:
         raise ValueError("the spine of the block at %d is malformed" % offset)
     groups = len(frame_table) - 1
     session_ids = [r.varint() for _ in range(r.varint())]
     session_ids = [r.take(length) for length in session_ids]
     group_of = list(r.take(len(session_ids)))
-    sessions = [r.varint() for _ in range(count)]
+    if version == 3:
+        sessions = [r.varint() for _ in range(count)]
+    else:
+        # Each event's group here; its session from the group part's own session numbers.
+        event_group = list(r.take(count))
+        sessions = [None] * count
     received = []
     last = min_recv
     for _ in range(count):
@@ -227,15 +233,20 @@ def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types
     start = frame_table[0][1]
     for group in range(groups):
         part_size = frame_table[1 + group][1]
-        # Session-major: the group's sessions in order of number, each one's events in log order.
-        members = sorted((i for i in range(count) if group_of[sessions[i]] == group), key=lambda i: (sessions[i], i))
-        if not members:
-            start += part_size
+        if part_size == 0:
             continue
         g = Reader(payload[start:start + part_size])
         start += part_size
         lengths = [g.varint() for _ in range(g.varint())]
         strings = [g.take(length) for length in lengths]
+        if version == 4:
+            # The k-th of the group's sessions in order of session number has its own number k.
+            own = [number for number in range(len(session_ids)) if group_of[number] == group]
+            for i in range(count):
+                if event_group[i] == group:
+                    sessions[i] = own[g.varint()]
+        # Session-major: the group's sessions in order of number, each one's events in log order.
+        members = sorted((i for i in range(count) if sessions[i] is not None and group_of[sessions[i]] == group), key=lambda i: (sessions[i], i))
         kinds = list(g.take(len(members)))
         times = []
         for i in members:

@@ -27,7 +27,7 @@ public import NavlogEvents
 /// | 12 × frames | version 2: per data frame its compressed size, payload size and CRC-32C (u32 each) |
 /// | 4 | CRC-32C of the header bytes above (from the block magic on) |
 ///
-/// A version 2 block is *grouped* (payload version 3, see ``BlockEncoder``): its data is a
+/// A version 2 block is *grouped* (payload version 4 or 3, see ``BlockEncoder``): its data is a
 /// spine frame and one frame per session group, one after another, so a reader of one session
 /// decompresses two small frames instead of the whole block. ``frameSize``, ``payloadSize``
 /// and ``frameChecksum`` still cover all of its data frames together.

@@ -102,9 +102,16 @@ extension BlockReader {
         // the buffer cut to what they filled.
         let spineSize = header.frames[0].payloadSize
         payload.setCount(max(payload.count, spineSize), filler: 0)
-        try readFrame(0, of: location, from: file, at: 0)
+        // A replay needs the spine's sessions only: its receive times and peers, which follow
+        // them (about 40% of a large spine), are not decompressed.
+        var spineRead = spineSize
+        if receiveTimesAndPeers {
+            try readFrame(0, of: location, from: file, at: 0)
+        } else {
+            spineRead = try readSpineSessions(of: location, from: file)
+        }
         let found = payload.withUnsafeBytes { spine in
-            session.withUnsafeBytes { DecodedBlock.sessionGroup(inSpine: UnsafeRawBufferPointer(rebasing: spine[..<spineSize]), of: $0) }
+            session.withUnsafeBytes { DecodedBlock.sessionGroup(inSpine: UnsafeRawBufferPointer(rebasing: spine[..<spineRead]), of: $0) }
         }
         // A damaged spine can name any group: the decoder refuses one past the count.
         let wanted = found.map { (number: $0.number, group: min($0.group, header.groupCount - 1)) }
@@ -126,12 +133,56 @@ extension BlockReader {
         }
     }
 
+    /// Reads and checks a grouped block's spine frame, and decompresses it over the start of
+    /// ``payload`` up to the end of its session column (or a little past: libzstd decodes whole
+    /// blocks); returns how many of its bytes are there, the whole spine when its table does not
+    /// parse (the decoder then says what is wrong).
+    private mutating func readSpineSessions(of location: BlockLocation, from file: borrowing StoreFile) throws(StoreError) -> Int {
+        let header = location.header
+        let entry = header.frames[0]
+        let offset = try readFrameBytes(0, of: location, from: file)
+        var progress = ZstdDecompressor.PrefixProgress()
+        do {
+            // Enough for the counts and a session table of a few thousand ids, then (once the
+            // table says where the session column starts) up to the column's longest end.
+            var wanted = 65_536
+            while true {
+                try frame.withBytes { (raw) throws(ZstdError) in
+                    try decompressor.decompressPrefix(of: raw, expectedSize: entry.payloadSize, over: &payload, at: 0, upTo: wanted, progress: &progress)
+                }
+                if progress.finished { return progress.produced }
+                let produced = progress.produced
+                let end = payload.withUnsafeBytes { DecodedBlock.sessionColumnEnd(inSpinePrefix: UnsafeRawBufferPointer(rebasing: $0[..<produced])) }
+                guard let end else {
+                    wanted *= 4
+                    continue
+                }
+                if produced >= end { return produced }
+                wanted = end
+            }
+        } catch {
+            throw StoreError(code: .damaged, message: "\(file.path) at byte \(offset): \(error.message)", path: file.path, offset: offset)
+        }
+    }
+
     /// Reads, checks and decompresses data frame `index` of a grouped block over ``payload`` at
     /// `start` (``payload`` must be long enough).
     private mutating func readFrame(_ index: Int, of location: BlockLocation, from file: borrowing StoreFile, at start: Int) throws(StoreError) {
+        let entry = location.header.frames[index]
+        guard entry.size > 0 else { return }
+        let offset = try readFrameBytes(index, of: location, from: file)
+        do {
+            try frame.withBytes { (raw) throws(ZstdError) in try decompressor.decompress(frame: raw, expectedSize: entry.payloadSize, over: &payload, at: start) }
+        } catch {
+            throw StoreError(code: .damaged, message: "\(file.path) at byte \(offset): \(error.message)", path: file.path, offset: offset)
+        }
+    }
+
+    /// Reads data frame `index` of a grouped block into ``frame`` and checks its CRC; returns
+    /// its offset in the file.
+    private mutating func readFrameBytes(_ index: Int, of location: BlockLocation, from file: borrowing StoreFile) throws(StoreError) -> Int {
         let header = location.header
         let entry = header.frames[index]
-        guard entry.size > 0 else { return }
         let offset = location.offset + header.encodedSize + header.offset(ofFrame: index)
         let what = index == 0 ? "the spine frame" : "the frame of session group \(index - 1)"
         try file.read(at: offset, count: entry.size, into: &frame)
@@ -145,11 +196,7 @@ extension BlockReader {
                 code: .damaged, message: "\(file.path) at byte \(offset): \(what) of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
                 path: file.path, offset: offset)
         }
-        do {
-            try frame.withBytes { (raw) throws(ZstdError) in try decompressor.decompress(frame: raw, expectedSize: entry.payloadSize, over: &payload, at: start) }
-        } catch {
-            throw StoreError(code: .damaged, message: "\(file.path) at byte \(offset): \(error.message)", path: file.path, offset: offset)
-        }
+        return offset
     }
 }
 

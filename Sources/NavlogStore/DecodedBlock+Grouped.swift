@@ -15,7 +15,7 @@ extension DecodedBlock {
     /// bytes), or nil when the block has no event of it or the spine does not parse that far.
     static func sessionGroup(inSpine spine: UnsafeRawBufferPointer, of session: UnsafeRawBufferPointer) -> (number: Int, group: Int)? {
         var reader = ByteReader(spine)
-        guard reader.readByte() == BlockEncoder.groupedPayloadVersion, reader.readVarint() != nil, reader.readVarint() != nil,
+        guard let version = reader.readByte(), Self.isGroupedPayloadVersion(version), reader.readVarint() != nil, reader.readVarint() != nil,
             let count = reader.readCount(limit: spine.count)
         else { return nil }
         var lengths = reader
@@ -37,7 +37,32 @@ extension DecodedBlock {
         return nil
     }
 
-    /// Decodes a grouped payload (version 3, see ``BlockEncoder``): `raw` holds the spine, then
+    /// The offset in a grouped block's spine past which its session column cannot reach (each
+    /// session number is a varint no longer than the highest one's), from the first bytes of the
+    /// spine (`prefix`); nil when they do not hold its counts and session table (too few bytes,
+    /// or not a spine: the caller then reads more, up to all of it).
+    static func sessionColumnEnd(inSpinePrefix prefix: UnsafeRawBufferPointer) -> Int? {
+        var reader = ByteReader(prefix)
+        guard let version = reader.readByte(), Self.isGroupedPayloadVersion(version), let events = reader.readCount(limit: Int(UInt32.max)),
+            reader.readVarint() != nil, let count = reader.readCount(limit: Int(UInt32.max)), count > 0
+        else { return nil }
+        var table = count  // each session's group byte follows the ids
+        for _ in 0..<count {
+            guard let length = reader.readCount(limit: Int(UInt32.max)) else { return nil }
+            table += length
+        }
+        // Version 4: a group byte per event; 3: a session number.
+        var numberLength = 1
+        while version == BlockEncoder.sessionColumnPayloadVersion && count - 1 >= 1 << (7 * numberLength) { numberLength += 1 }
+        return reader.offset + table + events * numberLength
+    }
+
+    /// Whether `version` is a grouped payload's: 4, or 3 (written before version 4).
+    static func isGroupedPayloadVersion(_ version: UInt8) -> Bool {
+        version == BlockEncoder.groupedPayloadVersion || version == BlockEncoder.sessionColumnPayloadVersion
+    }
+
+    /// Decodes a grouped payload (version 4 or 3, see ``BlockEncoder``): `raw` holds the spine, then
     /// (`only`) every group's part as the header's frame table lists them, one group's part, or
     /// nothing more.
     /// `receiveTimesAndPeers` false (a read of one session for a replay): the spine's receive
@@ -66,7 +91,9 @@ extension DecodedBlock {
             DecodingError(reason: "the block payload is malformed at byte \(offset): \(what)")
         }
         // The spine.
-        guard reader.readByte() == BlockEncoder.groupedPayloadVersion else { throw fail("a grouped block whose spine is not payload version 3", at: 0) }
+        guard let version = reader.readByte(), Self.isGroupedPayloadVersion(version) else {
+            throw fail("a grouped block whose spine is not payload version 3 or 4", at: 0)
+        }
         guard reader.readCount(limit: raw.count) == n else { throw fail("the event count disagrees with the block header", at: reader.offset) }
         guard reader.readCount(limit: BlockEncoder.maximumGroups) == groups else { throw fail("the group count disagrees with the block header", at: reader.offset) }
         guard let sessionCount = reader.readCount(limit: n), sessionCount > 0 else { throw fail("bad session count", at: reader.offset) }
@@ -80,8 +107,77 @@ extension DecodedBlock {
             guard session >= 0 && session < sessionCount else { throw fail("no session \(session)", at: spineSize) }
             decodedSession = session
         }
-        // The session column, each session's event count, and (a read of one session) where its
-        // events are, in one pass: this loop is most of a read for one session besides zstd.
+        // Version 4: the group column, then each decoded group's own session numbers.
+        localColumnSizes.removeAll(keepingCapacity: true)
+        localColumnSizes.append(contentsOf: repeatElement(0, count: groups))
+        sessionsKnown = true
+        if version == BlockEncoder.groupedPayloadVersion {
+            try decodeSessionsFromGroups(raw, reader: &reader, eventCount: n, groups: groups, sessionCount: sessionCount, spineSize: spineSize, parts: partSizes)
+        } else {
+            try decodeSessionColumn(&reader, eventCount: n, sessionCount: sessionCount)
+        }
+        receiveTimesAndPeersDecoded = receiveTimesAndPeers
+        if receiveTimesAndPeers {
+            guard decodeReceiveTimes(&reader, count: n, minReceived: header.minReceived) else { throw fail("truncated receive-time column", at: reader.offset) }
+            if let failure = decodePeers(&reader, count: n) { throw fail(failure, at: reader.offset) }
+            guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
+        }
+
+        // Events by group, session-major (a counting sort of positions: per group its sessions in
+        // order of number, each one's events in log order), checked against the frame table.
+        let groupOfSession = sessionGroups
+        groupRuns.removeAll(keepingCapacity: true)
+        groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
+        if version == BlockEncoder.groupedPayloadVersion {
+            // Every group's count is in the group column, read or not.
+            for group in 0..<groups { groupRuns[group + 1] = groupEventCounts[group] }
+        } else {
+            for session in 0..<sessionCount { groupRuns[Int(groupOfSession[session]) + 1] += sessionEventCounts[session] }
+        }
+        for group in 0..<groups {
+            guard (groupRuns[group + 1] == 0) == (header.frames[1 + group].payloadSize == 0) else {
+                throw fail("session group \(group) has \(groupRuns[group + 1]) events but a part of \(header.frames[1 + group].payloadSize) bytes", at: spineSize)
+            }
+            groupRuns[group + 1] += groupRuns[group]
+        }
+        try placeEventsByGroup(eventCount: n, groups: groups, sessionCount: sessionCount)
+
+        // The groups' columns, at their events' positions. Sized but not cleared: every event of
+        // a group read is written below; the others are not decoded (isDecoded) and keep
+        // whatever an earlier block left.
+        types.setCount(n, filler: .mark)
+        timestamps.setCount(n, filler: 0)
+        sequencesPlusOne.setCount(n, filler: 0)
+        flags.setCount(n, filler: 0)
+        bodiesLocated = locatingBodies
+        bodyStarts.setCount(locatingBodies ? n : 0, filler: 0)
+        bodyEnds.setCount(locatingBodies ? n : 0, filler: 0)
+        // Per session number, its previous time and seq (deltas are per session); a read of one
+        // session keeps its own in locals.
+        var lastTime = decodedSession >= 0 ? [] : [Int64](repeating: header.minTimestamp, count: sessionCount)
+        var lastSequence = decodedSession >= 0 ? [] : [UInt64](repeating: 0, count: sessionCount)
+        for _ in 0..<groups { stringTables.append((bytesStart: 0, ends: 0..<0)) }
+        var partStart = spineSize
+        for (group, size) in partSizes {
+            defer { partStart += size }
+            guard size > 0 else { continue }
+            defer { decodedGroups |= 1 << UInt64(group) }
+            if decodedSession >= 0 {
+                try decodeSessionPart(raw, start: partStart, size: size, group: group, sessionCount: sessionCount, minTimestamp: header.minTimestamp)
+                continue
+            }
+            try decodeGroupPart(
+                raw, start: partStart, size: size, group: group, sessionCount: sessionCount, lastTime: &lastTime, lastSequence: &lastSequence,
+                locatingBodies: locatingBodies)
+        }
+        groupCount = groups
+        count = n
+    }
+
+    /// Version 3's session column (a session number per event, in the spine at `reader`): the
+    /// column, each session's event count, and (a read of one session) where its events are, in
+    /// one pass.
+    private mutating func decodeSessionColumn(_ reader: inout ByteReader, eventCount n: Int, sessionCount: Int) throws(DecodingError) {
         sessions.setCount(n, filler: 0)
         sessionEventCounts.removeAll(keepingCapacity: true)
         sessionEventCounts.append(contentsOf: repeatElement(0, count: sessionCount))
@@ -120,26 +216,16 @@ extension DecodedBlock {
                 }
             }
         }
-        guard sessionsOK else { throw fail("bad session number", at: reader.offset) }
-        receiveTimesAndPeersDecoded = receiveTimesAndPeers
-        if receiveTimesAndPeers {
-            guard decodeReceiveTimes(&reader, count: n, minReceived: header.minReceived) else { throw fail("truncated receive-time column", at: reader.offset) }
-            if let failure = decodePeers(&reader, count: n) { throw fail(failure, at: reader.offset) }
-            guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
+        guard sessionsOK else {
+            throw DecodingError(reason: "the block payload is malformed at byte \(reader.offset): bad session number")
         }
+    }
 
-        // Events by group, session-major (a counting sort of positions: per group its sessions in
-        // order of number, each one's events in log order), checked against the frame table.
+    /// Puts each session's events in its run of its group (``positionsByGroup``,
+    /// ``sessionRunEnds``), from the session column and counts; a read of one session places its
+    /// own only.
+    private mutating func placeEventsByGroup(eventCount n: Int, groups: Int, sessionCount: Int) {
         let groupOfSession = sessionGroups
-        groupRuns.removeAll(keepingCapacity: true)
-        groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
-        for session in 0..<sessionCount { groupRuns[Int(groupOfSession[session]) + 1] += sessionEventCounts[session] }
-        for group in 0..<groups {
-            guard (groupRuns[group + 1] == 0) == (header.frames[1 + group].payloadSize == 0) else {
-                throw fail("session group \(group) has \(groupRuns[group + 1]) events but a part of \(header.frames[1 + group].payloadSize) bytes", at: spineSize)
-            }
-            groupRuns[group + 1] += groupRuns[group]
-        }
         // Where each session's run starts; after the placing pass, where it ends.
         sessionRunEnds.removeAll(keepingCapacity: true)
         sessionRunEnds.append(contentsOf: repeatElement(0, count: sessionCount))
@@ -159,7 +245,7 @@ extension DecodedBlock {
                         let start = slots[decodedSession]
                         for k in 0..<count { positions[start + k] = wantedPositions[k] }
                         slots[decodedSession] = start + count
-                    } else {
+                    } else if sessionsKnown {
                         for index in 0..<n {
                             let session = Int(sessionColumn[index])
                             positions[slots[session]] = Int32(truncatingIfNeeded: index)
@@ -169,37 +255,110 @@ extension DecodedBlock {
                 }
             }
         }
+    }
 
-        // The groups' columns, at their events' positions. Sized but not cleared: every event of
-        // a group read is written below; the others are not decoded (isDecoded) and keep
-        // whatever an earlier block left.
-        types.setCount(n, filler: .mark)
-        timestamps.setCount(n, filler: 0)
-        sequencesPlusOne.setCount(n, filler: 0)
-        flags.setCount(n, filler: 0)
-        bodiesLocated = locatingBodies
-        bodyStarts.setCount(locatingBodies ? n : 0, filler: 0)
-        bodyEnds.setCount(locatingBodies ? n : 0, filler: 0)
-        // Per session number, its previous time and seq (deltas are per session); a read of one
-        // session keeps its own in locals.
-        var lastTime = decodedSession >= 0 ? [] : [Int64](repeating: header.minTimestamp, count: sessionCount)
-        var lastSequence = decodedSession >= 0 ? [] : [UInt64](repeating: 0, count: sessionCount)
-        for _ in 0..<groups { stringTables.append((bytesStart: 0, ends: 0..<0)) }
+    /// Version 4's sessions: the spine's group column (at `reader`, a byte per event), then the
+    /// column of its own session numbers at the start of each group part read (`parts`, after
+    /// the spine's `spineSize` bytes). Sets ``sessions`` (``undecodedSession`` for the events of
+    /// groups not read), each session's event count (sessions of groups not read: 0), each
+    /// group's event count (all groups), and (a read of one session) where its events are.
+    private mutating func decodeSessionsFromGroups(
+        _ raw: UnsafeRawBufferPointer, reader: inout ByteReader, eventCount n: Int, groups: Int, sessionCount: Int, spineSize: Int,
+        parts: [(group: Int, size: Int)]
+    ) throws(DecodingError) {
+        guard let column = reader.readBytes(n) else {
+            throw DecodingError(reason: "the block payload is malformed at byte \(reader.offset): truncated group column")
+        }
+        groupEventCounts.removeAll(keepingCapacity: true)
+        groupEventCounts.append(contentsOf: repeatElement(0, count: 256))
+        groupEventCounts.withUnsafeMutableBufferPointer { counts in
+            for group in column { counts[Int(group)] += 1 }
+        }
+        guard groupEventCounts[groups...].allSatisfy({ $0 == 0 }) else {
+            throw DecodingError(reason: "the block payload is malformed in its spine's group column: a group past the group count")
+        }
+        groupEventCounts.removeLast(256 - groups)
+        // Each group's sessions in order of number: a group's own number k is the k-th.
+        groupSessionStarts.removeAll(keepingCapacity: true)
+        groupSessionStarts.append(contentsOf: repeatElement(0, count: groups + 1))
+        for group in sessionGroups { groupSessionStarts[Int(group) + 1] += 1 }
+        for group in 0..<groups { groupSessionStarts[group + 1] += groupSessionStarts[group] }
+        groupSessions.setCount(sessionCount, filler: 0)
+        var nextSession = groupSessionStarts
+        for (session, group) in sessionGroups.enumerated() {
+            groupSessions[nextSession[Int(group)]] = UInt32(truncatingIfNeeded: session)
+            nextSession[Int(group)] += 1
+        }
+        // Each group read: its events' sessions in log order (its own numbers made the block's),
+        // from where its part starts.
+        var groupStarts = [Int](repeating: 0, count: groups + 1)
+        for group in 0..<groups { groupStarts[group + 1] = groupStarts[group] + groupEventCounts[group] }
+        sessionsOfGroupEvents.setCount(n, filler: 0)
+        var isRead = [Bool](repeating: false, count: groups)
         var partStart = spineSize
-        for (group, size) in partSizes {
+        for (group, size) in parts {
             defer { partStart += size }
             guard size > 0 else { continue }
-            defer { decodedGroups |= 1 << UInt64(group) }
-            if decodedSession >= 0 {
-                try decodeSessionPart(raw, start: partStart, size: size, group: group, sessionCount: sessionCount, minTimestamp: header.minTimestamp)
-                continue
+            isRead[group] = true
+            var part = ByteReader(UnsafeRawBufferPointer(rebasing: raw[partStart..<(partStart + size)]))
+            // Past the group's string table (read again by the part's decoder).
+            guard let strings = part.readCount(limit: size) else {
+                throw DecodingError(reason: "the block payload is malformed at byte \(partStart) (session group \(group)): bad string count")
             }
-            try decodeGroupPart(
-                raw, start: partStart, size: size, group: group, sessionCount: sessionCount, lastTime: &lastTime, lastSequence: &lastSequence,
-                locatingBodies: locatingBodies)
+            var stringBytes = 0
+            for _ in 0..<strings {
+                guard let length = part.readCount(limit: size) else {
+                    throw DecodingError(reason: "the block payload is malformed at byte \(partStart + part.offset) (session group \(group)): bad string length")
+                }
+                stringBytes += length
+            }
+            guard stringBytes <= part.remaining else {
+                throw DecodingError(reason: "the block payload is malformed at byte \(partStart + part.offset) (session group \(group)): bad string length")
+            }
+            part.offset += stringBytes
+            let columnStart = part.offset
+            let ownSessions = UInt64(groupSessionStarts[group + 1] - groupSessionStarts[group])
+            let first = groupSessionStarts[group]
+            for k in groupStarts[group]..<groupStarts[group + 1] {
+                guard let number = part.readVarint(), number < ownSessions else {
+                    throw DecodingError(
+                        reason: "the block payload is malformed at byte \(partStart + part.offset) (session group \(group)): bad session number")
+                }
+                sessionsOfGroupEvents[k] = groupSessions[first + Int(number)]
+            }
+            localColumnSizes[group] = part.offset - columnStart
         }
-        groupCount = groups
-        count = n
+        // The session column, each session's count and the wanted session's positions, in one
+        // pass over the group bytes (a read of one session: one group in 8,192 events is read).
+        sessions.setCount(n, filler: 0)
+        sessionEventCounts.removeAll(keepingCapacity: true)
+        sessionEventCounts.append(contentsOf: repeatElement(0, count: sessionCount))
+        wantedPositions.setCount(n + 1, filler: 0)
+        let wanted = decodedSession >= 0 ? UInt32(decodedSession) : UInt32.max
+        var cursors = groupStarts
+        sessions.withUnsafeMutableBufferPointer { sessionColumn in
+            sessionEventCounts.withUnsafeMutableBufferPointer { counts in
+                wantedPositions.withUnsafeMutableBufferPointer { found in
+                    sessionsOfGroupEvents.withUnsafeBufferPointer { groupEvents in
+                        var foundCount = 0
+                        for index in 0..<n {
+                            let group = Int(column[index])
+                            guard isRead[group] else {
+                                sessionColumn[index] = Self.undecodedSession
+                                continue
+                            }
+                            let session = groupEvents[cursors[group]]
+                            cursors[group] += 1
+                            sessionColumn[index] = session
+                            counts[Int(session)] += 1
+                            found[foundCount] = Int32(truncatingIfNeeded: index)
+                            foundCount += session == wanted ? 1 : 0
+                        }
+                    }
+                }
+            }
+        }
+        sessionsKnown = !isRead.contains(false)
     }
 
     /// Reads a string table of `count` strings at `reader` (lengths, then bytes) as a new table;
@@ -242,6 +401,8 @@ extension DecodedBlock {
             DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
         }
         if let failure = readGroupStringTable(&reader, group: group, base: start) { throw fail(failure) }
+        // Past the group's own session numbers (version 4), read with the spine.
+        reader.offset += localColumnSizes[group]
         let session = decodedSession
         let members = groupRuns[group]..<groupRuns[group + 1]
         let run = (sessionRunEnds[session] - sessionEventCounts[session])..<sessionRunEnds[session]
@@ -305,6 +466,8 @@ extension DecodedBlock {
             DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
         }
         if let failure = readGroupStringTable(&reader, group: group, base: start) { throw fail(failure) }
+        // Past the group's own session numbers (version 4), read with the spine.
+        reader.offset += localColumnSizes[group]
         let members = groupRuns[group]..<groupRuns[group + 1]
         guard let typeBytes = reader.readBytes(members.count) else { throw fail("truncated type column") }
         var ok = true

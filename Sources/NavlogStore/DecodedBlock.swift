@@ -21,8 +21,11 @@ public struct DecodedBlock: Sendable {
     public internal(set) var count = 0
     /// Event types.
     public internal(set) var types: [EventType] = []
-    /// Session string refs.
+    /// Session string refs. Of a grouped block read for one session, the events of other
+    /// session groups may have ``undecodedSession`` (``isDecoded(_:)`` is false for them).
     public internal(set) var sessions: [UInt32] = []
+    /// What ``sessions`` holds for an event whose session was not read.
+    public static let undecodedSession = UInt32.max
     /// Event times (µs).
     public internal(set) var timestamps: [Int64] = []
     /// Sequence numbers + 1 (0 = none).
@@ -88,6 +91,17 @@ public struct DecodedBlock: Sendable {
         for position in 0..<count where sessions[position] == wanted { positions.append(Int32(truncatingIfNeeded: position)) }
     }
     var groupRuns: [Int] = []
+    /// Version 4 (see ``DecodedBlock/decodeGrouped``): each group's event count, the bytes of
+    /// each group part's own session numbers, the sessions of each group in order of number
+    /// (where each group's start), and the group parts' events' sessions in log order.
+    var groupEventCounts: [Int] = []
+    var localColumnSizes: [Int] = []
+    var groupSessions: [UInt32] = []
+    var groupSessionStarts: [Int] = []
+    var sessionsOfGroupEvents: [UInt32] = []
+    /// Whether ``sessions`` holds every event's session (not so for a version 4 block read for
+    /// one session or for none: events of the groups not read have ``undecodedSession``).
+    var sessionsKnown = true
     /// Scratch for a grouped block read for one session: the positions of its events.
     var wantedPositions: [Int32] = []
 
@@ -128,6 +142,7 @@ public struct DecodedBlock: Sendable {
     /// (``decode(payload:header:session:)``), whose other groups' events have only their session,
     /// receive time and peer.
     public func isDecoded(_ index: Int) -> Bool {
+        guard sessions[index] != Self.undecodedSession else { return false }
         let session = Int(sessions[index])
         return groupCount == 0 || (isGroupDecoded(Int(sessionGroups[session])) && (decodedSession < 0 || session == decodedSession))
     }
@@ -146,8 +161,8 @@ public struct DecodedBlock: Sendable {
         if groupCount == 0 {
             table = 0
         } else {
-            let group = Int(sessionGroups[Int(sessions[index])])
             precondition(isDecoded(index), "the event was not decoded (the block was read for another session)")
+            let group = Int(sessionGroups[Int(sessions[index])])
             table = 1 + group
         }
         return try withTable(0) { sessionStrings in

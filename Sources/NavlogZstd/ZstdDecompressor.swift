@@ -115,6 +115,62 @@ public struct ZstdDecompressor: ~Copyable {
         }
     }
 
+    /// How far a decompression of the start of one frame (``decompressPrefix(of:expectedSize:over:at:upTo:progress:)``)
+    /// has gone: a reader that needs only the first columns of a payload stops there.
+    public struct PrefixProgress: Sendable {
+        /// Frame bytes consumed so far.
+        public fileprivate(set) var consumed = 0
+        /// Content bytes written so far (from the call's `start`).
+        public fileprivate(set) var produced = 0
+        /// Whether the whole frame was decompressed (``produced`` is then its size).
+        public fileprivate(set) var finished = false
+
+        /// Nothing decompressed yet: the next call starts the frame afresh.
+        public init() {}
+    }
+
+    /// Decompresses `frame` (which must expand to `expectedSize` bytes) over `output[start...]`
+    /// until at least `upTo` of its content bytes are there or the frame ends, continuing from
+    /// `progress` (a new ``PrefixProgress`` starts the frame). libzstd decodes whole blocks of at
+    /// most 128 KiB, so what lies more than a block past `upTo` is never decoded: a reader of the
+    /// first columns of a large payload skips the cost of the rest. No other decompression may
+    /// run on this decompressor between the calls for one frame.
+    /// - Throws: ``ZstdError`` when the frame is corrupt, cut short, or declares another size.
+    public func decompressPrefix(
+        of frame: UnsafeRawBufferPointer, expectedSize: Int, over output: inout [UInt8], at start: Int, upTo: Int, progress: inout PrefixProgress
+    ) throws(ZstdError) {
+        precondition(start >= 0 && start + expectedSize <= output.count, "the output buffer is shorter than the frame's content")
+        if progress.consumed == 0 && progress.produced == 0 && !progress.finished {
+            try Self.checkDeclaredSize(of: frame, expectedSize: expectedSize)
+            _ = ZSTD_DCtx_reset(context, ZSTD_reset_session_only)
+        }
+        let target = min(upTo, expectedSize)
+        // Once the wanted bytes are the whole content, the frame is read to its end (its
+        // checksum, if any, is checked there).
+        while !progress.finished && (progress.produced < target || target == expectedSize) {
+            let before = (progress.consumed, progress.produced)
+            let result = output.withUnsafeMutableBytes { out in
+                var outBuffer = ZSTD_outBuffer(dst: out.baseAddress.map { $0 + start }, size: target, pos: progress.produced)
+                var inBuffer = ZSTD_inBuffer(src: frame.baseAddress, size: frame.count, pos: progress.consumed)
+                let result = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
+                progress.produced = outBuffer.pos
+                progress.consumed = inBuffer.pos
+                return result
+            }
+            if ZSTD_isError(result) != 0 {
+                throw ZstdError(code: .decompressionFailed, message: "zstd could not decompress a frame of \(frame.count) bytes: \(zstdErrorName(result)).")
+            }
+            if result == 0 {
+                progress.finished = true
+                if progress.produced != expectedSize {
+                    throw ZstdError(code: .sizeMismatch, message: "A zstd frame decompressed to \(progress.produced) bytes where \(expectedSize) were expected.")
+                }
+            } else if (progress.consumed, progress.produced) == before {
+                throw ZstdError(code: .decompressionFailed, message: "A zstd frame of \(frame.count) bytes ends before its content does.")
+            }
+        }
+    }
+
     /// Decompresses one frame whose header declares its content size.
     /// - Throws: ``ZstdError`` when the frame is corrupt or has no declared size.
     public func decompress(frame: [UInt8], limit: Int = 1 << 30) throws(ZstdError) -> [UInt8] {

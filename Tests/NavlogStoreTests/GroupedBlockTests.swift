@@ -6,7 +6,7 @@ import Testing
 
 @testable import NavlogStore
 
-/// Grouped blocks (block format 2, payload version 3): a block's sessions split into groups,
+/// Grouped blocks (block format 2, payload version 4, and 3 as written before it): a block's sessions split into groups,
 /// each compressed on its own, so that a reader of one session decompresses one group.
 @Suite("Grouped blocks")
 struct GroupedBlockTests {
@@ -17,11 +17,14 @@ struct GroupedBlockTests {
         return generator.lines(count)
     }
 
-    /// Blocks of 2,048 events in 8 groups of 256, or (`grouped` false) in one frame.
-    static func options(grouped: Bool) -> LogOptions {
+    /// Blocks of 2,048 events in 8 groups of 256, or (`grouped` false) in one frame;
+    /// `version3`: grouped payloads as navlog wrote them before version 4 (a session number per
+    /// event in the spine).
+    static func options(grouped: Bool, version3: Bool = false) -> LogOptions {
         var options = LogOptions()
         options.maximumEventsPerBlock = 2048
         options.eventsPerSessionGroup = grouped ? 256 : .max
+        options.writesSessionColumn = version3
         return options
     }
 
@@ -60,12 +63,14 @@ struct GroupedBlockTests {
         }
     }
 
-    @Test("a grouped log gives back every event exactly as a log of one-frame blocks does")
-    func sameEventsAsOneFrame() throws {
+    @Test(
+        "a grouped log gives back every event exactly as a log of one-frame blocks does (payload version 4, and 3 as written before it)",
+        arguments: [false, true])
+    func sameEventsAsOneFrame(version3: Bool) throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let lines = Self.lines(8_500)
             let grouped = dir.appendingPathComponent("grouped").path, single = dir.appendingPathComponent("single").path
-            try StoreFixture.write(lines, to: grouped, options: Self.options(grouped: true), seal: true)
+            try StoreFixture.write(lines, to: grouped, options: Self.options(grouped: true, version3: version3), seal: true)
             try StoreFixture.write(lines, to: single, options: Self.options(grouped: false), seal: true)
             let groupedHeaders = try Self.headers(grouped)
             #expect(groupedHeaders.filter { $0.eventCount == 2048 }.allSatisfy { $0.groupCount == 8 })
@@ -80,13 +85,17 @@ struct GroupedBlockTests {
             let segment = grouped + "/" + (try StoreFixture.segmentFiles(grouped)[0])
             let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/zstd"), ["-d", "-c", segment])
             #expect(result.status == 0, "\(result.errorOutput)")
+            // The spine says which version it is (its first byte).
+            #expect(result.standardOutput.first == (version3 ? 3 : 4))
         }
     }
 
-    @Test("a block read for one session has that session's events exactly as a whole read, and no other session's")
-    func readForOneSession() throws {
+    @Test(
+        "a block read for one session has that session's events exactly as a whole read, and no other session's (payload version 4, and 3)",
+        arguments: [false, true])
+    func readForOneSession(version3: Bool) throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            try StoreFixture.write(Self.lines(4_096), to: dir.path, options: Self.options(grouped: true), seal: true)
+            try StoreFixture.write(Self.lines(4_096), to: dir.path, options: Self.options(grouped: true, version3: version3), seal: true)
             let reader = try LogReader(directory: dir.path)
             var whole = DecodedBlock(), part = DecodedBlock(), bare = DecodedBlock()
             var positions: [Int32] = []
@@ -97,8 +106,15 @@ struct GroupedBlockTests {
                 #expect(whole.groupCount == 8)
                 let sessions = whole.withStrings { strings in (0..<strings.count).map { Array(strings[$0]!) } }
                 for (number, session) in sessions.enumerated() {
-                    #expect(try reader.readBlock(segment: segment, block: block, into: &part, session: session))
-                    #expect(part.count == whole.count && part.sessions == whole.sessions && part.receiveTimes == whole.receiveTimes)
+                    #expect(try reader.readBlock(segment: segment, block: block, into: &part, session: session), "\(reader.damage.last.map { "\($0)" } ?? "")")
+                    #expect(part.count == whole.count && part.receiveTimes == whole.receiveTimes)
+                    // Every event's session (version 3); version 4 has those of the session's
+                    // group only, the others unknown.
+                    let group = whole.group(ofSession: number)
+                    for position in 0..<whole.count {
+                        let sameGroup = whole.group(ofSession: Int(whole.sessions[position])) == group
+                        #expect(part.sessions[position] == (sameGroup || version3 ? whole.sessions[position] : DecodedBlock.undecodedSession))
+                    }
                     for position in 0..<whole.count {
                         // Its own events only (not even the rest of its group's).
                         let own = Int(whole.sessions[position]) == number

@@ -42,6 +42,43 @@ struct ZstdWrapperTests {
         #expect(try decompressor.decompress(frame: compressor.compress(input)) == input)
     }
 
+    @Test("the start of a frame decompresses alone, as far as asked (and on, from where it stopped), and the whole frame to its end")
+    func prefix() throws {
+        let compressor = try ZstdCompressor(level: 6, contentChecksum: true)
+        let decompressor = try ZstdDecompressor()
+        var random = UInt64(7)
+        let input = (0..<600_000).map { _ in
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(random >> 60)
+        }
+        let frame = try compressor.compress(input)
+        // Over a buffer of old bytes, as a block reader reuses one.
+        var output = [UInt8](repeating: 0xAA, count: input.count + 10)
+        var progress = ZstdDecompressor.PrefixProgress()
+        try frame.withUnsafeBytes { raw in
+            try decompressor.decompressPrefix(of: raw, expectedSize: input.count, over: &output, at: 10, upTo: 1_000, progress: &progress)
+            #expect(progress.produced >= 1_000 && !progress.finished)
+            // libzstd decodes blocks of at most 128 KiB: the rest of the frame is not decoded.
+            #expect(progress.produced <= 128 << 10 && progress.consumed < frame.count / 2)
+            #expect(Array(output[10..<(10 + progress.produced)]) == Array(input[..<progress.produced]))
+            #expect(output[(10 + progress.produced)...].allSatisfy { $0 == 0xAA }, "nothing written past what was produced")
+            try decompressor.decompressPrefix(of: raw, expectedSize: input.count, over: &output, at: 10, upTo: 300_000, progress: &progress)
+            #expect(progress.produced >= 300_000 && progress.produced < input.count)
+            try decompressor.decompressPrefix(of: raw, expectedSize: input.count, over: &output, at: 10, upTo: .max, progress: &progress)
+            #expect(progress.finished && progress.produced == input.count && progress.consumed == frame.count)
+        }
+        #expect(Array(output[10...]) == input && output[..<10].allSatisfy { $0 == 0xAA })
+        // A frame cut short, or that expands to another size than expected, is an error.
+        for (bytes, expected) in [(Array(frame.dropLast(9)), input.count), (frame, input.count - 1)] {
+            var fresh = ZstdDecompressor.PrefixProgress()
+            #expect(throws: ZstdError.self) {
+                try bytes.withUnsafeBytes { raw in
+                    try decompressor.decompressPrefix(of: raw, expectedSize: expected, over: &output, at: 0, upTo: .max, progress: &fresh)
+                }
+            }
+        }
+    }
+
     @Test("a corrupt frame is a Swift error carrying zstd's own message")
     func corruptFrame() throws {
         let compressor = try ZstdCompressor(level: 3)
