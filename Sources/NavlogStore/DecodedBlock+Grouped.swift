@@ -358,7 +358,8 @@ extension DecodedBlock {
                 }
             }
         }
-        sessionsKnown = !isRead.contains(false)
+        // A group without events has no part: it hides no session.
+        sessionsKnown = (0..<groups).allSatisfy { isRead[$0] || groupEventCounts[$0] == 0 }
     }
 
     /// Reads a string table of `count` strings at `reader` (lengths, then bytes) as a new table;

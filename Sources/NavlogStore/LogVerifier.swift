@@ -128,6 +128,15 @@ public enum LogVerifier {
                         if !index.agrees(withSegmentSize: size, seekTable: table) || index.entries != expectedEntries {
                             report.problems.append(
                                 SegmentDamage(path: indexFile.path, offset: 0, reason: "the index disagrees with its segment (readers rebuild it; delete it to rebuild now)"))
+                        } else if index.compressionLevel != SegmentIndex.lowestLevel(scan.blocks) {
+                            // Compaction picks segments by this level: a wrong one would make it
+                            // compress a segment again for nothing, or never.
+                            report.problems.append(
+                                SegmentDamage(
+                                    path: indexFile.path, offset: 0,
+                                    reason:
+                                        "the index says its segment's blocks are compressed at zstd level \(index.compressionLevel) where the lowest of their headers says \(SegmentIndex.lowestLevel(scan.blocks)); compaction goes by it (delete it: readers rebuild a missing index from the segment)"
+                                ))
                         } else if scan.damage.isEmpty, everyBlockDecoded, postings.sorted() != index.postings {
                             report.problems.append(
                                 SegmentDamage(

@@ -119,6 +119,15 @@ struct CompactionTests {
             let rebuilt = try LogReader(directory: path)
             #expect(rebuilt.segments.first { $0.name == candidates[0] }?.compressionLevel == 19)
             #expect(try LogVerifier.verify(directory: path).isClean)
+            // An index whose level disagrees with its blocks' (its checksum intact) is reported:
+            // compaction would go by it.
+            let indexPath = path + "/" + SegmentName.index(first)
+            var index = try #require(SegmentIndex.decode(Array(try Data(contentsOf: URL(fileURLWithPath: indexPath)))))
+            index.compressionLevel = 3
+            try Data(index.encode()).write(to: URL(fileURLWithPath: indexPath))
+            let report = try LogVerifier.verify(directory: path)
+            #expect(report.problems.count == 1)
+            #expect(report.problems.first?.reason.contains("compressed at zstd level 3 where the lowest of their headers says 19") == true, "\(report.problems)")
         }
     }
 

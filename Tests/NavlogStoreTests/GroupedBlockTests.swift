@@ -149,6 +149,50 @@ struct GroupedBlockTests {
         }
     }
 
+    @Test(
+        "a grouped block some of whose groups hold no session reads whole, and for each session, as a one-frame block does (payload version 4, and 3)",
+        arguments: [false, true])
+    func emptyGroups(version3: Bool) throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            // The events of the six longest sessions, in blocks of 512 events in 16 groups: most
+            // groups are empty (no frame).
+            let all = Self.lines(40_000)
+            let sessionOf = all.map { line in
+                ((try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any])?["session"] as? String ?? ""
+            }
+            let kept = Array(Dictionary(sessionOf.map { ($0, 1) }, uniquingKeysWith: +).sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(6).map(\.key))
+            let lines = zip(all, sessionOf).filter { kept.contains($0.1) }.map(\.0)
+            #expect(lines.count > 1_024)
+            let grouped = dir.appendingPathComponent("grouped").path, single = dir.appendingPathComponent("single").path
+            var options = Self.options(grouped: true, version3: version3)
+            options.maximumEventsPerBlock = 512
+            options.eventsPerSessionGroup = 32
+            try StoreFixture.write(lines, to: grouped, options: options, seal: true)
+            try StoreFixture.write(lines, to: single, options: Self.options(grouped: false), seal: true)
+            let headers = try Self.headers(grouped).filter { $0.groupCount > 0 }
+            #expect(!headers.isEmpty && headers.allSatisfy { header in header.frames.dropFirst().contains { $0.size == 0 } }, "empty groups")
+            let (fromGrouped, damage) = try StoreFixture.catLines(grouped)
+            #expect(damage.isEmpty, "\(damage)")
+            #expect(fromGrouped == (try StoreFixture.catLines(single)).lines)
+            let reader = try LogReader(directory: grouped)
+            var whole = DecodedBlock(), part = DecodedBlock()
+            var positions: [Int32] = []
+            for (segment, block) in reader.blocks(matching: LogQuery()) {
+                #expect(try reader.readBlock(segment: segment, block: block, into: &whole))
+                for session in kept {
+                    let number = whole.withStrings { strings in (0..<strings.count).first { strings[$0].map { Array($0) } == Array(session.utf8) } }
+                    guard let number else { continue }
+                    #expect(try reader.readBlock(segment: segment, block: block, into: &part, session: Array(session.utf8), receiveTimesAndPeers: false))
+                    part.positions(ofSession: number, into: &positions)
+                    #expect(positions.map(Int.init) == (0..<whole.count).filter { Int(whole.sessions[$0]) == number })
+                    for position in positions.map(Int.init) {
+                        #expect(part.types[position] == whole.types[position] && part.timestamps[position] == whole.timestamps[position])
+                    }
+                }
+            }
+        }
+    }
+
     @Test("damage in one group's frame is reported where it is; the other groups' sessions still read")
     func damagedGroupFrame() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
