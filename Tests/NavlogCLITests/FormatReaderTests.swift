@@ -1,9 +1,10 @@
 import Foundation
 import NavlogEvents
-import NavlogStore
 import NavlogTesting
 import NavlogWorkload
 import Testing
+
+@testable import NavlogStore
 
 /// docs/FORMAT.md is enough to read a log without navlog's code: `tools/format-reader.py`,
 /// written from it (its code tables parsed from the document), prints the same events, field
@@ -12,15 +13,16 @@ import Testing
 @Suite("docs/FORMAT.md read by an independent reader")
 struct FormatReaderTests {
     @Test(
-        "tools/format-reader.py prints what navlog cat prints; every sealed segment's seek table matches its blocks (one-frame and grouped blocks)",
-        arguments: [false, true])
-    func independentReaderAgrees(grouped: Bool) throws {
+        "tools/format-reader.py prints what navlog cat prints; every sealed segment's seek table matches its blocks (one-frame blocks, grouped blocks of payload version 4, and of version 3 as written before it)",
+        arguments: [(false, false), (true, false), (true, true)])
+    func independentReaderAgrees(grouped: Bool, version3: Bool) throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             var options = LogOptions()
             options.maximumEventsPerBlock = 200
             options.maximumSegmentBytes = 24 << 10
             // Grouped: 200-event blocks in 3 session groups.
             options.eventsPerSessionGroup = grouped ? 64 : .max
+            options.writesSessionColumn = version3
             let log = try EventLog(directory: dir.path, options: options)
             var generator = WorkloadGenerator(WorkloadConfiguration(seed: 31))
             // Every token kind, unknown keys, escapes, Unicode, no seq, no ts.
