@@ -108,8 +108,9 @@ extension DecodedBlock {
             decodedSession = session
         }
         // Version 4: the group column, then each decoded group's own session numbers.
-        localColumnSizes.removeAll(keepingCapacity: true)
-        localColumnSizes.append(contentsOf: repeatElement(0, count: groups))
+        groupColumnStarts.removeAll(keepingCapacity: true)
+        groupColumnStarts.append(contentsOf: repeatElement(0, count: groups))
+        for _ in 0..<groups { stringTables.append((bytesStart: 0, ends: 0..<0)) }
         sessionsKnown = true
         if version == BlockEncoder.groupedPayloadVersion {
             try decodeSessionsFromGroups(raw, reader: &reader, eventCount: n, groups: groups, sessionCount: sessionCount, spineSize: spineSize, parts: partSizes)
@@ -156,7 +157,6 @@ extension DecodedBlock {
         // session keeps its own in locals.
         var lastTime = decodedSession >= 0 ? [] : [Int64](repeating: header.minTimestamp, count: sessionCount)
         var lastSequence = decodedSession >= 0 ? [] : [UInt64](repeating: 0, count: sessionCount)
-        for _ in 0..<groups { stringTables.append((bytesStart: 0, ends: 0..<0)) }
         var partStart = spineSize
         for (group, size) in partSizes {
             defer { partStart += size }
@@ -301,22 +301,11 @@ extension DecodedBlock {
             guard size > 0 else { continue }
             isRead[group] = true
             var part = ByteReader(UnsafeRawBufferPointer(rebasing: raw[partStart..<(partStart + size)]))
-            // Past the group's string table (read again by the part's decoder).
-            guard let strings = part.readCount(limit: size) else {
-                throw DecodingError(reason: "the block payload is malformed at byte \(partStart) (session group \(group)): bad string count")
+            // Its string table (as table 1 + group), then its session numbers: the part's
+            // decoder starts at the columns after them.
+            if let failure = readGroupStringTable(&part, group: group, base: partStart) {
+                throw DecodingError(reason: "the block payload is malformed at byte \(partStart + part.offset) (session group \(group)): \(failure)")
             }
-            var stringBytes = 0
-            for _ in 0..<strings {
-                guard let length = part.readCount(limit: size) else {
-                    throw DecodingError(reason: "the block payload is malformed at byte \(partStart + part.offset) (session group \(group)): bad string length")
-                }
-                stringBytes += length
-            }
-            guard stringBytes <= part.remaining else {
-                throw DecodingError(reason: "the block payload is malformed at byte \(partStart + part.offset) (session group \(group)): bad string length")
-            }
-            part.offset += stringBytes
-            let columnStart = part.offset
             let ownSessions = UInt64(groupSessionStarts[group + 1] - groupSessionStarts[group])
             let first = groupSessionStarts[group]
             for k in groupStarts[group]..<groupStarts[group + 1] {
@@ -326,7 +315,7 @@ extension DecodedBlock {
                 }
                 sessionsOfGroupEvents[k] = groupSessions[first + Int(number)]
             }
-            localColumnSizes[group] = part.offset - columnStart
+            groupColumnStarts[group] = part.offset
         }
         // The session column, each session's count and the wanted session's positions, in one
         // pass over the group bytes (a read of one session: one group in 8,192 events is read).
@@ -401,9 +390,12 @@ extension DecodedBlock {
         func fail(_ what: String) -> DecodingError {
             DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
         }
-        if let failure = readGroupStringTable(&reader, group: group, base: start) { throw fail(failure) }
-        // Past the group's own session numbers (version 4), read with the spine.
-        reader.offset += localColumnSizes[group]
+        // Version 4: its string table and session numbers were read with the spine.
+        if groupColumnStarts[group] > 0 {
+            reader.offset = groupColumnStarts[group]
+        } else if let failure = readGroupStringTable(&reader, group: group, base: start) {
+            throw fail(failure)
+        }
         let session = decodedSession
         let members = groupRuns[group]..<groupRuns[group + 1]
         let run = (sessionRunEnds[session] - sessionEventCounts[session])..<sessionRunEnds[session]
@@ -466,9 +458,12 @@ extension DecodedBlock {
         func fail(_ what: String) -> DecodingError {
             DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
         }
-        if let failure = readGroupStringTable(&reader, group: group, base: start) { throw fail(failure) }
-        // Past the group's own session numbers (version 4), read with the spine.
-        reader.offset += localColumnSizes[group]
+        // Version 4: its string table and session numbers were read with the spine.
+        if groupColumnStarts[group] > 0 {
+            reader.offset = groupColumnStarts[group]
+        } else if let failure = readGroupStringTable(&reader, group: group, base: start) {
+            throw fail(failure)
+        }
         let members = groupRuns[group]..<groupRuns[group + 1]
         guard let typeBytes = reader.readBytes(members.count) else { throw fail("truncated type column") }
         var ok = true

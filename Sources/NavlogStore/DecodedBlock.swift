@@ -91,11 +91,12 @@ public struct DecodedBlock: Sendable {
         for position in 0..<count where sessions[position] == wanted { positions.append(Int32(truncatingIfNeeded: position)) }
     }
     var groupRuns: [Int] = []
-    /// Version 4 (see ``DecodedBlock/decodeGrouped``): each group's event count, the bytes of
-    /// each group part's own session numbers, the sessions of each group in order of number
-    /// (where each group's start), and the group parts' events' sessions in log order.
+    /// Version 4 (see ``DecodedBlock/decodeGrouped``): each group's event count, where each
+    /// group part read has its columns (past its string table and session numbers, both read
+    /// with the spine; 0: not read yet), the sessions of each group in order of number (where
+    /// each group's start), and the group parts' events' sessions in log order.
     var groupEventCounts: [Int] = []
-    var localColumnSizes: [Int] = []
+    var groupColumnStarts: [Int] = []
     var groupSessions: [UInt32] = []
     var groupSessionStarts: [Int] = []
     var sessionsOfGroupEvents: [UInt32] = []
