@@ -1,3 +1,9 @@
+import Dispatch
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import NavlogEvents
 public import NavlogReplay
 public import NavlogStore
@@ -153,6 +159,11 @@ public final class ReplayIndex {
     }
 
     /// Writes segment `number`'s file: from its first block, or after the blocks `existing` covers.
+    ///
+    /// ``workers`` workers replay the segment's new blocks at once, each the sessions whose id
+    /// hash falls to it (``ReplayIndexWorker``); their checkpoints and journals are then merged
+    /// into the file: a session's pieces and journal records all come from one worker, in
+    /// the order of its events.
     private func build(segment number: Int, extending existing: ReplayIndexFile.Reader?, progress: ((Int) -> Void)? = nil) throws -> Int {
         let damageBefore = log.damage.count
         let segmentName = log.segments[number].name
@@ -164,51 +175,16 @@ public final class ReplayIndex {
         let firstBlock = Int(existing?.coverage.blockCount ?? 0)
         let level = Self.compressionLevel(of: segment)
         var writer = try ReplayIndexFile.Writer(level: level)
-        // Sessions whose replay is live in this pass, by id.
-        var sessionNumbers = ByteStringTable()
-        var states: [SessionReplayer] = []
-        var lastBlock: [Int] = []
-        var touched: [Bool] = []
-        var carried: [(id: String, end: ReplayPiece)] = []
-        var journal = FocusJournal.Writer()
         var compressedJournal: [UInt8] = []
-        // Sessions that received a late event in this pass (E4): left out of the rest of the
-        // pass and replayed again in seq order from their first event at its end.
-        var late: [Bool] = []
-        var lateSlots: [Int] = []
-        // Per late session, about how many events its re-derivation copies (its events applied
-        // before the late one, and those left out after), to bound the copies held at once.
-        var copiedEvents: [Int] = []
-        // Sessions whose end piece is written (at their session.end) and whose state is let go,
-        // so that the build holds the states of live sessions only, not of every session the
-        // segment has seen. An event of one after that goes through re-derivation.
-        var ended: [Bool] = []
-        // End pieces of an extended file, loaded when their session has an event (or at the end).
-        var carriedEnd: [ReplayPiece?] = []
-        let compressor = try ZstdCompressor(level: level, contentChecksum: false)
-        /// The end state an extended file holds at `piece`; a damaged one removes the file and
-        /// has the build start again from this segment (a session started afresh would make
-        /// every later checkpoint of it wrong).
-        func carriedState(_ piece: ReplayPiece) throws -> SessionReplayer {
-            guard let state = existing?.state(piece) else {
-                discard(number)
-                throw RebuildFrom(segment: number)
-            }
-            return state
-        }
-        func endPiece(_ state: SessionReplayer) -> ReplayPiece { Self.endPiece(state) }
-        /// Compresses the journal so far into a frame of its own and starts a new one.
-        func flushJournal() throws {
-            guard !journal.isEmpty else { return }
-            _ = try journal.finished().withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
-            journal = FocusJournal.Writer()
-        }
+        let modulus = max(1, workers)
+        let team = try (0..<modulus).map { try ReplayIndexWorker(residue: $0, modulus: modulus, level: level) }
+        let shared = ReplayIndexBuildContext(index: self, segment: number, extending: existing)
 
         if let existing {
             guard let kept = existing.compressedJournal() else { return try build(segment: number, extending: nil, progress: progress) }
             compressedJournal = kept
             // Keep what the file has: its block pieces as they are; its end pieces start the
-            // sessions that continue (or are copied when they do not).
+            // sessions that continue (or are copied when they do not), each in its worker.
             for session in existing.sessions() {
                 guard let pieces = existing.pieces(of: session) else { continue }
                 for piece in pieces where piece.block != ReplayPiece.endOfSegment {
@@ -216,130 +192,84 @@ public final class ReplayIndex {
                     guard let state else { return try build(segment: number, extending: nil, progress: progress) }
                     try withUTF8(session) { raw in try writer.add(session: raw, piece: piece, state: piece.frame == ReplayPiece.noState ? nil : state) }
                 }
-                if let end = pieces.last, end.block == ReplayPiece.endOfSegment { carried.append((session, end)) }
-            }
-            for (session, end) in carried {
-                withUTF8(session) { _ = sessionNumbers.intern($0) }
-                states.append(SessionReplayer())
-                carriedEnd.append(end)
-                lastBlock.append(-1)
-                touched.append(false)
-                late.append(false)
-                copiedEvents.append(0)
-                ended.append(false)
-            }
-        }
-        var decoded = DecodedBlock()
-        var slotOfBlockSession: [Int32] = []
-        var replayed = 0
-        for block in firstBlock..<segment.blocks.count {
-            guard try log.readBlock(segment: number, block: block, into: &decoded) else { continue }
-            // Each of the block's sessions is looked up once, not once per event (a session has
-            // dozens of events in a block: the lookups were ~8% of a build).
-            slotOfBlockSession.removeAll(keepingCapacity: true)
-            slotOfBlockSession.append(contentsOf: repeatElement(-1, count: decoded.withStrings { $0.count }))
-            for index in 0..<decoded.count {
-                let type = decoded.types[index], sequence = decoded.sequence(index), timestamp = decoded.timestamps[index], lsn = decoded.lsn(index)
-                let blockSession = Int(decoded.sessions[index])
-                try decoded.withEvent(index) { strings, session, tokens in
-                    var slot = Int(slotOfBlockSession[blockSession])
-                    var inserted = false
-                    if slot < 0 {
-                        let (reference, isNew) = sessionNumbers.insert(session)
-                        (slot, inserted) = (Int(reference), isNew)
-                        slotOfBlockSession[blockSession] = Int32(slot)
-                    }
-                    if inserted {
-                        let previous = try previousState(of: String(decoding: session, as: UTF8.self), before: number)
-                        if case .state(let state) = previous { states.append(state) } else { states.append(SessionReplayer()) }
-                        lastBlock.append(-1)
-                        touched.append(true)
-                        late.append(false)
-                        if case .ended(let events) = previous {
-                            // Its state was let go at its end in an earlier segment: replayed with all its events.
-                            copiedEvents.append(events)
-                            ended.append(true)
-                        } else {
-                            copiedEvents.append(0)
-                            ended.append(false)
-                        }
-                        carriedEnd.append(nil)
-                    }
-                    touched[slot] = true
-                    if let end = carriedEnd[slot] {
-                        carriedEnd[slot] = nil
-                        if end.hasEndState {
-                            states[slot] = try carriedState(end)
-                        } else {
-                            // Ended, its state let go: an event after its end is replayed with all of its events.
-                            ended[slot] = true
-                            copiedEvents[slot] = Int(end.startIndex)
-                        }
-                    }
-                    if late[slot] {
-                        copiedEvents[slot] += 1
-                        return
-                    }
-                    if ended[slot] {
-                        // After its session.end (its state let go): replayed again at the end.
-                        late[slot] = true
-                        lateSlots.append(slot)
-                        copiedEvents[slot] += 1
-                        return
-                    }
-                    switch try Self.index(
-                        type, sequence: sequence, timestamp: timestamp, lsn: lsn, block: block, session: session, strings: strings, tokens: tokens,
-                        state: &states[slot], lastCheckpoint: &lastBlock[slot], checkpointInterval: checkpointInterval, writer: &writer,
-                        journal: &journal)
-                    {
-                    case .applied:
-                        break
-                    case .late(let events):
-                        late[slot] = true
-                        lateSlots.append(slot)
-                        copiedEvents[slot] = events
-                    case .ended(let events):
-                        ended[slot] = true
-                        copiedEvents[slot] = events
+                if let end = pieces.last, end.block == ReplayPiece.endOfSegment {
+                    withUTF8(session) { raw in
+                        let worker = team[modulus == 1 ? 0 : Int(StringHash.hash(raw) % UInt64(modulus))]
+                        worker.addSlot(raw, state: SessionReplayer(), carrying: end)
                     }
                 }
-                replayed += 1
-                if replayed & 0x3FFFF == 0 { progress?(replayed) }
-            }
-            // Journal frames of about 8 MB, compressed as they fill, not one for the whole segment.
-            if journal.recordBytes >= 8 << 20 { try flushJournal() }
-        }
-        // In groups of about a million events (about 100 MB of copies): a pass over the blocks
-        // per group, and memory that does not grow with the number of late sessions.
-        var group: [Int] = []
-        var groupEvents = 0
-        for (position, slot) in lateSlots.enumerated() {
-            group.append(slot)
-            groupEvents += copiedEvents[slot]
-            if groupEvents >= rederivedEventsPerPass || position == lateSlots.count - 1 {
-                try rederive(group, sessionNumbers: sessionNumbers, states: &states, throughSegment: number, journal: &journal, decoded: &decoded)
-                group.removeAll()
-                groupEvents = 0
             }
         }
-        for slot in states.indices where !ended[slot] || late[slot] {
-            if let carried = carriedEnd[slot] {
-                // Untouched in this pass: its end piece as the file had it.
-                let state = carried.hasEndState ? try carriedState(carried) : nil
-                try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: state) }
-                continue
+        if let blocks = try log.locateBlocks(segment: number, firstBlock..<segment.blocks.count) {
+            // The other workers on threads of their own, the first on this one (which alone
+            // reports progress).
+            let group = DispatchGroup()
+            for worker in team.dropFirst() {
+                DispatchQueue.global(qos: .userInitiated).async(group: group) { worker.run(blocks, segment: number, shared: shared, progress: nil) }
             }
-            let state = states[slot]
-            try sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: endPiece(state), state: state) }
+            team[0].run(blocks, segment: number, shared: shared, progress: progress)
+            group.wait()
+            // The damage every worker met, once, in block order (workers reading the same
+            // block meet the same damage).
+            for (_, damage) in team.flatMap(\.damage).sorted(by: { $0.position < $1.position }) { log.recordDamage(damage) }
         }
-        // The last frame (an extended file keeps its old frames and adds its own).
-        try flushJournal()
+        if let failure = team.lazy.compactMap(\.failure).first { throw failure }
+        var replayed = 0
+        for worker in team {
+            try finish(worker, throughSegment: number, shared: shared)
+            try writer.append(&worker.writer)
+            compressedJournal.append(contentsOf: worker.compressedJournal)
+            replayed += worker.replayed
+        }
         let bytes = try writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]), journal: compressedJournal)
         if let directory, !ReplayFiles.writeAtomically(bytes, directory: directory, name: Self.fileName(ofSegment: segment.name)) {
             throw ReplayIndexError(code: .unwritable, message: "Could not write the replay index file in \(directory). Check its permissions and free space.")
         }
         readers[segment.name] = nil
         return replayed
+    }
+
+    /// Ends `worker`'s part of a build: re-derives its late sessions (E4), writes the end pieces
+    /// of its sessions still live, and compresses the rest of its journal.
+    private func finish(_ worker: ReplayIndexWorker, throughSegment number: Int, shared: ReplayIndexBuildContext) throws {
+        // In groups of about a million events (about 100 MB of copies): a pass over the blocks
+        // per group, and memory that does not grow with the number of late sessions.
+        var group: [Int] = []
+        var groupEvents = 0
+        for (position, slot) in worker.lateSlots.enumerated() {
+            group.append(slot)
+            groupEvents += worker.copiedEvents[slot]
+            if groupEvents >= rederivedEventsPerPass || position == worker.lateSlots.count - 1 {
+                try rederive(
+                    group, sessionNumbers: worker.sessionNumbers, states: &worker.states, throughSegment: number, journal: &worker.journal,
+                    decoded: &worker.decoded)
+                group.removeAll()
+                groupEvents = 0
+            }
+        }
+        for slot in worker.states.indices where !worker.ended[slot] || worker.late[slot] {
+            if let carried = worker.carriedEnd[slot] {
+                // Untouched in this pass: its end piece as the file had it.
+                let state = carried.hasEndState ? try shared.carriedState(carried) : nil
+                try worker.sessionNumbers.withString(UInt32(slot)) { raw in try worker.writer.add(session: raw, piece: carried, state: state) }
+                continue
+            }
+            let state = worker.states[slot]
+            try worker.sessionNumbers.withString(UInt32(slot)) { raw in try worker.writer.add(session: raw, piece: Self.endPiece(state), state: state) }
+        }
+        // The last frame (an extended file keeps its old frames and adds its workers').
+        try worker.flushJournal()
+    }
+
+    /// Workers a build uses, each on a core of its own (a build is CPU-bound): 1, 2 or 4, as
+    /// many as there are processors online (a grouped block's group count is a multiple of 2,
+    /// and of 4 from 4 groups on, so that each worker reads whole groups).
+    public var workers = ReplayIndex.defaultWorkers
+
+    /// See ``workers``.
+    public static var defaultWorkers: Int {
+        let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return processors >= 4 ? 4 : processors >= 2 ? 2 : 1
     }
 
     /// A session gets a checkpoint every this many of its events (and at its first event in each
@@ -388,7 +318,7 @@ public final class ReplayIndex {
     /// The state of `session` at the end of the last segment before `segment` that holds it.
     /// - Throws: ``RebuildFrom`` when that segment's file turns out damaged where the state is
     ///   (it is removed): starting the session afresh would make every checkpoint after it wrong.
-    private func previousState(of session: String, before segment: Int) throws -> PreviousEnd {
+    func previousState(of session: String, before segment: Int) throws -> PreviousEnd {
         var number = segment - 1
         while number >= 0 {
             if let reader = reader(number) {
@@ -414,7 +344,7 @@ public final class ReplayIndex {
     }
 
     /// What an earlier segment's file says about a session.
-    private enum PreviousEnd {
+    enum PreviousEnd {
         /// The session has no events before.
         case none
         /// Its state at the end of the last earlier segment holding it.
@@ -433,7 +363,7 @@ public final class ReplayIndex {
     }
 
     /// What indexing one event did to its session.
-    private enum Indexed {
+    enum Indexed {
         /// Applied (journaled, and checkpointed first when one was due).
         case applied
         /// Not applied: its seq is not above the session's highest (E4), so the session is
@@ -446,7 +376,7 @@ public final class ReplayIndex {
 
     /// Indexes one event of the session whose state is `state` (updated in place in the array
     /// of live states).
-    private static func index(
+    static func index(
         _ type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, block: Int, session: UnsafeRawBufferPointer, strings: StringTable,
         tokens: UnsafeRawBufferPointer, state: inout SessionReplayer, lastCheckpoint: inout Int, checkpointInterval: Int,
         writer: inout ReplayIndexFile.Writer, journal: inout FocusJournal.Writer
@@ -546,7 +476,7 @@ public final class ReplayIndex {
 
     /// Removes segment `number`'s file, found damaged after it was opened: the caller falls
     /// back to the events, and the next refresh rebuilds it.
-    private func discard(_ number: Int) {
+    func discard(_ number: Int) {
         let name = log.segments[number].name
         readers[name] = nil
         if let path = path(name) { ReplayFiles.remove(path) }

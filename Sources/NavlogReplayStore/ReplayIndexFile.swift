@@ -144,6 +144,29 @@ enum ReplayIndexFile {
             pending.removeAll(keepingCapacity: true)
         }
 
+        /// Adds what `other` holds (another worker's sessions, or later pieces of sessions this
+        /// one has) after what this writer holds, and empties it.
+        mutating func append(_ other: inout Writer) throws(ZstdError) {
+            try flushFrame()
+            try other.flushFrame()
+            let frameBase = UInt32(frameTable.count)
+            let byteBase = UInt64(frames.count)
+            frames.append(contentsOf: other.frames)
+            for frame in other.frameTable { frameTable.append((frame.offset + byteBase, frame.length, frame.checksum)) }
+            for session in other.sessions {
+                let (number, inserted) = session.id.withUnsafeBytes { sessionNumbers.insert($0) }
+                if inserted { sessions.append((session.id, [])) }
+                for var piece in session.pieces {
+                    if piece.frame != ReplayPiece.noState { piece.frame += frameBase }
+                    sessions[Int(number)].pieces.append(piece)
+                }
+            }
+            other.frames = []
+            other.frameTable = []
+            other.sessions = []
+            other.sessionNumbers = ByteStringTable()
+        }
+
         /// The file's bytes; `journal` is the focus journal, already compressed.
         consuming func finish(coverage: Coverage, journal: [UInt8]) throws(ZstdError) -> [UInt8] {
             try flushFrame()

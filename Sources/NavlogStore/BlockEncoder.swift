@@ -138,9 +138,14 @@ struct BlockEncoder {
     }
 
     /// The group count a block of `count` events is written with (0: not grouped).
+    /// Even, and a multiple of 4 from 4 on: each of the replay index build's 2 or 4 workers
+    /// (the sessions whose id hash is its residue) then reads whole groups of every block
+    /// (``DecodedBlock/decode(payload:header:groupResidue:modulus:)``).
     func groupCount(forEvents count: Int) -> Int {
         let perGroup = max(1, eventsPerGroup)
-        return count / 2 < perGroup ? 0 : min(Self.maximumGroups, count / perGroup)
+        guard count / 2 >= perGroup else { return 0 }
+        let groups = min(Self.maximumGroups, count / perGroup)
+        return groups >= 4 ? groups & ~3 : 2
     }
 
     /// Encodes the payload of the events added so far into `payload` (replacing its contents).

@@ -67,6 +67,64 @@ struct BlockReader: ~Copyable {
 }
 
 extension BlockReader {
+    /// Reads what one of `modulus` workers building derived data needs of the block at
+    /// `location`: of a grouped block whose group count is a multiple of `modulus`, the spine
+    /// and the groups g with g % `modulus` == `residue` (the sessions whose id hash is
+    /// `residue` modulo `modulus`); of any other block, all of it. Every frame's checksum is
+    /// checked either way, so that every worker finds the same damage.
+    /// - Returns: whether only those groups were decoded.
+    /// - Throws: ``StoreError`` as ``read(_:from:into:locatingBodies:)``.
+    @discardableResult
+    mutating func read(
+        _ location: BlockLocation, from file: borrowing StoreFile, into block: inout DecodedBlock, groupResidue residue: Int, modulus: Int
+    ) throws(StoreError) -> Bool {
+        let header = location.header
+        guard modulus > 1, !header.frames.isEmpty, header.groupCount % modulus == 0 else {
+            try read(location, from: file, into: &block)
+            return false
+        }
+        let frameOffset = location.offset + header.encodedSize
+        try file.read(at: frameOffset, count: header.frameSize, into: &frame)
+        guard frame.count == header.frameSize else {
+            throw StoreError(
+                code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) is cut short.",
+                path: file.path, offset: frameOffset)
+        }
+        var frameStart = 0
+        payload.removeAll(keepingCapacity: true)
+        for (number, entry) in header.frames.enumerated() {
+            defer { frameStart += entry.size }
+            let bytes = frameStart..<(frameStart + entry.size)
+            let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
+            guard checksum == entry.checksum else {
+                throw StoreError(
+                    code: .damaged,
+                    message:
+                        "\(file.path) at byte \(frameOffset + frameStart): \(number == 0 ? "the spine frame" : "the frame of session group \(number - 1)") of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
+                    path: file.path, offset: frameOffset + frameStart)
+            }
+            guard entry.size > 0, number == 0 || (number - 1) % modulus == residue else { continue }
+            do {
+                try frame.withBytes { (raw) throws(ZstdError) in
+                    try decompressor.decompress(frame: UnsafeRawBufferPointer(rebasing: raw[bytes]), expectedSize: entry.payloadSize, appendingTo: &payload)
+                }
+            } catch {
+                throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset + frameStart): \(error.message)", path: file.path, offset: frameOffset + frameStart)
+            }
+        }
+        swap(&payload, &block.payload)
+        let decoded = block.payload
+        block.payload = []
+        do {
+            try block.decode(payload: decoded, header: header, groupResidue: residue, modulus: modulus)
+        } catch {
+            throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.reason).", path: file.path, offset: frameOffset)
+        }
+        return true
+    }
+}
+
+extension BlockReader {
     /// Decompresses a block's data (`data`: all of its data frames) into `payload`: one frame,
     /// or a grouped block's frames one after another.
     static func decompressData(

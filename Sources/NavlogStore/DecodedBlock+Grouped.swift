@@ -9,6 +9,10 @@ extension DecodedBlock {
         case one(group: Int, session: Int)
         /// None: only the spine (the session read for is not in the block).
         case none
+        /// The groups g with g % `modulus` == `residue`: the sessions whose id hash is
+        /// `residue` modulo `modulus` (a session's group is its hash modulo the group count, a
+        /// multiple of `modulus`), for one of `modulus` workers building the replay index.
+        case residue(Int, modulus: Int)
     }
 
     /// The number and group of `session` in a grouped block's spine (`spine`: its decompressed
@@ -81,6 +85,8 @@ extension DecodedBlock {
             partSizes.append((group, header.frames[1 + group].payloadSize))
         case .none:
             break
+        case .residue(let residue, let modulus):
+            for group in 0..<groups where group % modulus == residue { partSizes.append((group, header.frames[1 + group].payloadSize)) }
         }
         guard spineSize + partSizes.reduce(0, { $0 + $1.size }) == raw.count else {
             throw DecodingError(reason: "the block payload is \(raw.count) bytes where its frame table says \(spineSize + partSizes.reduce(0) { $0 + $1.size })")
@@ -247,6 +253,13 @@ extension DecodedBlock {
                         slots[decodedSession] = start + count
                     } else if sessionsKnown {
                         for index in 0..<n {
+                            let session = Int(sessionColumn[index])
+                            positions[slots[session]] = Int32(truncatingIfNeeded: index)
+                            slots[session] += 1
+                        }
+                    } else {
+                        // Some groups read (one worker's): the events of the others have no session.
+                        for index in 0..<n where sessionColumn[index] != Self.undecodedSession {
                             let session = Int(sessionColumn[index])
                             positions[slots[session]] = Int32(truncatingIfNeeded: index)
                             slots[session] += 1

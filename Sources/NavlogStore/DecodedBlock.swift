@@ -150,6 +150,13 @@ public struct DecodedBlock: Sendable {
 
     func isGroupDecoded(_ group: Int) -> Bool { decodedGroups & (1 << UInt64(group)) != 0 }
 
+    /// Whether the events of session `number` (a reference into ``withStrings(_:)``'s table)
+    /// were decoded: always, but for a grouped block read for one session or one worker's
+    /// groups (``isDecoded(_:)``).
+    public func isSessionDecoded(_ number: Int) -> Bool {
+        groupCount == 0 || (isGroupDecoded(Int(sessionGroups[number])) && (decodedSession < 0 || number == decodedSession))
+    }
+
     /// The session id of event `index` (allocates; for reports).
     public func session(_ index: Int) -> String {
         withStrings { String(decoding: $0[Int(sessions[index])] ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self) }
@@ -229,6 +236,16 @@ public struct DecodedBlock: Sendable {
         try decode(
             payload: newPayload, header: header, groups: session.map { .one(group: $0.group, session: $0.number) } ?? GroupSelection.none,
             locatingBodies: true, receiveTimesAndPeers: receiveTimesAndPeers)
+    }
+
+    /// Decodes a grouped block's spine and the parts of its groups g with g % `modulus` ==
+    /// `residue` (`payload` holds them one after the other, in group order): every event's
+    /// session, and the rest for the events of those groups only (``isDecoded(_:)``), the
+    /// sessions whose id hash is `residue` modulo `modulus` when the group count is a multiple
+    /// of `modulus` (``BlockReader`` reads the whole block otherwise).
+    /// - Throws: ``DecodingError`` naming what was malformed.
+    mutating func decode(payload newPayload: consuming [UInt8], header: BlockHeader, groupResidue residue: Int, modulus: Int) throws(DecodingError) {
+        try decode(payload: newPayload, header: header, groups: .residue(residue, modulus: modulus), locatingBodies: true, receiveTimesAndPeers: true)
     }
 
     /// The session group of session `number` (a reference into ``withStrings(_:)``'s table) in a

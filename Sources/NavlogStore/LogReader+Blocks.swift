@@ -135,3 +135,87 @@ extension LogReader {
         _ = prefetcher.finish(into: &scratch)
     }
 }
+
+extension LogReader {
+    /// Blocks of one segment, located and checked against the segment's index by the reader
+    /// that owns them (``locateBlocks(segment:_:)``), to be read on several threads at once
+    /// with a ``LocatedBlockReader`` each (a ``LogReader`` reads on one thread only).
+    public struct LocatedBlocks: Sendable {
+        /// The segment file as the owner opened and checked it.
+        let file: HeldSegmentFile
+        /// The blocks found sound, in order: their numbers in the segment.
+        public let numbers: [Int]
+        /// Their locations.
+        let locations: [BlockLocation]
+    }
+
+    /// Locates blocks `range` of segment `segment` for readers on other threads; blocks whose
+    /// header or index entry is damaged are left out (their damage is recorded in ``damage``).
+    /// - Returns: nil when the segment is gone.
+    /// - Throws: ``StoreError`` for I/O failures, or when the segment was written again.
+    public func locateBlocks(segment: Int, _ range: Range<Int>) throws(StoreError) -> LocatedBlocks? {
+        let catalog = catalogs[segment]
+        let file: HeldSegmentFile
+        if let held = catalog.held {
+            file = held
+        } else {
+            guard let opened = try Self.openIfPresent(catalog.segment.path) else { return nil }
+            file = HeldSegmentFile(opened)
+        }
+        var numbers: [Int] = []
+        var locations: [BlockLocation] = []
+        for block in range {
+            guard let location = try verifiedLocation(file.file, catalog, block) else { continue }
+            numbers.append(block)
+            locations.append(location)
+        }
+        return LocatedBlocks(file: file, numbers: numbers, locations: locations)
+    }
+
+    /// Records damage a ``LocatedBlockReader`` met, once (several readers of the same block
+    /// meet the same damage).
+    public func recordDamage(_ met: SegmentDamage) {
+        if !damage.contains(met) { damage.append(met) }
+    }
+}
+
+/// Reads blocks a ``LogReader`` located (``LogReader/locateBlocks(segment:_:)``) on a thread of
+/// its own: one per thread, each with its own buffers and zstd context.
+public struct LocatedBlockReader: ~Copyable {
+    private var reader: BlockReader
+
+    /// A reader.
+    /// - Throws: ``StoreError`` when zstd cannot allocate a context.
+    public init() throws(StoreError) {
+        reader = try BlockReader()
+    }
+
+    /// Reads block `position` of `blocks` (an index into ``LogReader/LocatedBlocks/numbers``)
+    /// for the worker `residue` of `modulus` building derived data: of a grouped block whose
+    /// group count is a multiple of `modulus`, only the groups that hold the sessions whose id
+    /// hash is `residue` modulo `modulus` (the others' events are not decoded:
+    /// ``DecodedBlock/isDecoded(_:)``); else the whole block.
+    /// - Returns: nil when the block was read, else its damage (the caller has the owner record
+    ///   it with ``LogReader/recordDamage(_:)`` and skips the block).
+    /// - Throws: ``StoreError`` for I/O failures.
+    public mutating func read(
+        _ blocks: LogReader.LocatedBlocks, at position: Int, into decoded: inout DecodedBlock, residue: Int, modulus: Int
+    ) throws(StoreError) -> SegmentDamage? {
+        let location = blocks.locations[position]
+        do {
+            try reader.read(location, from: blocks.file.file, into: &decoded, groupResidue: residue, modulus: modulus)
+            return nil
+        } catch {
+            guard error.code == .damaged else { throw error }
+            return SegmentDamage(error, at: location, in: blocks.file.file.path)
+        }
+    }
+
+    /// Reads the whole of block `position` of `blocks` (after a read for one worker found a
+    /// session in a group its hash does not lead to: a block another writer grouped otherwise).
+    /// - Returns: nil when the block was read, else its damage.
+    /// - Throws: ``StoreError`` for I/O failures.
+    public mutating func readWhole(_ blocks: LogReader.LocatedBlocks, at position: Int, into decoded: inout DecodedBlock) throws(StoreError) -> SegmentDamage? {
+        try read(blocks, at: position, into: &decoded, residue: 0, modulus: 1)
+    }
+}

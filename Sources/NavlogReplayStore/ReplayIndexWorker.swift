@@ -1,0 +1,257 @@
+import Dispatch
+import NavlogEvents
+import NavlogReplay
+import NavlogStore
+import NavlogZstd
+import Synchronization
+
+/// One of the workers that build a segment's replay index file together, each on a core of
+/// its own: the worker `residue` of `modulus` replays the sessions whose id hash is `residue`
+/// modulo `modulus` (sessions never interact, so each worker's states, checkpoints and focus
+/// journal are complete for its sessions), and of a grouped block it decompresses and decodes
+/// only the session groups that hold them (a session's group is its hash modulo the block's
+/// group count). ``ReplayIndex`` merges the workers' checkpoints and journals into one file.
+///
+/// `@unchecked Sendable`: one thread at a time uses a worker: its own thread between the
+/// build's start and its join (`DispatchGroup.wait()`, which orders the accesses), the build's
+/// thread before and after.
+final class ReplayIndexWorker: @unchecked Sendable {
+    /// Which sessions are this worker's: those whose id hash is `residue` modulo `modulus`.
+    let residue: Int
+    let modulus: Int
+    /// Sessions whose replay is live in this pass, by id (a slot each).
+    var sessionNumbers = ByteStringTable()
+    var states: [SessionReplayer] = []
+    /// Per slot, the event count at its last checkpoint (-1 before its first in this pass).
+    var lastCheckpoint: [Int] = []
+    /// Sessions that received a late event in this pass (E4): left out of the rest of the
+    /// pass and replayed again in seq order from their first event at its end.
+    var late: [Bool] = []
+    var lateSlots: [Int] = []
+    /// Per late session, about how many events its re-derivation copies (its events applied
+    /// before the late one, and those left out after), to bound the copies held at once.
+    var copiedEvents: [Int] = []
+    /// Sessions whose end piece is written (at their session.end) and whose state is let go,
+    /// so that the build holds the states of live sessions only, not of every session the
+    /// segment has seen. An event of one after that goes through re-derivation.
+    var ended: [Bool] = []
+    /// End pieces of an extended file, loaded when their session has an event (or at the end).
+    var carriedEnd: [ReplayPiece?] = []
+    /// The checkpoints and end pieces of this worker's sessions.
+    var writer: ReplayIndexFile.Writer
+    /// This worker's focus journal: records not yet compressed, and its compressed frames.
+    var journal = FocusJournal.Writer()
+    var compressedJournal: [UInt8] = []
+    private let compressor: ZstdCompressor
+    private var reader: LocatedBlockReader
+    var decoded = DecodedBlock()
+    /// Events replayed.
+    var replayed = 0
+    /// Blocks found damaged (their positions in the located blocks): skipped.
+    var damage: [(position: Int, damage: SegmentDamage)] = []
+    /// What stopped the worker, to be thrown by the build.
+    var failure: (any Error)?
+
+    /// A worker compressing at zstd `level`.
+    init(residue: Int, modulus: Int, level: Int32) throws {
+        (self.residue, self.modulus) = (residue, modulus)
+        writer = try ReplayIndexFile.Writer(level: level)
+        compressor = try ZstdCompressor(level: level, contentChecksum: false)
+        reader = try LocatedBlockReader()
+    }
+
+    /// Whether `session` is this worker's.
+    func owns(_ session: UnsafeRawBufferPointer) -> Bool {
+        modulus == 1 || Int(StringHash.hash(session) % UInt64(modulus)) == residue
+    }
+
+    /// Adds a slot for `session` (its number in ``sessionNumbers``) with `state`.
+    @discardableResult
+    func addSlot(_ session: UnsafeRawBufferPointer, state: SessionReplayer, carrying end: ReplayPiece? = nil) -> Int {
+        let slot = Int(sessionNumbers.intern(session))
+        states.append(state)
+        lastCheckpoint.append(-1)
+        late.append(false)
+        copiedEvents.append(0)
+        ended.append(false)
+        carriedEnd.append(end)
+        return slot
+    }
+
+    /// Compresses the journal so far into a frame of its own and starts a new one.
+    func flushJournal() throws {
+        guard !journal.isEmpty else { return }
+        _ = try journal.finished().withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
+        journal = FocusJournal.Writer()
+    }
+
+    /// Replays this worker's sessions through `blocks` (segment `segment`), checkpointing and
+    /// journaling them; stops early (``failure``) on an error or when `shared` says another
+    /// worker failed. `progress` (the build's own thread only) is told the events replayed by
+    /// every worker so far, now and then.
+    func run(_ blocks: LogReader.LocatedBlocks, segment: Int, shared: ReplayIndexBuildContext, progress: ((Int) -> Void)?) {
+        do {
+            try replay(blocks, segment: segment, shared: shared, progress: progress)
+        } catch {
+            failure = error
+            shared.stopAll()
+        }
+    }
+
+    private func replay(_ blocks: LogReader.LocatedBlocks, segment: Int, shared: ReplayIndexBuildContext, progress: ((Int) -> Void)?) throws {
+        // Per session of the block: its slot, -1 before it is looked up, -2 when it is another
+        // worker's (each is looked up once per block, not per event).
+        var slotOfBlockSession: [Int32] = []
+        let checkpointInterval = shared.checkpointInterval
+        // The block in a local while the loop runs: a call on the property of this class would
+        // copy the whole block for each event (its closure may change the class).
+        var decoded = DecodedBlock()
+        swap(&decoded, &self.decoded)
+        defer { swap(&decoded, &self.decoded) }
+        for position in blocks.numbers.indices {
+            if shared.stopped { return }
+            let block = blocks.numbers[position]
+            if let damaged = try reader.read(blocks, at: position, into: &decoded, residue: residue, modulus: modulus) {
+                damage.append((position, damaged))
+                continue
+            }
+            var regrouped = false
+            slotOfBlockSession.removeAll(keepingCapacity: true)
+            decoded.withStrings { table in
+                for number in 0..<table.count {
+                    let mine = table[number].map(owns) ?? false
+                    slotOfBlockSession.append(mine ? -1 : -2)
+                    // A block another writer grouped otherwise: one of this worker's sessions in
+                    // a group it did not read.
+                    if mine && !decoded.isSessionDecoded(number) { regrouped = true }
+                }
+            }
+            if regrouped, let damaged = try reader.readWhole(blocks, at: position, into: &decoded) {
+                damage.append((position, damaged))
+                continue
+            }
+            var replayedHere = 0
+            for index in 0..<decoded.count {
+                let blockSession = decoded.sessions[index]
+                guard blockSession != DecodedBlock.undecodedSession, slotOfBlockSession[Int(blockSession)] != -2 else { continue }
+                let type = decoded.types[index], sequence = decoded.sequence(index), timestamp = decoded.timestamps[index], lsn = decoded.lsn(index)
+                try decoded.withEvent(index) { strings, session, tokens in
+                    var slot = Int(slotOfBlockSession[Int(blockSession)])
+                    if slot < 0 {
+                        if let reference = sessionNumbers.reference(of: session) {
+                            slot = Int(reference)
+                        } else {
+                            slot = try addNewSession(session, before: segment, shared: shared)
+                        }
+                        slotOfBlockSession[Int(blockSession)] = Int32(slot)
+                    }
+                    if let end = carriedEnd[slot] {
+                        carriedEnd[slot] = nil
+                        if end.hasEndState {
+                            states[slot] = try shared.carriedState(end)
+                        } else {
+                            // Ended, its state let go: an event after its end is replayed with all of its events.
+                            ended[slot] = true
+                            copiedEvents[slot] = Int(end.startIndex)
+                        }
+                    }
+                    if late[slot] {
+                        copiedEvents[slot] += 1
+                        return
+                    }
+                    if ended[slot] {
+                        // After its session.end (its state let go): replayed again at the end.
+                        late[slot] = true
+                        lateSlots.append(slot)
+                        copiedEvents[slot] += 1
+                        return
+                    }
+                    switch try ReplayIndex.index(
+                        type, sequence: sequence, timestamp: timestamp, lsn: lsn, block: block, session: session, strings: strings, tokens: tokens,
+                        state: &states[slot], lastCheckpoint: &lastCheckpoint[slot], checkpointInterval: checkpointInterval, writer: &writer,
+                        journal: &journal)
+                    {
+                    case .applied:
+                        break
+                    case .late(let events):
+                        late[slot] = true
+                        lateSlots.append(slot)
+                        copiedEvents[slot] = events
+                    case .ended(let events):
+                        ended[slot] = true
+                        copiedEvents[slot] = events
+                    }
+                }
+                replayedHere += 1
+            }
+            replayed += replayedHere
+            let total = shared.addReplayed(replayedHere)
+            progress?(total)
+            // Journal frames of about 8 MB, compressed as they fill, not one for the whole segment.
+            if journal.recordBytes >= (8 << 20) / modulus { try flushJournal() }
+        }
+    }
+
+    /// Starts a slot for a session first met in this pass, with its state at the end of the
+    /// segments before (or as an ended session to replay with all its events).
+    private func addNewSession(_ session: UnsafeRawBufferPointer, before segment: Int, shared: ReplayIndexBuildContext) throws -> Int {
+        let previous = try shared.previousState(of: session, before: segment)
+        if case .state(let state) = previous { return addSlot(session, state: state) }
+        let slot = addSlot(session, state: SessionReplayer())
+        if case .ended(let events) = previous {
+            // Its state was let go at its end in an earlier segment: replayed with all its events.
+            copiedEvents[slot] = events
+            ended[slot] = true
+        }
+        return slot
+    }
+}
+
+/// What the workers of one segment's build share: the lookups into index files (earlier
+/// segments' end states, the extended file's carried states), one at a time; the count of
+/// events replayed; whether a worker failed.
+///
+/// `@unchecked Sendable`: `index` and `existing` are used only while `lock` is held (their
+/// file readers cache a frame and share a zstd context); the rest is atomic or immutable.
+final class ReplayIndexBuildContext: @unchecked Sendable {
+    private let lock = Mutex<Void>(())
+    private let index: ReplayIndex
+    private let existing: ReplayIndexFile.Reader?
+    private let segment: Int
+    private let replayedSoFar = Atomic<Int>(0)
+    private let failed = Atomic<Bool>(false)
+    /// See ``ReplayIndex/checkpointInterval``.
+    let checkpointInterval: Int
+
+    init(index: ReplayIndex, segment: Int, extending existing: ReplayIndexFile.Reader?) {
+        (self.index, self.segment, self.existing) = (index, segment, existing)
+        checkpointInterval = index.checkpointInterval
+    }
+
+    /// Whether a worker failed (the others stop at their next block).
+    var stopped: Bool { failed.load(ordering: .relaxed) }
+
+    func stopAll() { failed.store(true, ordering: .relaxed) }
+
+    /// Adds `count` events to those replayed; returns the total so far.
+    func addReplayed(_ count: Int) -> Int { replayedSoFar.add(count, ordering: .relaxed).newValue }
+
+    /// The state of `session` at the end of the last segment before `segment` that holds it.
+    func previousState(of session: UnsafeRawBufferPointer, before segment: Int) throws -> ReplayIndex.PreviousEnd {
+        let id = String(decoding: session, as: UTF8.self)
+        return try lock.withLock { _ in try index.previousState(of: id, before: segment) }
+    }
+
+    /// The end state an extended file holds at `piece`; a damaged one removes the file and
+    /// has the build start again from this segment (a session started afresh would make
+    /// every later checkpoint of it wrong).
+    func carriedState(_ piece: ReplayPiece) throws -> SessionReplayer {
+        try lock.withLock { _ in
+            guard let state = existing?.state(piece) else {
+                index.discard(segment)
+                throw ReplayIndex.RebuildFrom(segment: segment)
+            }
+            return state
+        }
+    }
+}
