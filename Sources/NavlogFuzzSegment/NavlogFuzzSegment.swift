@@ -15,7 +15,7 @@
 //
 // Over the data directory: `LogReader` (catalogue, event count, LSN range) and `scan` with
 // several queries, every event printed as JSON and replayed; blocks read for one session
-// (`readBlock(…, session:)`); then `LogVerifier`. Payloads are
+// (`readBlock(…, session:)`), and by the index build's workers (`LocatedBlockReader`); then `LogVerifier`. Payloads are
 // also decoded directly with `BlockHeader.decode` + `DecodedBlock.decode`. Damage must come
 // back as damage reports or errors, never a crash.
 //
@@ -172,6 +172,21 @@ enum SegmentFuzz {
                     decoded.positions(ofSession: reference, into: &positions)
                     for position in positions.map(Int.init) {
                         _ = decoded.withBody(position) { body in body.tokens.count } + Int(decoded.timestamps[position] & 1)
+                    }
+                }
+            }
+            // Blocks read by the replay index build's workers (each the groups of its sessions'
+            // hash residue, on a thread of its own), every event decoded for it printed.
+            var workerReader = try LocatedBlockReader()
+            for segment in reader.segments.indices {
+                guard let located = try reader.locateBlocks(segment: segment, 0..<min(8, reader.segments[segment].blocks.count)) else { continue }
+                for position in located.numbers.indices {
+                    for (residue, modulus) in [(0, 2), (1, 2), (3, 4)] {
+                        guard try workerReader.read(located, at: position, into: &decoded, residue: residue, modulus: modulus) == nil else { continue }
+                        for index in 0..<decoded.count where decoded.isDecoded(index) {
+                            line.removeAll(keepingCapacity: true)
+                            try? decoded.appendJSONLine(index, to: &line)
+                        }
                     }
                 }
             }

@@ -258,4 +258,105 @@ struct LateDeliveryIndexTests {
             }
         }
     }
+
+    @Test(
+        "an index built by 1, 2 or 4 workers (each the sessions of one id-hash residue), fresh or extended, gives the same analytics rows and states, late events included (one-frame blocks, and grouped blocks each worker reads its groups of)",
+        arguments: [false, true])
+    func workersAgree(grouped: Bool) throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            var options = Self.options
+            var lines = Self.lines()
+            if grouped {
+                // Production's shape in blocks of 4,096 events in 8 groups.
+                var configuration = WorkloadConfiguration.production(seed: 45)
+                configuration.concurrentSessions = 200
+                var generator = WorkloadGenerator(configuration)
+                lines = generator.lines(8_000)
+                options.maximumEventsPerBlock = 4_096
+                options.maximumSegmentBytes = 16 << 10
+                options.eventsPerSessionGroup = 512
+            }
+            let (late, moved) = Self.delivered(lines, seed: 21)
+            #expect(moved > 100)
+            let path = dir.path + "/late"
+            let split = late.count * 3 / 5
+            try EventLog(directory: path, options: options).close()
+            func append(_ part: ArraySlice<[UInt8]>) throws {
+                let log = try EventLog(directory: path, options: options)
+                var parser = EventLineParser()
+                var batch = EventBatch()
+                for (number, line) in part.enumerated() {
+                    _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
+                    if batch.count == (grouped ? 4_096 : 97) {
+                        _ = try log.append(batch)
+                        _ = try log.flush()
+                        batch.removeAll()
+                    }
+                }
+                if !batch.isEmpty { _ = try log.append(batch) }
+                try log.close()
+            }
+            // The same log each time, so the same LSNs: plain JSON and rows.
+            func json(_ state: SessionReplayer?, _ session: String) -> String {
+                guard let state else { return "nil" }
+                var bytes: [UInt8] = []
+                state.appendJSON(session: session, to: &bytes)
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            func rows(_ index: ReplayIndex) throws -> [String] {
+                var recorder = JournalScannerTests.Recorder(wantsEvents: true)
+                #expect(try JournalScanner(index: index).scan(into: &recorder))
+                return recorder.rows.sorted()
+            }
+            func index(_ name: String, workers: Int) throws -> ReplayIndex {
+                let index = ReplayIndex(log: try LogReader(directory: path), directory: dir.path + "/" + name)
+                index.workers = workers
+                index.checkpointInterval = 16
+                try index.refresh()
+                return index
+            }
+            // The first 60% indexed by 4 workers, then extended by 2 (late events among the rest
+            // reach back into sessions the first build journaled)…
+            try append(late[..<split])
+            _ = try index("extended", workers: 4)
+            try append(late[split...])
+            let extended = try index("extended", workers: 2)
+            #expect(extended.lastRefresh.eventsReplayed < late.count, "only new blocks were replayed")
+            if grouped {
+                let reader = try LogReader(directory: path)
+                #expect(reader.segments.count >= 2)
+                var decoded = DecodedBlock()
+                #expect(try reader.readBlock(segment: 0, block: 0, into: &decoded))
+                #expect(decoded.groupCount == 8)
+            }
+            // …equals builds from scratch by 1, 2 and 4 workers.
+            let one = try index("one", workers: 1)
+            #expect(one.lastRefresh.eventsReplayed == late.count)
+            let expectedRows = try rows(one)
+            #expect(expectedRows.count > late.count)
+            // States at the end of every third session, and at two points of every sixth
+            // (through checkpoints), as the index of one worker gives them.
+            let sessions = try Self.sessions(late).enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+            var random = SplitMix64(seed: 3)
+            let expectedSeeker = SessionSeeker(index: one)
+            var expected: [(session: String, targets: [ReplayTarget], states: [String], outOfOrder: Bool?)] = []
+            for (number, (session, sequences)) in sessions.enumerated() {
+                var targets: [ReplayTarget] = [.end]
+                if number % 2 == 0 { targets += (0..<2).map { _ in .index(Int(random.next() % UInt64(sequences.count))) } }
+                let states = try targets.map { json(try expectedSeeker.replay(session: session, to: $0), session) }
+                expected.append((session, targets, states, one.start(session: session, for: .end)?.outOfOrder))
+            }
+            for (name, other) in [("extended by 2", extended), ("2", try index("two", workers: 2)), ("4", try index("four", workers: 4))] {
+                if name != "extended by 2" { #expect(other.lastRefresh.eventsReplayed == late.count) }
+                #expect(try rows(other) == expectedRows, "rows of the index built by \(name) workers")
+                let seeker = SessionSeeker(index: other)
+                for (session, targets, states, outOfOrder) in expected {
+                    for (target, state) in zip(targets, states) {
+                        #expect(json(try seeker.replay(session: session, to: target), session) == state, "\(session) at \(target), \(name) workers")
+                    }
+                    #expect(other.start(session: session, for: .end)?.outOfOrder == outOfOrder)
+                }
+            }
+        }
+    }
 }

@@ -91,6 +91,50 @@ struct GroupedBlockTests {
     }
 
     @Test(
+        "a block read for one of 2 or 4 index workers has the events of the sessions whose id hash is its residue exactly as a whole read, and no other (payload version 4, and 3)",
+        arguments: [false, true])
+    func readForOneWorker(version3: Bool) throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            // Two blocks of 2,048 events (8 groups) and one of 900 (3 groups' worth, written as 2:
+            // a group count is even, so that two workers read whole groups; four read it whole).
+            try StoreFixture.write(Self.lines(4_996), to: dir.path, options: Self.options(grouped: true, version3: version3), seal: true)
+            let reader = try LogReader(directory: dir.path)
+            #expect(try Self.headers(dir.path).map(\.groupCount) == [8, 8, 2])
+            let located = try #require(try reader.locateBlocks(segment: 0, 0..<reader.segments[0].blocks.count))
+            #expect(located.numbers == [0, 1, 2])
+            var blockReader = try LocatedBlockReader()
+            var whole = DecodedBlock(), part = DecodedBlock()
+            var wholeLine: [UInt8] = [], partLine: [UInt8] = []
+            for modulus in [2, 4] {
+                for position in located.numbers.indices {
+                    #expect(try reader.readBlock(segment: 0, block: located.numbers[position], into: &whole))
+                    let residues = whole.withStrings { strings in (0..<strings.count).map { Int(StringHash.hash(strings[$0]!) % UInt64(modulus)) } }
+                    var decodedEvents = 0
+                    for residue in 0..<modulus {
+                        #expect(try blockReader.read(located, at: position, into: &part, residue: residue, modulus: modulus) == nil)
+                        #expect(part.count == whole.count)
+                        let readWhole = whole.groupCount % modulus != 0
+                        for event in 0..<whole.count {
+                            let mine = residues[Int(whole.sessions[event])] == residue
+                            #expect(part.isDecoded(event) == (mine || readWhole), "event \(event) of block \(position), worker \(residue) of \(modulus)")
+                            guard mine else { continue }
+                            #expect(part.sessions[event] == whole.sessions[event])
+                            wholeLine.removeAll()
+                            partLine.removeAll()
+                            try whole.appendJSONLine(event, to: &wholeLine)
+                            try part.appendJSONLine(event, to: &partLine)
+                            #expect(partLine == wholeLine, "event \(whole.lsn(event))")
+                            decodedEvents += 1
+                        }
+                    }
+                    // The workers together have every event once.
+                    #expect(decodedEvents == whole.count)
+                }
+            }
+        }
+    }
+
+    @Test(
         "a block read for one session has that session's events exactly as a whole read, and no other session's (payload version 4, and 3)",
         arguments: [false, true])
     func readForOneSession(version3: Bool) throws {
@@ -311,6 +355,24 @@ struct GroupedBlockTests {
                 let part = Array(damaged[0..<spineSize]) + Array(damaged[partStart..<(partStart + header.frames[1 + group].payloadSize)])
                 do {
                     try decoded.decode(payload: part, header: header, session: (number: Int(random.next() % 64), group: group))
+                    for index in 0..<decoded.count where decoded.isDecoded(index) {
+                        line.removeAll(keepingCapacity: true)
+                        try? decoded.appendJSONLine(index, to: &line)
+                    }
+                } catch {
+                    failures += 1
+                }
+                // One of 2 or 4 index workers: the spine and the parts of its groups.
+                let modulus = round % 3 == 0 ? 4 : 2, residue = Int(random.next() % UInt64(modulus))
+                var groupsPart = Array(damaged[0..<spineSize])
+                var start = spineSize
+                for group in 0..<8 {
+                    let size = header.frames[1 + group].payloadSize
+                    if group % modulus == residue { groupsPart += damaged[start..<(start + size)] }
+                    start += size
+                }
+                do {
+                    try decoded.decode(payload: groupsPart, header: header, groupResidue: residue, modulus: modulus)
                     for index in 0..<decoded.count where decoded.isDecoded(index) {
                         line.removeAll(keepingCapacity: true)
                         try? decoded.appendJSONLine(index, to: &line)
