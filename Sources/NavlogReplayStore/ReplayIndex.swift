@@ -1,13 +1,14 @@
 import Dispatch
+import NavlogEvents
+public import NavlogReplay
+public import NavlogStore
+import NavlogZstd
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import NavlogEvents
-public import NavlogReplay
-public import NavlogStore
-import NavlogZstd
 
 /// The replay index of a data directory: per segment, every session's serialized replay state
 /// at its first event there and then every ``checkpointInterval`` of its events (checkpoints),
@@ -195,7 +196,7 @@ public final class ReplayIndex {
                 if let end = pieces.last, end.block == ReplayPiece.endOfSegment {
                     withUTF8(session) { raw in
                         let worker = team[modulus == 1 ? 0 : Int(StringHash.hash(raw) % UInt64(modulus))]
-                        worker.addSlot(raw, state: SessionReplayer(), carrying: end)
+                        worker.live.addSlot(raw, state: SessionReplayer(), carrying: end)
                     }
                 }
             }
@@ -217,8 +218,10 @@ public final class ReplayIndex {
         var replayed = 0
         for worker in team {
             try finish(worker, throughSegment: number, shared: shared)
+            // The last frame (an extended file keeps its old frames and adds its workers').
+            try worker.flushJournal()
             try writer.append(&worker.writer)
-            compressedJournal.append(contentsOf: worker.compressedJournal)
+            compressedJournal.append(contentsOf: worker.live.compressedJournal)
             replayed += worker.replayed
         }
         let bytes = try writer.finish(coverage: ReplayIndexFile.Coverage(blocks: segment.blocks[...]), journal: compressedJournal)
@@ -232,33 +235,39 @@ public final class ReplayIndex {
     /// Ends `worker`'s part of a build: re-derives its late sessions (E4), writes the end pieces
     /// of its sessions still live, and compresses the rest of its journal.
     private func finish(_ worker: ReplayIndexWorker, throughSegment number: Int, shared: ReplayIndexBuildContext) throws {
+        // The worker's sessions and block in locals: a re-derivation changes both the states and
+        // the journal, two fields of the same property of a class.
+        var live = ReplayIndexWorker.LiveSessions()
+        var decoded = DecodedBlock()
+        swap(&live, &worker.live)
+        swap(&decoded, &worker.decoded)
+        defer {
+            swap(&live, &worker.live)
+            swap(&decoded, &worker.decoded)
+        }
         // In groups of about a million events (about 100 MB of copies): a pass over the blocks
         // per group, and memory that does not grow with the number of late sessions.
         var group: [Int] = []
         var groupEvents = 0
-        for (position, slot) in worker.lateSlots.enumerated() {
+        for (position, slot) in live.lateSlots.enumerated() {
             group.append(slot)
-            groupEvents += worker.copiedEvents[slot]
-            if groupEvents >= rederivedEventsPerPass || position == worker.lateSlots.count - 1 {
-                try rederive(
-                    group, sessionNumbers: worker.sessionNumbers, states: &worker.states, throughSegment: number, journal: &worker.journal,
-                    decoded: &worker.decoded)
+            groupEvents += live.copiedEvents[slot]
+            if groupEvents >= rederivedEventsPerPass || position == live.lateSlots.count - 1 {
+                try rederive(group, sessionNumbers: live.sessionNumbers, states: &live.states, throughSegment: number, journal: &live.journal, decoded: &decoded)
                 group.removeAll()
                 groupEvents = 0
             }
         }
-        for slot in worker.states.indices where !worker.ended[slot] || worker.late[slot] {
-            if let carried = worker.carriedEnd[slot] {
+        for slot in live.states.indices where !live.ended[slot] || live.late[slot] {
+            if let carried = live.carriedEnd[slot] {
                 // Untouched in this pass: its end piece as the file had it.
                 let state = carried.hasEndState ? try shared.carriedState(carried) : nil
-                try worker.sessionNumbers.withString(UInt32(slot)) { raw in try worker.writer.add(session: raw, piece: carried, state: state) }
+                try live.sessionNumbers.withString(UInt32(slot)) { raw in try worker.writer.add(session: raw, piece: carried, state: state) }
                 continue
             }
-            let state = worker.states[slot]
-            try worker.sessionNumbers.withString(UInt32(slot)) { raw in try worker.writer.add(session: raw, piece: Self.endPiece(state), state: state) }
+            let state = live.states[slot]
+            try live.sessionNumbers.withString(UInt32(slot)) { raw in try worker.writer.add(session: raw, piece: Self.endPiece(state), state: state) }
         }
-        // The last frame (an extended file keeps its old frames and adds its workers').
-        try worker.flushJournal()
     }
 
     /// Workers a build uses, each on a core of its own (a build is CPU-bound): 1, 2 or 4, as

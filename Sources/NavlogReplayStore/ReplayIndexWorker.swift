@@ -19,29 +19,10 @@ final class ReplayIndexWorker: @unchecked Sendable {
     /// Which sessions are this worker's: those whose id hash is `residue` modulo `modulus`.
     let residue: Int
     let modulus: Int
-    /// Sessions whose replay is live in this pass, by id (a slot each).
-    var sessionNumbers = ByteStringTable()
-    var states: [SessionReplayer] = []
-    /// Per slot, the event count at its last checkpoint (-1 before its first in this pass).
-    var lastCheckpoint: [Int] = []
-    /// Sessions that received a late event in this pass (E4): left out of the rest of the
-    /// pass and replayed again in seq order from their first event at its end.
-    var late: [Bool] = []
-    var lateSlots: [Int] = []
-    /// Per late session, about how many events its re-derivation copies (its events applied
-    /// before the late one, and those left out after), to bound the copies held at once.
-    var copiedEvents: [Int] = []
-    /// Sessions whose end piece is written (at their session.end) and whose state is let go,
-    /// so that the build holds the states of live sessions only, not of every session the
-    /// segment has seen. An event of one after that goes through re-derivation.
-    var ended: [Bool] = []
-    /// End pieces of an extended file, loaded when their session has an event (or at the end).
-    var carriedEnd: [ReplayPiece?] = []
+    /// The sessions this worker replays, and their journal.
+    var live = LiveSessions()
     /// The checkpoints and end pieces of this worker's sessions.
     var writer: ReplayIndexFile.Writer
-    /// This worker's focus journal: records not yet compressed, and its compressed frames.
-    var journal = FocusJournal.Writer()
-    var compressedJournal: [UInt8] = []
     private let compressor: ZstdCompressor
     private var reader: LocatedBlockReader
     var decoded = DecodedBlock()
@@ -51,6 +32,53 @@ final class ReplayIndexWorker: @unchecked Sendable {
     var damage: [(position: Int, damage: SegmentDamage)] = []
     /// What stopped the worker, to be thrown by the build.
     var failure: (any Error)?
+
+    /// The sessions of a worker, a slot each: their replay states and what the build knows of
+    /// them, and their focus journal. A value, that the replay loop holds in a local (a field
+    /// of a class costs an exclusivity check at each access, and the loop makes several per event).
+    struct LiveSessions {
+        /// Sessions whose replay is live in this pass, by id (the slot numbers).
+        var sessionNumbers = ByteStringTable()
+        var states: [SessionReplayer] = []
+        /// Per slot, the event count at its last checkpoint (-1 before its first in this pass).
+        var lastCheckpoint: [Int] = []
+        /// Sessions that received a late event in this pass (E4): left out of the rest of the
+        /// pass and replayed again in seq order from their first event at its end.
+        var late: [Bool] = []
+        var lateSlots: [Int] = []
+        /// Per late session, about how many events its re-derivation copies (its events applied
+        /// before the late one, and those left out after), to bound the copies held at once.
+        var copiedEvents: [Int] = []
+        /// Sessions whose end piece is written (at their session.end) and whose state is let go,
+        /// so that the build holds the states of live sessions only, not of every session the
+        /// segment has seen. An event of one after that goes through re-derivation.
+        var ended: [Bool] = []
+        /// End pieces of an extended file, loaded when their session has an event (or at the end).
+        var carriedEnd: [ReplayPiece?] = []
+        /// The focus journal: records not yet compressed, and the compressed frames.
+        var journal = FocusJournal.Writer()
+        var compressedJournal: [UInt8] = []
+
+        /// Adds a slot for `session` with `state`; returns it.
+        @discardableResult
+        mutating func addSlot(_ session: UnsafeRawBufferPointer, state: SessionReplayer, carrying end: ReplayPiece? = nil) -> Int {
+            let slot = Int(sessionNumbers.intern(session))
+            states.append(state)
+            lastCheckpoint.append(-1)
+            late.append(false)
+            copiedEvents.append(0)
+            ended.append(false)
+            carriedEnd.append(end)
+            return slot
+        }
+
+        /// Compresses the journal so far into a frame of its own and starts a new one.
+        mutating func flushJournal(_ compressor: borrowing ZstdCompressor) throws {
+            guard !journal.isEmpty else { return }
+            _ = try journal.finished().withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
+            journal = FocusJournal.Writer()
+        }
+    }
 
     /// A worker compressing at zstd `level`.
     init(residue: Int, modulus: Int, level: Int32) throws {
@@ -65,49 +93,41 @@ final class ReplayIndexWorker: @unchecked Sendable {
         modulus == 1 || Int(StringHash.hash(session) % UInt64(modulus)) == residue
     }
 
-    /// Adds a slot for `session` (its number in ``sessionNumbers``) with `state`.
-    @discardableResult
-    func addSlot(_ session: UnsafeRawBufferPointer, state: SessionReplayer, carrying end: ReplayPiece? = nil) -> Int {
-        let slot = Int(sessionNumbers.intern(session))
-        states.append(state)
-        lastCheckpoint.append(-1)
-        late.append(false)
-        copiedEvents.append(0)
-        ended.append(false)
-        carriedEnd.append(end)
-        return slot
-    }
-
-    /// Compresses the journal so far into a frame of its own and starts a new one.
-    func flushJournal() throws {
-        guard !journal.isEmpty else { return }
-        _ = try journal.finished().withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
-        journal = FocusJournal.Writer()
-    }
+    /// Compresses the journal so far into a frame of its own.
+    func flushJournal() throws { try live.flushJournal(compressor) }
 
     /// Replays this worker's sessions through `blocks` (segment `segment`), checkpointing and
     /// journaling them; stops early (``failure``) on an error or when `shared` says another
     /// worker failed. `progress` (the build's own thread only) is told the events replayed by
-    /// every worker so far, now and then.
+    /// every worker so far, after each block.
     func run(_ blocks: LogReader.LocatedBlocks, segment: Int, shared: ReplayIndexBuildContext, progress: ((Int) -> Void)?) {
+        // The block and the sessions in locals while the loop runs: a call on a property of
+        // this class would copy the whole block for each event (its closure may change the
+        // class), and each access to one is checked for exclusivity.
+        var decoded = DecodedBlock()
+        var live = LiveSessions()
+        swap(&decoded, &self.decoded)
+        swap(&live, &self.live)
+        defer {
+            swap(&decoded, &self.decoded)
+            swap(&live, &self.live)
+        }
         do {
-            try replay(blocks, segment: segment, shared: shared, progress: progress)
+            try replay(blocks, segment: segment, shared: shared, progress: progress, decoded: &decoded, live: &live)
         } catch {
             failure = error
             shared.stopAll()
         }
     }
 
-    private func replay(_ blocks: LogReader.LocatedBlocks, segment: Int, shared: ReplayIndexBuildContext, progress: ((Int) -> Void)?) throws {
+    private func replay(
+        _ blocks: LogReader.LocatedBlocks, segment: Int, shared: ReplayIndexBuildContext, progress: ((Int) -> Void)?, decoded: inout DecodedBlock,
+        live: inout LiveSessions
+    ) throws {
         // Per session of the block: its slot, -1 before it is looked up, -2 when it is another
         // worker's (each is looked up once per block, not per event).
         var slotOfBlockSession: [Int32] = []
         let checkpointInterval = shared.checkpointInterval
-        // The block in a local while the loop runs: a call on the property of this class would
-        // copy the whole block for each event (its closure may change the class).
-        var decoded = DecodedBlock()
-        swap(&decoded, &self.decoded)
-        defer { swap(&decoded, &self.decoded) }
         for position in blocks.numbers.indices {
             if shared.stopped { return }
             let block = blocks.numbers[position]
@@ -138,48 +158,48 @@ final class ReplayIndexWorker: @unchecked Sendable {
                 try decoded.withEvent(index) { strings, session, tokens in
                     var slot = Int(slotOfBlockSession[Int(blockSession)])
                     if slot < 0 {
-                        if let reference = sessionNumbers.reference(of: session) {
+                        if let reference = live.sessionNumbers.reference(of: session) {
                             slot = Int(reference)
                         } else {
-                            slot = try addNewSession(session, before: segment, shared: shared)
+                            slot = try Self.addNewSession(session, before: segment, shared: shared, to: &live)
                         }
                         slotOfBlockSession[Int(blockSession)] = Int32(slot)
                     }
-                    if let end = carriedEnd[slot] {
-                        carriedEnd[slot] = nil
+                    if let end = live.carriedEnd[slot] {
+                        live.carriedEnd[slot] = nil
                         if end.hasEndState {
-                            states[slot] = try shared.carriedState(end)
+                            live.states[slot] = try shared.carriedState(end)
                         } else {
                             // Ended, its state let go: an event after its end is replayed with all of its events.
-                            ended[slot] = true
-                            copiedEvents[slot] = Int(end.startIndex)
+                            live.ended[slot] = true
+                            live.copiedEvents[slot] = Int(end.startIndex)
                         }
                     }
-                    if late[slot] {
-                        copiedEvents[slot] += 1
+                    if live.late[slot] {
+                        live.copiedEvents[slot] += 1
                         return
                     }
-                    if ended[slot] {
+                    if live.ended[slot] {
                         // After its session.end (its state let go): replayed again at the end.
-                        late[slot] = true
-                        lateSlots.append(slot)
-                        copiedEvents[slot] += 1
+                        live.late[slot] = true
+                        live.lateSlots.append(slot)
+                        live.copiedEvents[slot] += 1
                         return
                     }
                     switch try ReplayIndex.index(
                         type, sequence: sequence, timestamp: timestamp, lsn: lsn, block: block, session: session, strings: strings, tokens: tokens,
-                        state: &states[slot], lastCheckpoint: &lastCheckpoint[slot], checkpointInterval: checkpointInterval, writer: &writer,
-                        journal: &journal)
+                        state: &live.states[slot], lastCheckpoint: &live.lastCheckpoint[slot], checkpointInterval: checkpointInterval, writer: &writer,
+                        journal: &live.journal)
                     {
                     case .applied:
                         break
                     case .late(let events):
-                        late[slot] = true
-                        lateSlots.append(slot)
-                        copiedEvents[slot] = events
+                        live.late[slot] = true
+                        live.lateSlots.append(slot)
+                        live.copiedEvents[slot] = events
                     case .ended(let events):
-                        ended[slot] = true
-                        copiedEvents[slot] = events
+                        live.ended[slot] = true
+                        live.copiedEvents[slot] = events
                     }
                 }
                 replayedHere += 1
@@ -187,21 +207,23 @@ final class ReplayIndexWorker: @unchecked Sendable {
             replayed += replayedHere
             let total = shared.addReplayed(replayedHere)
             progress?(total)
-            // Journal frames of about 8 MB, compressed as they fill, not one for the whole segment.
-            if journal.recordBytes >= (8 << 20) / modulus { try flushJournal() }
+            // Journal frames of about 8 MB (all workers together), compressed as they fill.
+            if live.journal.recordBytes >= (8 << 20) / modulus { try live.flushJournal(compressor) }
         }
     }
 
     /// Starts a slot for a session first met in this pass, with its state at the end of the
     /// segments before (or as an ended session to replay with all its events).
-    private func addNewSession(_ session: UnsafeRawBufferPointer, before segment: Int, shared: ReplayIndexBuildContext) throws -> Int {
+    private static func addNewSession(
+        _ session: UnsafeRawBufferPointer, before segment: Int, shared: ReplayIndexBuildContext, to live: inout LiveSessions
+    ) throws -> Int {
         let previous = try shared.previousState(of: session, before: segment)
-        if case .state(let state) = previous { return addSlot(session, state: state) }
-        let slot = addSlot(session, state: SessionReplayer())
+        if case .state(let state) = previous { return live.addSlot(session, state: state) }
+        let slot = live.addSlot(session, state: SessionReplayer())
         if case .ended(let events) = previous {
             // Its state was let go at its end in an earlier segment: replayed with all its events.
-            copiedEvents[slot] = events
-            ended[slot] = true
+            live.copiedEvents[slot] = events
+            live.ended[slot] = true
         }
         return slot
     }

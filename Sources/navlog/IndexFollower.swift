@@ -16,6 +16,8 @@ struct IndexFollower: Service {
     let indexDirectory: String?
     /// How long to wait between two looks at the log.
     let interval: Duration
+    /// Cores a build uses (``ReplayIndex/workers``).
+    var workers = ReplayIndex.defaultWorkers
     /// Told one line per refresh that wrote something, and each damage met, once.
     let report: @Sendable (String) -> Void
 
@@ -40,6 +42,7 @@ struct IndexFollower: Service {
         }
         guard let reader = opened else { return }
         let index = ReplayIndex(log: reader, directory: indexDirectory)
+        index.workers = workers
         guard index.directory != nil else {
             throw FollowError(
                 message: "found no writable place for the replay index in \(dataDirectory). Give one with --index-dir DIR, or run as a user who may write there.")
@@ -90,7 +93,7 @@ extension IndexCommand {
         let logger = Logger(label: "navlog-index")
         let follower = IndexFollower(
             dataDirectory: data.dataDirectory, indexDirectory: indexOptions.indexDirectory, interval: .milliseconds(Int(interval * 1000)),
-            report: { line in printError("navlog index: \(line)") })
+            workers: workers ?? ReplayIndex.defaultWorkers, report: { line in printError("navlog index: \(line)") })
         printError("navlog index: following \(data.dataDirectory); indexing new events every \(interval) s until stopped.")
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: [.init(service: follower)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -243,6 +243,18 @@ struct IndexCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --follow: seconds between two looks at the log.", valueName: "seconds"))
     var interval = 1.0
 
+    @Option(
+        help: ArgumentHelp(
+            "Cores the build uses, each replaying the sessions of its share (1 to 64; default: the processors online, 1, 2 or 4). 1 leaves the other cores to navlogd.",
+            valueName: "count"))
+    var workers: Int?
+
+    func validate() throws {
+        if let workers, !(1...64).contains(workers) {
+            throw ValidationError("--workers must be between 1 and 64 (got \(workers)); 2 or 4 on machines with that many cores.")
+        }
+    }
+
     func run() async throws {
         if follow {
             try await runFollowing()
@@ -251,6 +263,7 @@ struct IndexCommand: AsyncParsableCommand {
         let clock = ContinuousClock()
         let started = clock.now
         let index = try openReplayIndex(command: "index", data: data, options: indexOptions, refresh: false)
+        if let workers { index.workers = workers }
         guard let directory = index.directory else {
             printError("navlog index: found no writable place for the replay index. Give one with --index-dir DIR.")
             throw ExitCode.failure
