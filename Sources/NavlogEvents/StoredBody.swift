@@ -126,6 +126,27 @@ public struct StoredValue {
     /// is small enough to live on the machine stack (a heap one per call costs more than the
     /// loop saves); a value nested deeper than it is skipped by a call of its own.
     public static func skip(_ tokens: UnsafeRawBufferPointer, _ offset: Int, depth: Int) -> Int? {
+        // Most values skipped are scalars (a member lookup steps over the members before it):
+        // those without the container machinery below.
+        guard offset < tokens.count, depth < JSONTokenizer.maximumDepth else { return nil }
+        switch tokens[offset] {
+        case BodyToken.true.rawValue, BodyToken.false.rawValue, BodyToken.null.rawValue:
+            return offset + 1
+        case BodyToken.string.rawValue, BodyToken.number.rawValue, BodyToken.integer.rawValue:
+            // A varint: at most 10 bytes, the tenth 0 or 1 (as ByteReader reads them).
+            var position = offset + 1
+            var bytes = 0
+            while position < tokens.count {
+                let byte = tokens[position]
+                position += 1
+                if bytes == 9 && byte > 1 { return nil }
+                if byte < 0x80 { return position }
+                bytes += 1
+            }
+            return nil
+        default:
+            break
+        }
         let levels = JSONTokenizer.maximumDepth - depth
         guard levels > 0 else { return nil }
         let capacity = 32

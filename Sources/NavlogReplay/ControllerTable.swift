@@ -78,26 +78,34 @@ public struct ControllerTable: Sendable {
     }
 
     private mutating func update(_ handle: ControllerHandle, from reference: ControllerReference) {
-        var controller = controllers[Int(handle.index)]
-        func text(_ bytes: UnsafeRawBufferPointer?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
-        if let className = reference.className, controller.className.map({ !$0.utf8.elementsEqual(className) }) ?? true {
-            controller.className = text(className)
-            if !controller.kindDeclared {
+        // Field by field, in place, writing only what changed: most events that give a
+        // controller's object form repeat what is known, and a copy of the controller (to
+        // compare) retained every one of its strings, per event.
+        let index = Int(handle.index)
+        func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+        func same(_ known: String?, _ bytes: UnsafeRawBufferPointer) -> Bool { known.map { $0.utf8.elementsEqual(bytes) } ?? false }
+        if let className = reference.className, !same(controllers[index].className, className) {
+            controllers[index].className = text(className)
+            if !controllers[index].kindDeclared {
                 let inferred = ControllerKind(inferredFromClass: className)
-                if inferred != .plain { controller.kind = inferred }
+                if inferred != .plain { controllers[index].kind = inferred }
             }
         }
-        if let kind = reference.kind, let declared = ControllerKind(rawValue: String(decoding: kind, as: UTF8.self)) {
-            controller.kind = declared
-            controller.kindDeclared = true
+        if let kind = reference.kind, let declared = ControllerKind(rawValue: text(kind)) {
+            if controllers[index].kind != declared { controllers[index].kind = declared }
+            if !controllers[index].kindDeclared { controllers[index].kindDeclared = true }
         }
-        if let storyboardID = reference.storyboardID { controller.storyboardID = text(storyboardID) }
-        if let title = reference.title { controller.title = text(title) }
-        if let definesContext = reference.definesContext { controller.definesContext = definesContext }
+        if let storyboardID = reference.storyboardID, !same(controllers[index].storyboardID, storyboardID) {
+            controllers[index].storyboardID = text(storyboardID)
+        }
+        if let title = reference.title, !same(controllers[index].title, title) { controllers[index].title = text(title) }
+        if let definesContext = reference.definesContext, controllers[index].definesContext != definesContext {
+            controllers[index].definesContext = definesContext
+        }
         if let actions = reference.unwindActions {
-            controller.unwindActions = actions.elements.compactMap(\.string)
+            let names = actions.elements.compactMap(\.string)
+            if controllers[index].unwindActions != names { controllers[index].unwindActions = names }
         }
-        if controller != controllers[Int(handle.index)] { controllers[Int(handle.index)] = controller }
     }
 
     /// Appends a controller restored from a checkpoint; false when its id is already in the table.

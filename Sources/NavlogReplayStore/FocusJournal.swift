@@ -190,6 +190,11 @@ public enum FocusJournal {
         private var groupOfKey: [Int] = []
         /// The group being written.
         private var current = 0
+        /// The columns of the group being written (``openGroup``), out of ``groups`` while it is:
+        /// an append then checks two arrays for uniqueness, not three (the index build appends
+        /// a few bytes per event).
+        private var open = [[UInt8]](repeating: [], count: Column.allCases.count)
+        private var openGroup = -1
         private var strings = ByteStringTable()
         /// Per string number (for the strings that are sessions), the session's previous values.
         private var previous: [SessionPrevious] = []
@@ -205,7 +210,10 @@ public enum FocusJournal {
         public var isEmpty: Bool { records == 0 && rederived.isEmpty }
 
         /// Bytes of records so far (a builder starts a new journal frame past a size).
-        public var recordBytes: Int { groups.reduce(0) { total, group in group.columns.reduce(total) { $0 + $1.count } } }
+        public var recordBytes: Int { groups.indices.reduce(0) { total, group in columns(of: group).reduce(total) { $0 + $1.count } } }
+
+        /// The columns of `group` so far.
+        private func columns(of group: Int) -> [[UInt8]] { group == openGroup ? open : groups[group].columns }
 
         /// Starts the records of `session` replayed again from its first event in `seq` order
         /// (E4, after a late event): readers drop every record of the session before this
@@ -250,7 +258,7 @@ public enum FocusJournal {
                         Varint.append(UInt64(group.records), to: &bytes)
                     }
                 } else {
-                    for group in groups { bytes.append(contentsOf: group.columns[column.rawValue]) }
+                    for group in groups.indices { bytes.append(contentsOf: columns(of: group)[column.rawValue]) }
                 }
                 Varint.append(UInt64(bytes.count), to: &output)
                 output.append(contentsOf: bytes)
@@ -317,6 +325,11 @@ public enum FocusJournal {
                 groupOfKey[key] = groups.count
             }
             current = groupOfKey[key] - 1
+            if current != openGroup {
+                if openGroup >= 0 { swap(&open, &groups[openGroup].columns) }
+                swap(&open, &groups[current].columns)
+                openGroup = current
+            }
             groups[current].records += 1
             append(tag, .tags)
             varint(Varint.zigzag(timestamp &- previous[key].time), .times)
@@ -324,11 +337,11 @@ public enum FocusJournal {
         }
 
         private mutating func append(_ byte: UInt8, _ column: Column) {
-            groups[current].columns[column.rawValue].append(byte)
+            open[column.rawValue].append(byte)
         }
 
         private mutating func varint(_ value: UInt64, _ column: Column) {
-            Varint.append(value, to: &groups[current].columns[column.rawValue])
+            Varint.append(value, to: &open[column.rawValue])
         }
 
         private mutating func number(_ value: UInt64) {

@@ -195,7 +195,7 @@ public final class ReplayIndex {
                 }
                 if let end = pieces.last, end.block == ReplayPiece.endOfSegment {
                     withUTF8(session) { raw in
-                        let worker = team[modulus == 1 ? 0 : Int(StringHash.hash(raw) % UInt64(modulus))]
+                        let worker = team.first { $0.owns(raw) } ?? team[0]
                         worker.live.addSlot(raw, state: SessionReplayer(), carrying: end)
                     }
                 }
