@@ -127,6 +127,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
         // Per session of the block: its slot, -1 before it is looked up, -2 when it is another
         // worker's (each is looked up once per block, not per event).
         var slotOfBlockSession: [Int32] = []
+        var order: [Int32] = []
         let checkpointInterval = shared.checkpointInterval
         for position in blocks.numbers.indices {
             if shared.stopped { return }
@@ -151,7 +152,10 @@ final class ReplayIndexWorker: @unchecked Sendable {
                 continue
             }
             var replayedHere = 0
-            for index in 0..<decoded.count {
+            // Session by session (sessions do not interact; each one's events in log order).
+            decoded.decodedPositionsBySession(into: &order)
+            for position in order {
+                let index = Int(position)
                 let blockSession = decoded.sessions[index]
                 guard blockSession != DecodedBlock.undecodedSession, slotOfBlockSession[Int(blockSession)] != -2 else { continue }
                 let type = decoded.types[index], sequence = decoded.sequence(index), timestamp = decoded.timestamps[index], lsn = decoded.lsn(index)

@@ -150,6 +150,26 @@ public struct DecodedBlock: Sendable {
 
     func isGroupDecoded(_ group: Int) -> Bool { decodedGroups & (1 << UInt64(group)) != 0 }
 
+    /// Sets `positions` to the positions of the decoded events (``isDecoded(_:)``), each
+    /// session's together and in log order: of a grouped block, group by group and session by
+    /// session; of any other block, all of them in log order. A reader whose work is per
+    /// session (the replay index build) then keeps one session's state in cache for all of its
+    /// events in the block, instead of moving between hundreds of sessions' states.
+    public func decodedPositionsBySession(into positions: inout [Int32]) {
+        positions.removeAll(keepingCapacity: true)
+        guard groupCount > 0 else {
+            positions.append(contentsOf: 0..<Int32(truncatingIfNeeded: count))
+            return
+        }
+        if decodedSession >= 0 {
+            self.positions(ofSession: decodedSession, into: &positions)
+            return
+        }
+        for group in 0..<groupCount where isGroupDecoded(group) {
+            positions.append(contentsOf: positionsByGroup[groupRuns[group]..<groupRuns[group + 1]])
+        }
+    }
+
     /// Whether the events of session `number` (a reference into ``withStrings(_:)``'s table)
     /// were decoded: always, but for a grouped block read for one session or one worker's
     /// groups (``isDecoded(_:)``).
