@@ -232,8 +232,8 @@ public final class ReplayIndex {
         return replayed
     }
 
-    /// Ends `worker`'s part of a build: re-derives its late sessions (E4), writes the end pieces
-    /// of its sessions still live, and compresses the rest of its journal.
+    /// Ends `worker`'s part of a build: re-derives its late sessions (E4) and writes their end
+    /// pieces (and those of the others, when the worker did not: it had no blocks to read).
     private func finish(_ worker: ReplayIndexWorker, throughSegment number: Int, shared: ReplayIndexBuildContext) throws {
         // The worker's sessions and block in locals: a re-derivation changes both the states and
         // the journal, two fields of the same property of a class.
@@ -258,16 +258,8 @@ public final class ReplayIndex {
                 groupEvents = 0
             }
         }
-        for slot in live.states.indices where !live.ended[slot] || live.late[slot] {
-            if let carried = live.carriedEnd[slot] {
-                // Untouched in this pass: its end piece as the file had it.
-                let state = carried.hasEndState ? try shared.carriedState(carried) : nil
-                try live.sessionNumbers.withString(UInt32(slot)) { raw in try worker.writer.add(session: raw, piece: carried, state: state) }
-                continue
-            }
-            let state = live.states[slot]
-            try live.sessionNumbers.withString(UInt32(slot)) { raw in try worker.writer.add(session: raw, piece: Self.endPiece(state), state: state) }
-        }
+        if !worker.wroteSettledEnds { try worker.writeEndPieces(of: &live, reDerived: false, shared: shared) }
+        try worker.writeEndPieces(of: &live, reDerived: true, shared: shared)
     }
 
     /// Workers a build uses, each on a core of its own (a build is CPU-bound): 1, 2 or 4, as

@@ -96,6 +96,24 @@ final class ReplayIndexWorker: @unchecked Sendable {
     /// Compresses the journal so far into a frame of its own.
     func flushJournal() throws { try live.flushJournal(compressor) }
 
+    /// Whether the end pieces of the sessions not re-derived are written (at the end of ``run``).
+    private(set) var wroteSettledEnds = false
+
+    /// Writes the end pieces of the sessions live at the end of the pass: those re-derived after
+    /// a late event (`reDerived`, once that is done) or the others.
+    func writeEndPieces(of live: inout LiveSessions, reDerived: Bool, shared: ReplayIndexBuildContext) throws {
+        for slot in live.states.indices where live.late[slot] == reDerived && (reDerived || !live.ended[slot]) {
+            if let carried = live.carriedEnd[slot] {
+                // Untouched in this pass: its end piece as the file had it.
+                let state = carried.hasEndState ? try shared.carriedState(carried) : nil
+                try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: state) }
+                continue
+            }
+            let state = live.states[slot]
+            try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: ReplayIndex.endPiece(state), state: state) }
+        }
+    }
+
     /// Replays this worker's sessions through `blocks` (segment `segment`), checkpointing and
     /// journaling them; stops early (``failure``) on an error or when `shared` says another
     /// worker failed. `progress` (the build's own thread only) is told the events replayed by
@@ -114,6 +132,14 @@ final class ReplayIndexWorker: @unchecked Sendable {
         }
         do {
             try replay(blocks, segment: segment, shared: shared, progress: progress, decoded: &decoded, live: &live)
+            // What needs neither the log nor another worker, here rather than on the build's
+            // thread after the join: the end pieces of the sessions not re-derived, and the
+            // journal so far compressed (together ~9% of a 2M-event build).
+            if !shared.stopped {
+                try writeEndPieces(of: &live, reDerived: false, shared: shared)
+                try live.flushJournal(compressor)
+                wroteSettledEnds = true
+            }
         } catch {
             failure = error
             shared.stopAll()
