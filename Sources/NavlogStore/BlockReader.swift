@@ -20,33 +20,7 @@ struct BlockReader: ~Copyable {
         _ location: BlockLocation, from file: borrowing StoreFile, into block: inout DecodedBlock, locatingBodies: Bool = true
     ) throws(StoreError) {
         let header = location.header
-        let frameOffset = location.offset + header.encodedSize
-        try file.read(at: frameOffset, count: header.frameSize, into: &frame)
-        guard frame.count == header.frameSize else {
-            throw StoreError(
-                code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) is cut short.",
-                path: file.path, offset: frameOffset)
-        }
-        // A grouped block's frames have checksums of their own (what a reader of one session
-        // checks), which together cover every byte of its data: a whole read checks those (so
-        // `navlog verify` finds a wrong frame table) and not the bytes a second time.
-        guard !header.frames.isEmpty || frame.withUnsafeBytes({ CRC32C.checksum($0) }) == header.frameChecksum else {
-            throw StoreError(
-                code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
-                path: file.path, offset: frameOffset)
-        }
-        var frameStart = 0
-        for (number, entry) in header.frames.enumerated() {
-            let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[frameStart..<(frameStart + entry.size)])) }
-            guard checksum == entry.checksum else {
-                throw StoreError(
-                    code: .damaged,
-                    message:
-                        "\(file.path) at byte \(frameOffset + frameStart): \(number == 0 ? "the spine frame" : "the frame of session group \(number - 1)") of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
-                    path: file.path, offset: frameOffset + frameStart)
-            }
-            frameStart += entry.size
-        }
+        let frameOffset = try readCheckedData(location, from: file)
         do {
             try frame.withBytes { (raw) throws(ZstdError) in
                 try Self.decompressData(raw, header: header, decompressor: decompressor, into: &payload)
@@ -83,26 +57,12 @@ extension BlockReader {
             try read(location, from: file, into: &block)
             return false
         }
-        let frameOffset = location.offset + header.encodedSize
-        try file.read(at: frameOffset, count: header.frameSize, into: &frame)
-        guard frame.count == header.frameSize else {
-            throw StoreError(
-                code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) is cut short.",
-                path: file.path, offset: frameOffset)
-        }
+        let frameOffset = try readCheckedData(location, from: file)
         var frameStart = 0
         payload.removeAll(keepingCapacity: true)
         for (number, entry) in header.frames.enumerated() {
             defer { frameStart += entry.size }
             let bytes = frameStart..<(frameStart + entry.size)
-            let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
-            guard checksum == entry.checksum else {
-                throw StoreError(
-                    code: .damaged,
-                    message:
-                        "\(file.path) at byte \(frameOffset + frameStart): \(number == 0 ? "the spine frame" : "the frame of session group \(number - 1)") of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
-                    path: file.path, offset: frameOffset + frameStart)
-            }
             guard entry.size > 0, number == 0 || (number - 1) % modulus == residue else { continue }
             do {
                 try frame.withBytes { (raw) throws(ZstdError) in
@@ -121,6 +81,41 @@ extension BlockReader {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.reason).", path: file.path, offset: frameOffset)
         }
         return true
+    }
+}
+
+extension BlockReader {
+    /// Reads the data frames of the block at `location` into ``frame`` and checks them: the
+    /// one frame's checksum, or each of a grouped block's frames' (which together cover every
+    /// byte of its data: a whole read checks those, so `navlog verify` finds a wrong frame
+    /// table, and not the bytes a second time). Returns where the data starts in the file.
+    private mutating func readCheckedData(_ location: BlockLocation, from file: borrowing StoreFile) throws(StoreError) -> Int {
+        let header = location.header
+        let frameOffset = location.offset + header.encodedSize
+        try file.read(at: frameOffset, count: header.frameSize, into: &frame)
+        guard frame.count == header.frameSize else {
+            throw StoreError(
+                code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) is cut short.",
+                path: file.path, offset: frameOffset)
+        }
+        guard !header.frames.isEmpty || frame.withUnsafeBytes({ CRC32C.checksum($0) }) == header.frameChecksum else {
+            throw StoreError(
+                code: .damaged, message: "\(file.path) at byte \(frameOffset): the data frame of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
+                path: file.path, offset: frameOffset)
+        }
+        var frameStart = 0
+        for (number, entry) in header.frames.enumerated() {
+            let checksum = frame.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[frameStart..<(frameStart + entry.size)])) }
+            guard checksum == entry.checksum else {
+                throw StoreError(
+                    code: .damaged,
+                    message:
+                        "\(file.path) at byte \(frameOffset + frameStart): \(number == 0 ? "the spine frame" : "the frame of session group \(number - 1)") of the block with LSNs \(header.firstLSN)–\(header.lastLSN) fails its checksum.",
+                    path: file.path, offset: frameOffset + frameStart)
+            }
+            frameStart += entry.size
+        }
+        return frameOffset
     }
 }
 
