@@ -125,6 +125,21 @@ public struct StoredValue {
     /// runs this over every token of every body (it was most of a replay's own CPU). The stack
     /// is small enough to live on the machine stack (a heap one per call costs more than the
     /// loop saves); a value nested deeper than it is skipped by a call of its own.
+    /// Where the varint at `position` ends (at most 10 bytes, the tenth 0 or 1, as
+    /// `ByteReader` reads them); nil when it is cut short or too long.
+    static func skipVarint(_ tokens: UnsafeRawBufferPointer, _ position: Int) -> Int? {
+        var position = position
+        var bytes = 0
+        while position < tokens.count {
+            let byte = tokens[position]
+            position += 1
+            if bytes == 9 && byte > 1 { return nil }
+            if byte < 0x80 { return position }
+            bytes += 1
+        }
+        return nil
+    }
+
     public static func skip(_ tokens: UnsafeRawBufferPointer, _ offset: Int, depth: Int) -> Int? {
         // Most values skipped are scalars (a member lookup steps over the members before it):
         // those without the container machinery below.
@@ -133,17 +148,7 @@ public struct StoredValue {
         case BodyToken.true.rawValue, BodyToken.false.rawValue, BodyToken.null.rawValue:
             return offset + 1
         case BodyToken.string.rawValue, BodyToken.number.rawValue, BodyToken.integer.rawValue:
-            // A varint: at most 10 bytes, the tenth 0 or 1 (as ByteReader reads them).
-            var position = offset + 1
-            var bytes = 0
-            while position < tokens.count {
-                let byte = tokens[position]
-                position += 1
-                if bytes == 9 && byte > 1 { return nil }
-                if byte < 0x80 { return position }
-                bytes += 1
-            }
-            return nil
+            return skipVarint(tokens, offset + 1)
         default:
             break
         }
@@ -155,17 +160,10 @@ public struct StoredValue {
             var level = 0
             var position = offset
             let end = tokens.count
-            // Steps over a varint (at most 10 bytes, the tenth 0 or 1, as ByteReader reads them).
             func skipVarint() -> Bool {
-                var bytes = 0
-                while position < end {
-                    let byte = tokens[position]
-                    position += 1
-                    if bytes == 9 && byte > 1 { return false }
-                    if byte < 0x80 { return true }
-                    bytes += 1
-                }
-                return false
+                guard let next = StoredValue.skipVarint(tokens, position) else { return false }
+                position = next
+                return true
             }
             while true {
                 if level > 0 && open[level - 1] & 1 == 1 {

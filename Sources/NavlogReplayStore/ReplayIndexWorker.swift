@@ -183,7 +183,8 @@ final class ReplayIndexWorker: @unchecked Sendable {
             for position in order {
                 let index = Int(position)
                 let blockSession = decoded.sessions[index]
-                guard blockSession != DecodedBlock.undecodedSession, slotOfBlockSession[Int(blockSession)] != -2 else { continue }
+                // Only decoded events are in `order`; of a block read whole, other workers' too.
+                guard slotOfBlockSession[Int(blockSession)] != -2 else { continue }
                 let type = decoded.types[index], sequence = decoded.sequence(index), timestamp = decoded.timestamps[index], lsn = decoded.lsn(index)
                 try decoded.withEvent(index) { strings, session, tokens in
                     var slot = Int(slotOfBlockSession[Int(blockSession)])

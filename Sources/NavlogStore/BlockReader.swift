@@ -46,16 +46,14 @@ extension BlockReader {
     /// and the groups g with g % `modulus` == `residue` (the sessions whose id hash is
     /// `residue` modulo `modulus`); of any other block, all of it. Every frame's checksum is
     /// checked either way, so that every worker finds the same damage.
-    /// - Returns: whether only those groups were decoded.
     /// - Throws: ``StoreError`` as ``read(_:from:into:locatingBodies:)``.
-    @discardableResult
     mutating func read(
         _ location: BlockLocation, from file: borrowing StoreFile, into block: inout DecodedBlock, groupResidue residue: Int, modulus: Int
-    ) throws(StoreError) -> Bool {
+    ) throws(StoreError) {
         let header = location.header
         guard modulus > 1, !header.frames.isEmpty, header.groupCount % modulus == 0 else {
             try read(location, from: file, into: &block)
-            return false
+            return
         }
         let frameOffset = try readCheckedData(location, from: file)
         var frameStart = 0
@@ -80,7 +78,6 @@ extension BlockReader {
         } catch {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.reason).", path: file.path, offset: frameOffset)
         }
-        return true
     }
 }
 

@@ -251,12 +251,6 @@ extension DecodedBlock {
                         let start = slots[decodedSession]
                         for k in 0..<count { positions[start + k] = wantedPositions[k] }
                         slots[decodedSession] = start + count
-                    } else if sessionsKnown {
-                        for index in 0..<n {
-                            let session = Int(sessionColumn[index])
-                            positions[slots[session]] = Int32(truncatingIfNeeded: index)
-                            slots[session] += 1
-                        }
                     } else {
                         // Some groups read (one worker's): the events of the others have no session.
                         for index in 0..<n where sessionColumn[index] != Self.undecodedSession {

@@ -143,9 +143,7 @@ public struct DecodedBlock: Sendable {
     /// (``decode(payload:header:session:)``), whose other groups' events have only their session,
     /// receive time and peer.
     public func isDecoded(_ index: Int) -> Bool {
-        guard sessions[index] != Self.undecodedSession else { return false }
-        let session = Int(sessions[index])
-        return groupCount == 0 || (isGroupDecoded(Int(sessionGroups[session])) && (decodedSession < 0 || session == decodedSession))
+        sessions[index] != Self.undecodedSession && isSessionDecoded(Int(sessions[index]))
     }
 
     func isGroupDecoded(_ group: Int) -> Bool { decodedGroups & (1 << UInt64(group)) != 0 }

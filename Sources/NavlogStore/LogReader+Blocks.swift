@@ -101,16 +101,8 @@ extension LogReader {
         segment: Int, block: Int, session: [UInt8], receiveTimesAndPeers: Bool, with prefetcher: BlockPrefetcher
     ) throws(StoreError) -> Bool {
         let catalog = catalogs[segment]
-        // The file the block is checked in is the one the worker reads: the held one, or one
-        // opened here and handed over.
-        let file: HeldSegmentFile
-        if let held = catalog.held {
-            file = held
-        } else {
-            guard let opened = try Self.openIfPresent(catalog.segment.path) else { return false }
-            file = HeldSegmentFile(opened)
-        }
-        guard let location = try verifiedLocation(file.file, catalog, block) else { return false }
+        // The file the block is checked in is the one the worker reads.
+        guard let file = try fileForOtherThreads(segment), let location = try verifiedLocation(file.file, catalog, block) else { return false }
         prefetcher.start(BlockPrefetcher.Ticket(file: file, location: location, session: session, receiveTimesAndPeers: receiveTimesAndPeers))
         return true
     }
@@ -155,13 +147,7 @@ extension LogReader {
     /// - Throws: ``StoreError`` for I/O failures, or when the segment was written again.
     public func locateBlocks(segment: Int, _ range: Range<Int>) throws(StoreError) -> LocatedBlocks? {
         let catalog = catalogs[segment]
-        let file: HeldSegmentFile
-        if let held = catalog.held {
-            file = held
-        } else {
-            guard let opened = try Self.openIfPresent(catalog.segment.path) else { return nil }
-            file = HeldSegmentFile(opened)
-        }
+        guard let file = try fileForOtherThreads(segment) else { return nil }
         var numbers: [Int] = []
         var locations: [BlockLocation] = []
         for block in range {
@@ -170,6 +156,14 @@ extension LogReader {
             locations.append(location)
         }
         return LocatedBlocks(file: file, numbers: numbers, locations: locations)
+    }
+
+    /// Segment `segment`'s file for readers on other threads: the held one, or one opened here
+    /// to be handed over; nil when the segment is gone.
+    private func fileForOtherThreads(_ segment: Int) throws(StoreError) -> HeldSegmentFile? {
+        if let held = catalogs[segment].held { return held }
+        guard let opened = try Self.openIfPresent(catalogs[segment].segment.path) else { return nil }
+        return HeldSegmentFile(opened)
     }
 
     /// Records damage a ``LocatedBlockReader`` met, once (several readers of the same block
