@@ -17,7 +17,7 @@ public struct StoredBody {
         self.strings = strings
     }
 
-    /// The value of top-level field `name`, if the event has it.
+    /// The value of top-level field `name`, if the event has it (the first, if it repeats).
     public func field(_ name: FieldName) -> StoredValue? {
         StoredValue(tokens: tokens, strings: strings, offset: 0)?.member(name)
     }
@@ -81,19 +81,32 @@ public struct StoredValue {
     /// Whether the value is `null`.
     public var isNull: Bool { kind == .null }
 
-    /// The member `name` of an object value.
+    /// The member `name` of an object value (the first, if the object repeats it).
     public func member(_ name: FieldName) -> StoredValue? {
-        guard kind == .object else { return nil }
+        var found: StoredValue?
+        forEachMember { key, value in
+            guard key == name.rawValue else { return true }
+            found = value
+            return false
+        }
+        return found
+    }
+
+    /// Calls `body` with the key (a ``FieldName`` raw value, or ``BodyToken/unknownKey``) and
+    /// value of each member of an object value, in order, without allocating, while it returns
+    /// true; stops at damage.
+    public func forEachMember(_ body: (UInt8, StoredValue) throws -> Bool) rethrows {
+        guard kind == .object else { return }
         var reader = ByteReader(tokens, offset: offset + 1)
-        guard let count = reader.readCount(limit: tokens.count) else { return nil }
+        guard let count = reader.readCount(limit: tokens.count) else { return }
         for _ in 0..<count {
-            guard let key = reader.readByte() else { return nil }
-            if key == BodyToken.unknownKey { guard reader.readVarint() != nil else { return nil } }
-            if key == name.rawValue { return StoredValue(tokens: tokens, strings: strings, offset: reader.offset) }
-            guard let end = Self.skip(tokens, reader.offset, depth: 0) else { return nil }
+            guard let key = reader.readByte() else { return }
+            if key == BodyToken.unknownKey { guard reader.readVarint() != nil else { return } }
+            guard let value = StoredValue(tokens: tokens, strings: strings, offset: reader.offset), try body(key, value),
+                let end = Self.skip(tokens, reader.offset, depth: 0)
+            else { return }
             reader.offset = end
         }
-        return nil
     }
 
     /// The elements of an array value (empty for other kinds or damage).
@@ -217,6 +230,16 @@ public struct ControllerReference {
     public let id: UnsafeRawBufferPointer
     /// The object form, when the event gave one (class, kind, sbid, title, …).
     public let object: StoredValue?
+    /// Where in the tokens the object form's members are (-1: absent), found in one pass: the
+    /// replayer reads each of them for every reference in object form, and a lookup per member
+    /// walked the object from its start each time. Offsets, not values, keep a reference small
+    /// (it is returned and passed along per event).
+    private var classOffset: Int32 = -1
+    private var kindOffset: Int32 = -1
+    private var storyboardIDOffset: Int32 = -1
+    private var titleOffset: Int32 = -1
+    private var definesContextOffset: Int32 = -1
+    private var unwindActionsOffset: Int32 = -1
 
     /// Reads a reference from a string or object value.
     public init?(_ value: StoredValue) {
@@ -226,26 +249,55 @@ public struct ControllerReference {
             self.id = id
             self.object = nil
         case .object:
-            guard let id = value.member(.id)?.bytes, !id.isEmpty else { return nil }
+            var id: UnsafeRawBufferPointer?
+            var found = false
+            var offsets = (class: Int32(-1), kind: Int32(-1), storyboardID: Int32(-1), title: Int32(-1), definesContext: Int32(-1), unwindActions: Int32(-1))
+            value.forEachMember { key, member in
+                // Of a repeated member the first, as `StoredValue.member(_:)` reads it.
+                func first(_ offset: inout Int32) {
+                    if offset < 0 { offset = Int32(truncatingIfNeeded: member.offset) }
+                }
+                switch key {
+                case FieldName.id.rawValue:
+                    if !found { (id, found) = (member.bytes, true) }
+                case FieldName.class.rawValue: first(&offsets.class)
+                case FieldName.kind.rawValue: first(&offsets.kind)
+                case FieldName.sbid.rawValue: first(&offsets.storyboardID)
+                case FieldName.title.rawValue: first(&offsets.title)
+                case FieldName.definesContext.rawValue: first(&offsets.definesContext)
+                case FieldName.unwindActions.rawValue: first(&offsets.unwindActions)
+                default: break
+                }
+                return true
+            }
+            guard let id, !id.isEmpty else { return nil }
             self.id = id
             self.object = value
+            (classOffset, kindOffset, storyboardIDOffset, titleOffset) = (offsets.class, offsets.kind, offsets.storyboardID, offsets.title)
+            (definesContextOffset, unwindActionsOffset) = (offsets.definesContext, offsets.unwindActions)
         default:
             return nil
         }
     }
 
+    /// The member of the object form at `offset`, if any.
+    private func member(at offset: Int32) -> StoredValue? {
+        guard offset >= 0, let object else { return nil }
+        return StoredValue(tokens: object.tokens, strings: object.strings, offset: Int(offset))
+    }
+
     /// The class name, when the object form gave it.
-    public var className: UnsafeRawBufferPointer? { object?.member(.class)?.bytes }
+    public var className: UnsafeRawBufferPointer? { member(at: classOffset)?.bytes }
     /// The declared kind (`navigation`, `tab`, …), when given.
-    public var kind: UnsafeRawBufferPointer? { object?.member(.kind)?.bytes }
+    public var kind: UnsafeRawBufferPointer? { member(at: kindOffset)?.bytes }
     /// The storyboard identifier, when given.
-    public var storyboardID: UnsafeRawBufferPointer? { object?.member(.sbid)?.bytes }
+    public var storyboardID: UnsafeRawBufferPointer? { member(at: storyboardIDOffset)?.bytes }
     /// The title, when given.
-    public var title: UnsafeRawBufferPointer? { object?.member(.title)?.bytes }
+    public var title: UnsafeRawBufferPointer? { member(at: titleOffset)?.bytes }
     /// `definesContext` (R3b), when given.
-    public var definesContext: Bool? { object?.member(.definesContext)?.bool }
+    public var definesContext: Bool? { member(at: definesContextOffset)?.bool }
     /// The unwind actions it implements (R17), when given.
-    public var unwindActions: StoredValue? { object?.member(.unwindActions) }
+    public var unwindActions: StoredValue? { member(at: unwindActionsOffset) }
 }
 
 extension StoredValue {

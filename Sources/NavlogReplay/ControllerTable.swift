@@ -50,7 +50,10 @@ public struct ControllerTable: Sendable {
     public var count: Int { controllers.count }
 
     /// What is known of the controller `handle` names.
-    public subscript(handle: ControllerHandle) -> Controller { controllers[Int(handle.index)] }
+    public subscript(handle: ControllerHandle) -> Controller {
+        // Yielded in place: reading one field then retains none of the controller's strings.
+        _read { yield controllers[Int(handle.index)] }
+    }
 
     /// The kind of controller `handle`, read in place (no copy of the controller's strings).
     func kind(of handle: Int32) -> ControllerKind { controllers[Int(handle)].kind }

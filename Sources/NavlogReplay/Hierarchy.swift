@@ -94,7 +94,11 @@ public struct Hierarchy: Sendable, Equatable {
     public init() {}
 
     /// The node of `handle`.
-    public subscript(handle: Int32) -> Node { nodes[Int(handle)] }
+    public subscript(handle: Int32) -> Node {
+        // Yielded in place: reading one field of a node (the replayer does, several times per
+        // event) then retains none of its arrays.
+        _read { yield nodes[Int(handle)] }
+    }
 
     /// Makes room for the controller `handle`.
     mutating func ensure(_ handle: ControllerHandle) {

@@ -8,13 +8,20 @@ extension SessionReplayer {
     /// F2: the controllers F1 visits from the window root down to the focused screen,
     /// presentations included. Empty when no window has a root.
     public var focusPath: [ControllerHandle] {
-        guard let window = focusedWindow else { return [] }
         var path: [ControllerHandle] = []
+        forEachOnFocusPath { path.append(ControllerHandle(index: $0)) }
+        return path
+    }
+
+    /// Calls `visit` with each controller of ``focusPath``, in order, without building it (the
+    /// replayer walks it at each change of focus).
+    func forEachOnFocusPath(_ visit: (Int32) -> Void) {
+        guard let window = focusedWindow else { return }
         var current = window.root
         var steps = 0
         while current >= 0, steps <= hierarchy.nodes.count {
             steps += 1
-            path.append(ControllerHandle(index: current))
+            visit(current)
             let node = hierarchy[current]
             // F1: a presentation covers its presenter's content.
             if node.presented >= 0 {
@@ -34,13 +41,14 @@ extension SessionReplayer {
                 }
             default:
                 // F1: a screen is focused unless one of its embedded children (any depth) presents
-                // (a currentContext presentation inside a container view).
-                guard let chain = presentingDescendant(of: current) else { return path }
-                path.append(contentsOf: chain.dropLast().map { ControllerHandle(index: $0) })
+                // (a currentContext presentation inside a container view). The chain is built
+                // only when there is one.
+                guard !node.children.isEmpty, presentedBelowEmbeddedChildren(of: current, depth: 0) >= 0, let chain = presentingDescendant(of: current)
+                else { return }
+                for handle in chain.dropLast() { visit(handle) }
                 current = chain.last!
             }
         }
-        return path
     }
 
     /// F1: the focused screen, nil when no window has a root or the descent ends at a
@@ -64,8 +72,15 @@ extension SessionReplayer {
 
     /// F1 without building the path (computed after every event for dwell, F4): -1 for none.
     func focusedHandle() -> Int32 {
-        guard let window = focusedWindow else { return -1 }
-        var current = window.root
+        // ``focusedWindow``'s root, in one pass over the windows and without copying one.
+        var current: Int32 = -1
+        for index in hierarchy.windows.indices where hierarchy.windows[index].root >= 0 {
+            if current < 0 { current = hierarchy.windows[index].root }
+            if hierarchy.windows[index].name == "main" {
+                current = hierarchy.windows[index].root
+                break
+            }
+        }
         var steps = 0
         while current >= 0, steps <= hierarchy.nodes.count {
             steps += 1
@@ -83,8 +98,10 @@ extension SessionReplayer {
                 case .split:
                     next = hierarchy.nodes[index].collapsed || hierarchy.nodes[index].secondary < 0 ? hierarchy.nodes[index].primary : hierarchy.nodes[index].secondary
                 default:
-                    guard !hierarchy.nodes[index].children.isEmpty, let chain = presentingDescendant(of: current) else { return current }
-                    next = chain.last!
+                    guard !hierarchy.nodes[index].children.isEmpty else { return current }
+                    let presented = presentedBelowEmbeddedChildren(of: current, depth: 0)
+                    guard presented >= 0 else { return current }
+                    next = presented
                 }
             }
             if next < 0 { return isContainer(current) ? -1 : current }
@@ -105,6 +122,31 @@ extension SessionReplayer {
             return nil
         }
         return search(screen, 0)
+    }
+
+    /// The controller at the end of ``presentingDescendant(of:)`` (-1 for none), found in the
+    /// same order without building the path: ``focusedHandle()`` asks after every event.
+    private func presentedBelowEmbeddedChildren(of handle: Int32, depth: Int) -> Int32 {
+        guard depth <= hierarchy.nodes.count else { return -1 }
+        let index = Int(handle)
+        func presented(below child: Int32) -> Int32 {
+            let presented = hierarchy.nodes[Int(child)].presented
+            return presented >= 0 ? presented : presentedBelowEmbeddedChildren(of: child, depth: depth + 1)
+        }
+        // Hierarchy.containedHandles(of:) in reverse: children, columns, then items.
+        for child in hierarchy.nodes[index].children.reversed() {
+            let found = presented(below: child)
+            if found >= 0 { return found }
+        }
+        for column in [hierarchy.nodes[index].secondary, hierarchy.nodes[index].supplementary, hierarchy.nodes[index].primary] where column >= 0 {
+            let found = presented(below: column)
+            if found >= 0 { return found }
+        }
+        for item in hierarchy.nodes[index].items.reversed() {
+            let found = presented(below: item)
+            if found >= 0 { return found }
+        }
+        return -1
     }
 
     /// F3: the focus path plus everything R5 leaves visible: what lies beneath presentations that

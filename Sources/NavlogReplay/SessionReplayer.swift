@@ -149,10 +149,9 @@ public struct SessionReplayer: Sendable {
             if newFocus >= 0 {
                 var stack = 0
                 var presentations = 0
-                for handle in focusPath {
-                    let node = hierarchy[handle.index]
-                    if node.placement == .presented { presentations += 1 }
-                    if controllers.kind(of: handle.index) == .navigation { stack = max(stack, node.items.count) }
+                forEachOnFocusPath { handle in
+                    if hierarchy[handle].placement == .presented { presentations += 1 }
+                    if controllers.kind(of: handle) == .navigation { stack = max(stack, hierarchy[handle].items.count) }
                 }
                 deepest.stack = max(deepest.stack, stack)
                 deepest.presentations = max(deepest.presentations, presentations)

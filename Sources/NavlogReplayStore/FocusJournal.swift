@@ -270,11 +270,26 @@ public enum FocusJournal {
         public mutating func record(
             _ type: EventType, session: UnsafeRawBufferPointer, before: Before, after: SessionReplayer, sequence: UInt64?, timestamp: Int64, body: StoredBody
         ) {
+            record(type, key: key(of: session), before: before, after: after, sequence: sequence, timestamp: timestamp, body: body)
+        }
+
+        /// The number this journal knows `session` by, for ``record(_:key:before:after:sequence:timestamp:body:)``
+        /// (the same until the journal is finished): a builder that keeps it per session hashes
+        /// the session's id once per journal instead of once per event.
+        public mutating func key(of session: UnsafeRawBufferPointer) -> Int {
             let key = Int(strings.intern(session))
             if key >= previous.count {
                 previous.append(contentsOf: repeatElement(SessionPrevious(), count: key + 1 - previous.count))
                 groupOfKey.append(contentsOf: repeatElement(0, count: key + 1 - groupOfKey.count))
             }
+            return key
+        }
+
+        /// Appends what event `type` changed between `before` and `after` of the session this
+        /// journal numbers `key` (``key(of:)``).
+        public mutating func record(
+            _ type: EventType, key: Int, before: Before, after: SessionReplayer, sequence: UInt64?, timestamp: Int64, body: StoredBody
+        ) {
             if type == .sessionStart {
                 let info = after.info
                 begin(1, key: key, timestamp: timestamp)

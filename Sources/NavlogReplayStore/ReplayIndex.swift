@@ -376,11 +376,11 @@ public final class ReplayIndex {
     }
 
     /// Indexes one event of the session whose state is `state` (updated in place in the array
-    /// of live states).
+    /// of live states) and whose number in `journal` is `journalKey` (``FocusJournal/Writer/key(of:)``).
     static func index(
         _ type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, block: Int, session: UnsafeRawBufferPointer, strings: StringTable,
         tokens: UnsafeRawBufferPointer, state: inout SessionReplayer, lastCheckpoint: inout Int, checkpointInterval: Int,
-        writer: inout ReplayIndexFile.Writer, journal: inout FocusJournal.Writer
+        writer: inout ReplayIndexFile.Writer, journal: inout FocusJournal.Writer, journalKey: Int
     ) throws -> Indexed {
         if let sequence, let highest = state.highestSequence, sequence <= highest { return .late(events: state.eventCount + 1) }
         // A checkpoint at the session's first event in this pass, then every checkpointInterval
@@ -393,7 +393,7 @@ public final class ReplayIndex {
         let body = StoredBody(tokens: tokens, strings: strings)
         let before = FocusJournal.Before(state)
         state.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
-        journal.record(type, session: session, before: before, after: state, sequence: sequence, timestamp: timestamp, body: body)
+        journal.record(type, key: journalKey, before: before, after: state, sequence: sequence, timestamp: timestamp, body: body)
         guard type == .sessionEnd else { return .applied }
         var piece = endPiece(state)
         piece.flags |= ReplayPiece.ended

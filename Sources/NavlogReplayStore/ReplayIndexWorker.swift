@@ -57,6 +57,8 @@ final class ReplayIndexWorker: @unchecked Sendable {
         var carriedEnd: [ReplayPiece?] = []
         /// The focus journal: records not yet compressed, and the compressed frames.
         var journal = FocusJournal.Writer()
+        /// Per slot, its number in ``journal`` (-1: not asked yet since the journal began).
+        var journalKeys: [Int] = []
         var compressedJournal: [UInt8] = []
 
         /// Adds a slot for `session` with `state`; returns it.
@@ -69,6 +71,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
             copiedEvents.append(0)
             ended.append(false)
             carriedEnd.append(end)
+            journalKeys.append(-1)
             return slot
         }
 
@@ -77,6 +80,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
             guard !journal.isEmpty else { return }
             _ = try journal.finished().withBytes { (raw) throws(ZstdError) in try compressor.compress(raw, appendingTo: &compressedJournal) }
             journal = FocusJournal.Writer()
+            for slot in journalKeys.indices { journalKeys[slot] = -1 }
         }
     }
 
@@ -154,6 +158,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
         // worker's (each is looked up once per block, not per event).
         var slotOfBlockSession: [Int32] = []
         var order: [Int32] = []
+        var headers: [DecodedBlock.EventHeader] = []
         let checkpointInterval = shared.checkpointInterval
         for position in blocks.numbers.indices {
             if shared.stopped { return }
@@ -180,22 +185,24 @@ final class ReplayIndexWorker: @unchecked Sendable {
             var replayedHere = 0
             // Session by session (sessions do not interact; each one's events in log order).
             decoded.decodedPositionsBySession(into: &order)
-            for position in order {
-                let index = Int(position)
-                let blockSession = decoded.sessions[index]
-                // Only decoded events are in `order`; of a block read whole, other workers' too.
-                guard slotOfBlockSession[Int(blockSession)] != -2 else { continue }
-                let type = decoded.types[index], sequence = decoded.sequence(index), timestamp = decoded.timestamps[index], lsn = decoded.lsn(index)
-                try decoded.withEvent(index) { strings, session, tokens in
-                    var slot = Int(slotOfBlockSession[Int(blockSession)])
+            decoded.gatherHeaders(at: order, into: &headers)
+            try decoded.withEvents { events in
+                for header in headers {
+                    let index = Int(header.position)
+                    let blockSession = Int(header.session)
+                    // Only decoded events are in `order`; of a block read whole, other workers' too.
+                    var slot = Int(slotOfBlockSession[blockSession])
+                    guard slot != -2 else { continue }
+                    let session = events.session(ofEvent: index)
                     if slot < 0 {
                         if let reference = live.sessionNumbers.reference(of: session) {
                             slot = Int(reference)
                         } else {
                             slot = try Self.addNewSession(session, before: segment, shared: shared, to: &live)
                         }
-                        slotOfBlockSession[Int(blockSession)] = Int32(slot)
+                        slotOfBlockSession[blockSession] = Int32(slot)
                     }
+                    replayedHere += 1
                     if let end = live.carriedEnd[slot] {
                         live.carriedEnd[slot] = nil
                         if end.hasEndState {
@@ -208,19 +215,21 @@ final class ReplayIndexWorker: @unchecked Sendable {
                     }
                     if live.late[slot] {
                         live.copiedEvents[slot] += 1
-                        return
+                        continue
                     }
                     if live.ended[slot] {
                         // After its session.end (its state let go): replayed again at the end.
                         live.late[slot] = true
                         live.lateSlots.append(slot)
                         live.copiedEvents[slot] += 1
-                        return
+                        continue
                     }
+                    if live.journalKeys[slot] < 0 { live.journalKeys[slot] = live.journal.key(of: session) }
                     switch try ReplayIndex.index(
-                        type, sequence: sequence, timestamp: timestamp, lsn: lsn, block: block, session: session, strings: strings, tokens: tokens,
-                        state: &live.states[slot], lastCheckpoint: &live.lastCheckpoint[slot], checkpointInterval: checkpointInterval, writer: &writer,
-                        journal: &live.journal)
+                        header.type, sequence: header.sequence, timestamp: header.timestamp, lsn: decoded.lsn(index), block: block,
+                        session: session, strings: events.strings(ofEvent: index), tokens: events.tokens(of: header), state: &live.states[slot],
+                        lastCheckpoint: &live.lastCheckpoint[slot], checkpointInterval: checkpointInterval, writer: &writer, journal: &live.journal,
+                        journalKey: live.journalKeys[slot])
                     {
                     case .applied:
                         break
@@ -233,7 +242,6 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         live.copiedEvents[slot] = events
                     }
                 }
-                replayedHere += 1
             }
             replayed += replayedHere
             let total = shared.addReplayed(replayedHere)

@@ -122,19 +122,11 @@ public struct DecodedBlock: Sendable {
 
     /// Calls `body` with the string table ``sessions`` refer to (a grouped block's session table).
     public func withStrings<R>(_ body: (StringTable) throws -> R) rethrows -> R {
-        try withTable(0, body)
-    }
-
-    private func withTable<R>(_ table: Int, _ body: (StringTable) throws -> R) rethrows -> R {
-        guard table < stringTables.count else {
-            return try body(StringTable(bytes: UnsafeRawBufferPointer(start: nil, count: 0), ends: UnsafeBufferPointer(start: nil, count: 0)))
-        }
-        let location = stringTables[table]
-        return try payload.withUnsafeBytes { raw in
-            try stringEnds.withUnsafeBufferPointer { allEnds in
-                let ends = UnsafeBufferPointer(rebasing: allEnds[location.ends])
-                let end = location.bytesStart + Int(ends.last ?? 0)
-                return try body(StringTable(bytes: UnsafeRawBufferPointer(rebasing: raw[location.bytesStart..<end]), ends: ends))
+        try payload.withUnsafeBytes { payload in
+            try stringEnds.withUnsafeBufferPointer { stringEnds in
+                try stringTables.withUnsafeBufferPointer { stringTables in
+                    try body(Events.table(0, payload: payload, stringEnds: stringEnds, stringTables: stringTables))
+                }
             }
         }
     }
@@ -182,22 +174,7 @@ public struct DecodedBlock: Sendable {
 
     /// Calls `body` with the string table, the session bytes and the interned body of event `index`.
     public func withEvent<R>(_ index: Int, _ body: (StringTable, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        precondition(bodiesLocated, "the block was decoded without its bodies (locatingBodies: false); use withSession(_:_:)")
-        let table: Int
-        if groupCount == 0 {
-            table = 0
-        } else {
-            precondition(isDecoded(index), "the event was not decoded (the block was read for another session)")
-            let group = Int(sessionGroups[Int(sessions[index])])
-            table = 1 + group
-        }
-        return try withTable(0) { sessionStrings in
-            try withTable(table) { strings in
-                try payload.withUnsafeBytes { raw in
-                    try body(strings, sessionStrings[Int(sessions[index])]!, UnsafeRawBufferPointer(rebasing: raw[bodyStarts[index]..<bodyEnds[index]]))
-                }
-            }
-        }
+        try withEvents { events in try body(events.strings(ofEvent: index), events.session(ofEvent: index), events.tokens(ofEvent: index)) }
     }
 
     /// Calls `body` with the session id bytes of event `index` (also when the bodies were not located).

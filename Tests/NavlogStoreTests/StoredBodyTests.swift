@@ -104,4 +104,44 @@ struct StoredBodyTests {
             }
         }
     }
+
+    @Test("a controller reference in object form reads each member as a member lookup does: the first of a repeated one, past unknown keys, in any order")
+    func referenceMembersReadInOnePass() throws {
+        // Strings: 0 "vc1", 1 "Cls", 2 "nav", 3 "Other", 4 "extra", 5 "Title", 6 "goBack".
+        let strings: [UInt8] = Array("vc1ClsnavOtherextraTitlegoBack".utf8)
+        let ends: [UInt32] = [3, 6, 9, 14, 19, 24, 30]
+        let string = BodyToken.string.rawValue
+        // {title: "Title", <unknown "extra">: [1, {}], class: "Cls", id: "vc1", kind: "nav",
+        //  class: "Other", definesContext: true, unwindActions: ["goBack"], id: "Other"}
+        let tokens: [UInt8] =
+            [BodyToken.object.rawValue, 1, FieldName.vc.rawValue, BodyToken.object.rawValue, 9]
+            + [FieldName.title.rawValue, string, 5]
+            + [BodyToken.unknownKey, 4, BodyToken.array.rawValue, 2, BodyToken.integer.rawValue, 2, BodyToken.object.rawValue, 0]
+            + [FieldName.class.rawValue, string, 1] + [FieldName.id.rawValue, string, 0] + [FieldName.kind.rawValue, string, 2]
+            + [FieldName.class.rawValue, string, 3] + [FieldName.definesContext.rawValue, BodyToken.true.rawValue]
+            + [FieldName.unwindActions.rawValue, BodyToken.array.rawValue, 1, string, 6] + [FieldName.id.rawValue, string, 3]
+        try strings.withUnsafeBytes { raw in
+            try ends.withUnsafeBufferPointer { endBuffer in
+                try tokens.withUnsafeBytes { bytes in
+                    let table = StringTable(bytes: raw, ends: endBuffer)
+                    let object = try #require(StoredBody(tokens: bytes, strings: table).field(.vc))
+                    let reference = try #require(ControllerReference(object))
+                    #expect(Self.text(reference.id) == "vc1")
+                    #expect(Self.text(reference.className) == "Cls")
+                    #expect(Self.text(reference.className) == Self.text(object.member(.class)?.bytes))
+                    #expect(Self.text(reference.kind) == "nav")
+                    #expect(Self.text(reference.title) == "Title")
+                    #expect(reference.storyboardID == nil)
+                    #expect(reference.definesContext == true)
+                    #expect(reference.unwindActions?.elements.compactMap(\.string) == ["goBack"])
+                    // Cut short after the title: what was read before the damage is kept, nothing after.
+                    let cut = UnsafeRawBufferPointer(rebasing: bytes[0..<10])
+                    let damaged = try #require(StoredBody(tokens: cut, strings: table).field(.vc))
+                    #expect(damaged.member(.title)?.string == "Title")
+                    #expect(damaged.member(.class) == nil)
+                    #expect(ControllerReference(damaged) == nil)
+                }
+            }
+        }
+    }
 }
