@@ -78,25 +78,25 @@ public final class SessionSeeker {
         func replayBlock() throws -> SessionReplayer?? {
             guard let reference = decoded.sessionReadFor ?? reference(of: wanted) else { return nil }
             decoded.positions(ofSession: reference, into: &positions)
-            for position in positions.lazy.map(Int.init) {
-                // Already in the checkpoint's state (it starts inside this block).
-                if decoded.lsn(position) < firstLSN { continue }
-                if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) {
-                    return .some(sawEvent ? state : nil)
-                }
-                let resolution = decoded.withBody(position) { body in
-                    state.apply(
+            return try decoded.withEvents { events -> SessionReplayer?? in
+                for position in positions.lazy.map(Int.init) {
+                    // Already in the checkpoint's state (it starts inside this block).
+                    if decoded.lsn(position) < firstLSN { continue }
+                    if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) {
+                        return .some(sawEvent ? state : nil)
+                    }
+                    let resolution = state.apply(
                         ReplayEvent(
                             type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
-                            lsn: decoded.lsn(position), body: body))
+                            lsn: decoded.lsn(position), body: StoredBody(tokens: events.tokens(ofEvent: position), strings: events.strings(ofEvent: position))))
+                    sawEvent = true
+                    if let visit, try !visit(decoded, position, state, resolution) { return .some(state) }
+                    if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return .some(state) }
+                    // The target event applied: the next block need not be read to see it is past.
+                    if case .index(let wantedIndex) = target, state.eventCount > wantedIndex { return .some(state) }
                 }
-                sawEvent = true
-                if let visit, try !visit(decoded, position, state, resolution) { return .some(state) }
-                if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return .some(state) }
-                // The target event applied: the next block need not be read to see it is past.
-                if case .index(let wantedIndex) = target, state.eventCount > wantedIndex { return .some(state) }
+                return nil
             }
-            return nil
         }
 
         // Two blocks at a time, the second read on the prefetcher's thread. A replay that ends in

@@ -407,4 +407,27 @@ struct GroupedBlockTests {
         header.frameSize = 300
         #expect(throws: BlockHeader.DecodingFailure.self, "one frame is not a grouped block") { try decoded(header).get() }
     }
+
+    @Test("a spine's group column: byte counts and the positions of one byte, word at a time, as a byte-by-byte count finds them")
+    func groupColumnScans() {
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4099] {
+            for values in [1, 2, 16, 64, 256] {
+                let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: Int.random(in: 0..<values, using: &generator)) }
+                bytes.withUnsafeBytes { raw in
+                    var counts = [Int](repeating: 0, count: 256)
+                    counts.withUnsafeMutableBufferPointer { DecodedBlock.countBytes(raw, into: $0) }
+                    var expected = [Int](repeating: 0, count: 256)
+                    for byte in bytes { expected[Int(byte)] += 1 }
+                    #expect(counts == expected, "counts of \(length) bytes below \(values)")
+                    // The bytes next to a match (0x7F, 0x80, 0xFF) must not be taken for it.
+                    for value: UInt8 in [0, 1, 0x7F, 0x80, 0xFF, UInt8(truncatingIfNeeded: values - 1)] {
+                        var found: [Int] = []
+                        DecodedBlock.forEachPosition(of: value, in: raw) { found.append($0) }
+                        #expect(found == bytes.indices.filter { bytes[$0] == value }, "positions of \(value) in \(length) bytes below \(values)")
+                    }
+                }
+            }
+        }
+    }
 }
