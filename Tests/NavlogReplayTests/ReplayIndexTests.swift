@@ -150,7 +150,9 @@ struct ReplayIndexTests {
         }
     }
 
-    @Test("production's shape (520 sessions live, mixed recording styles): through checkpoints equals from the first event at every event of sampled sessions")
+    @Test(
+        "production's shape (520 sessions live, mixed recording styles), an index built by 4 workers: through checkpoints equals from the first event at every event of sampled sessions of each worker"
+    )
     func everyPointWithManyLiveSessions() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             var configuration = WorkloadConfiguration.production(seed: 14)
@@ -169,6 +171,9 @@ struct ReplayIndexTests {
             // Small enough that the sampled sessions have several checkpoints in and across
             // segments (the interval's own value, 1024, would give these short sessions none).
             index.checkpointInterval = 16
+            // Four workers, each the sessions of one id-hash residue and 2 of each block's 8
+            // groups: the sampled sessions below are of every worker.
+            index.workers = 4
             try index.refresh()
             #expect(index.log.segments.count > 2)
             // The first block is grouped: its header is format version 2 (docs/FORMAT.md).
@@ -178,8 +183,11 @@ struct ReplayIndexTests {
             var random = SplitMix64(seed: 9)
             let sessions = try Self.sessions(dir.path).filter { $0.1 >= 40 }
             #expect(sessions.count > 100)
-            for _ in 0..<4 {
-                let (session, count) = sessions[Int(random.next() % UInt64(sessions.count))]
+            // A session of each worker, and two at random.
+            var sampled = (0..<4).compactMap { residue in sessions.first { StringHash.hash($0.0) % 4 == UInt64(residue) } }
+            #expect(sampled.count == 4)
+            for _ in 0..<2 { sampled.append(sessions[Int(random.next() % UInt64(sessions.count))]) }
+            for (session, count) in sampled {
                 // Every state from the first event, in one pass…
                 var expected: [String] = []
                 _ = try seeker.replay(session: session, to: .end, useCheckpoints: false) { _, _, state, _ in
