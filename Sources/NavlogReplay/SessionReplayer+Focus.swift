@@ -1,8 +1,15 @@
 extension SessionReplayer {
     /// The window the user looks at: `main` when it has a root, else the first window that has one.
-    public var focusedWindow: Hierarchy.Window? {
-        if let main = hierarchy.windows.first(where: { $0.root >= 0 && $0.name == "main" }) { return main }
-        return hierarchy.windows.first { $0.root >= 0 }
+    public var focusedWindow: Hierarchy.Window? { focusedWindowIndex.map { hierarchy.windows[$0] } }
+
+    /// Where ``focusedWindow`` is in the windows: one pass, no window copied (F1 after every event).
+    private var focusedWindowIndex: Int? {
+        var first: Int?
+        for index in hierarchy.windows.indices where hierarchy.windows[index].root >= 0 {
+            if hierarchy.windows[index].name == "main" { return index }
+            if first == nil { first = index }
+        }
+        return first
     }
 
     /// F2: the controllers F1 visits from the window root down to the focused screen,
@@ -72,15 +79,8 @@ extension SessionReplayer {
 
     /// F1 without building the path (computed after every event for dwell, F4): -1 for none.
     func focusedHandle() -> Int32 {
-        // ``focusedWindow``'s root, in one pass over the windows and without copying one.
-        var current: Int32 = -1
-        for index in hierarchy.windows.indices where hierarchy.windows[index].root >= 0 {
-            if current < 0 { current = hierarchy.windows[index].root }
-            if hierarchy.windows[index].name == "main" {
-                current = hierarchy.windows[index].root
-                break
-            }
-        }
+        guard let window = focusedWindowIndex else { return -1 }
+        var current = hierarchy.windows[window].root
         var steps = 0
         while current >= 0, steps <= hierarchy.nodes.count {
             steps += 1
