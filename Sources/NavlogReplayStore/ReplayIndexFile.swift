@@ -68,11 +68,17 @@ enum ReplayIndexFile {
     /// per block it has events in), pieces carry their first event's LSN.
     /// 7: journals stored column by column (``FocusJournal/Column``); end pieces carry flags and
     /// an ended session keeps no end state.
-    static let formatVersion: UInt16 = 7
+    /// 8: each session's pieces are compressed, in frames of their own after the states'; a
+    /// directory record names the frame and where in it (they were a twelfth of a file, stored
+    /// as they are: session ids and varints).
+    static let formatVersion: UInt16 = 8
     static let headerSize = 96
     static let frameRecordSize = 16
     /// States are gathered into frames of about this many bytes before compression.
     static let frameTarget = 64 << 10
+    /// Sessions' pieces are gathered into frames of about this many bytes: a lookup decompresses
+    /// one (small, so that a seek's lookup stays cheap).
+    static let pieceFrameTarget = 32 << 10
     static let directoryRecordSize = 24
 
     /// The identity of the covered part of a segment.
@@ -170,6 +176,31 @@ enum ReplayIndexFile {
         /// The file's bytes; `journal` is the focus journal, already compressed.
         consuming func finish(coverage: Coverage, journal: [UInt8]) throws(ZstdError) -> [UInt8] {
             try flushFrame()
+            // Each session's pieces, compressed in frames of their own after the states'.
+            var directory: [(hash: UInt64, frame: UInt32, offset: UInt32, length: UInt32, checksum: UInt32)] = []
+            for session in sessions {
+                let start = pending.count
+                Varint.append(UInt64(session.id.count), to: &pending)
+                pending.append(contentsOf: session.id)
+                Varint.append(UInt64(session.pieces.count), to: &pending)
+                for piece in session.pieces {
+                    Varint.append(UInt64(piece.block), to: &pending)
+                    Varint.append(piece.startIndex, to: &pending)
+                    Varint.append(piece.firstSequence.map { $0 &+ 1 } ?? 0, to: &pending)
+                    Varint.append(Varint.zigzag(piece.firstTimestamp), to: &pending)
+                    Varint.append(piece.firstLSN, to: &pending)
+                    Varint.append(UInt64(piece.frame), to: &pending)
+                    Varint.append(UInt64(piece.stateOffset), to: &pending)
+                    Varint.append(UInt64(piece.stateLength), to: &pending)
+                    Varint.append(UInt64(piece.flags), to: &pending)
+                }
+                let checksum = pending.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                let hash = session.id.withUnsafeBytes { StringHash.hash($0) }
+                directory.append((hash, UInt32(frameTable.count), UInt32(start), UInt32(pending.count - start), checksum))
+                if pending.count >= ReplayIndexFile.pieceFrameTarget { try flushFrame() }
+            }
+            try flushFrame()
+            directory.sort { ($0.hash, $0.frame, $0.offset) < ($1.hash, $1.frame, $1.offset) }
             var output = [UInt8](repeating: 0, count: ReplayIndexFile.headerSize)
             output.append(contentsOf: frames)
             let journalOffset = output.count
@@ -180,31 +211,10 @@ enum ReplayIndexFile {
                 appendLittleEndian(frame.length, to: &output)
                 appendLittleEndian(frame.checksum, to: &output)
             }
-            var directory: [(hash: UInt64, offset: UInt64, length: UInt32, checksum: UInt32)] = []
-            for session in sessions {
-                let start = output.count
-                Varint.append(UInt64(session.id.count), to: &output)
-                output.append(contentsOf: session.id)
-                Varint.append(UInt64(session.pieces.count), to: &output)
-                for piece in session.pieces {
-                    Varint.append(UInt64(piece.block), to: &output)
-                    Varint.append(piece.startIndex, to: &output)
-                    Varint.append(piece.firstSequence.map { $0 &+ 1 } ?? 0, to: &output)
-                    Varint.append(Varint.zigzag(piece.firstTimestamp), to: &output)
-                    Varint.append(piece.firstLSN, to: &output)
-                    Varint.append(UInt64(piece.frame), to: &output)
-                    Varint.append(UInt64(piece.stateOffset), to: &output)
-                    Varint.append(UInt64(piece.stateLength), to: &output)
-                    Varint.append(UInt64(piece.flags), to: &output)
-                }
-                let checksum = output.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
-                let hash = session.id.withUnsafeBytes { StringHash.hash($0) }
-                directory.append((hash, UInt64(start), UInt32(output.count - start), checksum))
-            }
-            directory.sort { ($0.hash, $0.offset) < ($1.hash, $1.offset) }
             let directoryOffset = output.count
             for record in directory {
                 appendLittleEndian(record.hash, to: &output)
+                appendLittleEndian(record.frame, to: &output)
                 appendLittleEndian(record.offset, to: &output)
                 appendLittleEndian(record.length, to: &output)
                 appendLittleEndian(record.checksum, to: &output)
@@ -240,8 +250,10 @@ enum ReplayIndexFile {
         private let frameTable: [UInt8]
         private let journalLocation: (offset: UInt64, length: UInt32, checksum: UInt32)
         private let decompressor: ZstdDecompressor
-        /// The last frame decompressed (pieces of one lookup are often in the same frame).
-        private var cachedFrame: (number: UInt32, bytes: [UInt8])?
+        /// The last two frames decompressed, the newest first: a seek looks a session's pieces
+        /// up (a pieces frame), then loads a state (a state frame), and pieces of one lookup are
+        /// often in the same frame.
+        private var cachedFrames: [(number: UInt32, bytes: [UInt8])] = []
 
         /// The format and checkpoint versions of the index file at `path` when they are not this
         /// navlog's (a file another version wrote); nil when they are, or it is no index file.
@@ -288,14 +300,24 @@ enum ReplayIndexFile {
 
         private var recordCount: Int { directory.count / ReplayIndexFile.directoryRecordSize }
 
-        private func record(_ index: Int) -> (hash: UInt64, offset: UInt64, length: UInt32, checksum: UInt32) {
+        private func record(_ index: Int) -> DirectoryRecord {
             var reader = LittleEndianReader(bytes: directory, offset: index * ReplayIndexFile.directoryRecordSize)
-            return (reader.u64(), reader.u64(), reader.u32(), reader.u32())
+            return DirectoryRecord(hash: reader.u64(), frame: reader.u32(), offset: reader.u32(), length: reader.u32(), checksum: reader.u32())
         }
 
-        /// Every session in the file.
+        /// Where a session's pieces are: its id's hash, the frame and the bytes in it, their CRC.
+        private struct DirectoryRecord {
+            var hash: UInt64
+            var frame: UInt32
+            var offset: UInt32
+            var length: UInt32
+            var checksum: UInt32
+        }
+
+        /// Every session in the file (in the order of their pieces, so each frame is
+        /// decompressed once).
         func sessions() -> [String] {
-            (0..<recordCount).compactMap { entries(record($0))?.session }
+            (0..<recordCount).map(record).sorted { ($0.frame, $0.offset) < ($1.frame, $1.offset) }.compactMap { entries($0)?.session }
         }
 
         /// What the file holds for one session.
@@ -330,11 +352,11 @@ enum ReplayIndexFile {
             return nil
         }
 
-        private func entries(_ record: (hash: UInt64, offset: UInt64, length: UInt32, checksum: UInt32)) -> (session: String, pieces: [ReplayPiece])? {
-            guard record.offset < 1 << 40, let bytes = file.read(at: Int(record.offset), count: Int(record.length)), bytes.count == Int(record.length),
-                CRC32C.checksum(bytes) == record.checksum
-            else { return nil }
-            return bytes.withUnsafeBytes { raw -> (String, [ReplayPiece])? in
+        private func entries(_ record: DirectoryRecord) -> (session: String, pieces: [ReplayPiece])? {
+            guard let frame = frame(record.frame), UInt64(record.offset) + UInt64(record.length) <= UInt64(frame.count) else { return nil }
+            return frame.withUnsafeBytes { whole -> (String, [ReplayPiece])? in
+                let raw = UnsafeRawBufferPointer(rebasing: whole[Int(record.offset)..<Int(record.offset + record.length)])
+                guard CRC32C.checksum(raw) == record.checksum else { return nil }
                 var reader = ByteReader(raw)
                 guard let length = reader.readCount(limit: raw.count), let id = reader.readBytes(length), let count = reader.readCount(limit: raw.count)
                 else { return nil }
@@ -392,14 +414,18 @@ enum ReplayIndexFile {
 
         /// Frame `number`, decompressed after its CRC is checked.
         private func frame(_ number: UInt32) -> [UInt8]? {
-            if let cachedFrame, cachedFrame.number == number { return cachedFrame.bytes }
+            if let cached = cachedFrames.firstIndex(where: { $0.number == number }) {
+                if cached > 0 { cachedFrames.swapAt(0, cached) }
+                return cachedFrames[0].bytes
+            }
             guard Int(number) < frameTable.count / ReplayIndexFile.frameRecordSize else { return nil }
             var reader = LittleEndianReader(bytes: frameTable, offset: Int(number) * ReplayIndexFile.frameRecordSize)
             let offset = reader.u64(), length = reader.u32(), checksum = reader.u32()
             guard offset < 1 << 40, let bytes = file.read(at: Int(offset), count: Int(length)), bytes.count == Int(length),
                 CRC32C.checksum(bytes) == checksum, let decoded = try? decompressor.decompress(frame: bytes, limit: 1 << 28)
             else { return nil }
-            cachedFrame = (number, decoded)
+            cachedFrames.insert((number, decoded), at: 0)
+            if cachedFrames.count > 2 { cachedFrames.removeLast() }
             return decoded
         }
     }
