@@ -50,9 +50,6 @@ extension DecodedBlock {
             return Self.table(1 + Int(sessionGroups[session]), payload: payload, stringEnds: stringEnds, stringTables: stringTables)
         }
 
-        /// The session number of event `index` (a reference into ``sessionStrings``).
-        public func sessionNumber(ofEvent index: Int) -> UInt32 { sessions[index] }
-
         /// The session id bytes of event `index`.
         public func session(ofEvent index: Int) -> UnsafeRawBufferPointer { sessionStrings[Int(sessions[index])]! }
 

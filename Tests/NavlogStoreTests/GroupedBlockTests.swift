@@ -410,7 +410,8 @@ struct GroupedBlockTests {
 
     @Test("a spine's group column: byte counts and the positions of one byte, word at a time, as a byte-by-byte count finds them")
     func groupColumnScans() {
-        var generator = SystemRandomNumberGenerator()
+        // Seeded, so that a failure repeats.
+        var generator = SplitMix64(seed: 17)
         for length in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4099] {
             for values in [1, 2, 16, 64, 256] {
                 let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: Int.random(in: 0..<values, using: &generator)) }
