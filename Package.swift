@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // libzstd from the system (Debian: libzstd-dev).
@@ -159,6 +161,28 @@ let package = Package(
             resources: [.copy("Web")],
             swiftSettings: upcomingFeatures
         ),
+        // navlog intake: the authenticated HTTP(S) road from devices into navlogd (Hummingbird 2,
+        // TLS through swift-nio-ssl); relays each body over navlogd's socket and answers once
+        // navlogd has acknowledged it durably.
+        .target(
+            name: "NavlogIntake",
+            dependencies: [
+                "CZlib",
+                "CZstd",
+                "NavlogEvents",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -176,6 +200,7 @@ let package = Package(
                 "NavlogAnalytics",
                 "NavlogClient",
                 "NavlogEvents",
+                "NavlogIntake",
                 "NavlogReplay",
                 "NavlogReplayStore",
                 "NavlogServe",
@@ -251,6 +276,11 @@ let package = Package(
         .testTarget(
             name: "NavlogDaemonTests",
             dependencies: ["NavlogDaemon", "NavlogEvents"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "NavlogIntakeTests",
+            dependencies: ["NavlogIntake", "CZlib"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -16,7 +16,7 @@ struct NavlogCommand: AsyncParsableCommand {
         subcommands: [
             IngestCommand.self, CatCommand.self, VerifyCommand.self, CompactCommand.self, SendCommand.self, StatsCommand.self, TailCommand.self, SessionsCommand.self,
             ReplayCommand.self, TimelineCommand.self, AnomaliesCommand.self, IndexCommand.self, SimulateCommand.self, QueryCommand.self, ExportCommand.self,
-            StoryboardCommand.self, ServeCommand.self,
+            StoryboardCommand.self, ServeCommand.self, IntakeCommand.self,
         ]
     )
 }
