@@ -145,7 +145,7 @@ def read_block(segment, offset, types, fields, lines):
         return offset + 8 + size + frame_size
     r = Reader(payload)
     payload_version = r.byte()
-    if payload_version not in (1, 2) or r.varint() != count:
+    if payload_version not in (1, 2, 5) or r.varint() != count:
         raise ValueError("payload of the block at %d is malformed" % offset)
     string_count = r.varint()
     lengths = [r.varint() for _ in range(string_count)]
@@ -175,10 +175,7 @@ def read_block(segment, offset, types, fields, lines):
         last += r.zigzag()
         received.append(last)
     r.take(count)  # flags
-    peers = []
-    for _ in range(r.varint()):
-        uid, gid = r.varint(), r.varint()
-        peers.append((uid, gid, r.zigzag()))
+    peers = read_peers(r, payload_version == 5)
     peer_of = [r.varint() for _ in range(count)]
     # Version 1 wrote each body's length; version 2 does not (a body is one value: it ends itself).
     body_lengths = [r.varint() for _ in range(count)] if payload_version == 1 else None
@@ -194,19 +191,36 @@ def read_block(segment, offset, types, fields, lines):
             out.append(",")
             key_json(body, strings, fields, out)
             value_json(body, strings, fields, out)
-        uid, gid, pid = peers[peer_of[i]]
-        out.append(',"_lsn":%d,"_recv":%d,"_uid":%d,"_gid":%d,"_pid":%d}' % (first_lsn + i, received[i], uid, gid, pid))
+        out.append(trusted_fields(first_lsn + i, received[i], peers[peer_of[i]]))
         lines.append("".join(out))
     if body_lengths is None and r.offset != len(payload):
         raise ValueError("the bodies of the block at %d do not fill its payload" % offset)
     return offset + 8 + size + frame_size
 
 
+def read_peers(r, with_keys):
+    """The peer table: uid, gid, zigzag pid; payload versions 5 and 6 add a relay key id (length, bytes)."""
+    peers = []
+    for _ in range(r.varint()):
+        uid, gid, pid = r.varint(), r.varint(), r.zigzag()
+        key = r.take(r.varint()).decode("ascii") if with_keys else ""
+        peers.append((uid, gid, pid, key))
+    return peers
+
+
+def trusted_fields(lsn, received, peer):
+    uid, gid, pid, key = peer
+    text = ',"_lsn":%d,"_recv":%d,"_uid":%d,"_gid":%d,"_pid":%d' % (lsn, received, uid, gid, pid)
+    if key:
+        text += ',"_key":' + json.dumps(key)
+    return text + "}"
+
+
 def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types, fields, lines, offset):
-    """A grouped block (payload version 4 or 3): the spine, then one part per session group."""
+    """A grouped block (payload version 4, 6 or 3): the spine, then one part per session group."""
     r = Reader(payload[:frame_table[0][1]])
     version = r.byte()
-    if version not in (3, 4) or r.varint() != count or r.varint() != len(frame_table) - 1:
+    if version not in (3, 4, 6) or r.varint() != count or r.varint() != len(frame_table) - 1:
         raise ValueError("the spine of the block at %d is malformed" % offset)
     groups = len(frame_table) - 1
     session_ids = [r.varint() for _ in range(r.varint())]
@@ -223,10 +237,7 @@ def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types
     for _ in range(count):
         last += r.zigzag()
         received.append(last)
-    peers = []
-    for _ in range(r.varint()):
-        uid, gid = r.varint(), r.varint()
-        peers.append((uid, gid, r.zigzag()))
+    peers = read_peers(r, version == 6)
     peer_of = [r.varint() for _ in range(count)]
     events = [None] * count
     last_ts, last_seq = {}, {}
@@ -239,7 +250,7 @@ def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types
         start += part_size
         lengths = [g.varint() for _ in range(g.varint())]
         strings = [g.take(length) for length in lengths]
-        if version == 4:
+        if version in (4, 6):
             # The k-th of the group's sessions in order of session number has its own number k.
             own = [number for number in range(len(session_ids)) if group_of[number] == group]
             for i in range(count):
@@ -275,8 +286,7 @@ def read_grouped(payload, frame_table, first_lsn, count, min_ts, min_recv, types
                 out.append(",")
                 key_json(g, strings, fields, out)
                 value_json(g, strings, fields, out)
-            uid, gid, pid = peers[peer_of[i]]
-            out.append(',"_lsn":%d,"_recv":%d,"_uid":%d,"_gid":%d,"_pid":%d}' % (first_lsn + i, received[i], uid, gid, pid))
+            out.append(trusted_fields(first_lsn + i, received[i], peers[peer_of[i]]))
             events[i] = "".join(out)
         if g.offset != len(g.data):
             raise ValueError("the bodies of session group %d of the block at %d do not fill its part" % (group, offset))

@@ -34,7 +34,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var framer: LineFramer
     private var parser: EventLineParser
     private var batch = EventBatch()
+    /// The peer's credentials; its ``PeerCredentials/relayKey`` is the key of the last relay
+    /// line (a trusted relay's), which every event parsed after it carries.
     private var peer = PeerCredentials(uid: UInt32.max, gid: UInt32.max, pid: -1)
+    /// Whether the peer may send relay lines (relayUIDs, relayGIDs).
+    private var mayRelay = false
     private var ack = HelloLine.AckMode.none
     private var pendingBatches = 0
     /// Memory its batches in the writer hold (``WriteRequest/memoryBytes``), until completed.
@@ -116,6 +120,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             refuse(context, reason: "uid \(credentials.uid) / gid \(credentials.gid) may not write to this navlogd (see allowedUIDs and allowedGIDs in its configuration)")
             return
         }
+        mayRelay =
+            configuration.relayUIDs.contains(credentials.uid) || configuration.relayGIDs.contains(credentials.gid)
+            || supplementaryGroups.contains { configuration.relayGIDs.contains($0) }
         state = .open
         let buffered = bufferedWhileIdentifying
         bufferedWhileIdentifying = []
@@ -224,8 +231,24 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             do {
                 switch try parser.parse(bytes, lineNumber: number, receivedAt: receivedAt, peer: peer, into: &batch) {
                 case .event:
-                    // Over the rate limit: drop the event just parsed.
-                    if !admit() { batch.removeLast() }
+                    // Over the rate limit: drop the event just parsed. A relay's keyed events
+                    // are not limited here: the relay limits each key and client address itself,
+                    // and what it relays must never be dropped silently.
+                    if peer.relayKey.isNone && !admit() { batch.removeLast() }
+                case .relay(let key):
+                    if mayRelay {
+                        // Each event carries its key in its header: a batch may hold events of
+                        // several keys, each stored with its own.
+                        peer.relayKey = key
+                    } else {
+                        peer.relayKey = .none
+                        report(
+                            EventRejection(
+                                code: .forbidden, line: number, path: "relay",
+                                reason:
+                                    "uid \(peer.uid) / gid \(peer.gid) may not relay keys to this navlogd (see relayUIDs and relayGIDs in its configuration); the events that follow are stored without a key"
+                            ), context)
+                    }
                 case .hello(let hello):
                     if number == 1 {
                         ack = hello.ack
@@ -249,6 +272,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                     break
                 }
             } catch {
+                // A malformed relay line clears the key: the events after it are not stored
+                // under the key of an earlier one.
+                if error.path == "relay" { peer.relayKey = .none }
                 report(error, context)
             }
         }

@@ -17,6 +17,14 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     /// If set, only these gids may send events (a peer passes if its uid, its gid or one of its
     /// supplementary groups is allowed).
     public var allowedGIDs: [UInt32]?
+    /// These uids may relay events for others: a relay line (`{"relay":"KEY-ID"}`) from them
+    /// sets the key id stored with the events that follow on the connection (the trusted
+    /// `_key`), and their keyed events are exempt from the rate limit (the relay limits each key
+    /// itself). Empty (the default) with ``relayGIDs`` empty: nobody may relay.
+    public var relayUIDs: [UInt32] = []
+    /// These gids may relay events (as ``relayUIDs``; a peer's supplementary groups count too,
+    /// as for ``allowedGIDs``).
+    public var relayGIDs: [UInt32] = []
     /// Connections beyond this are refused with an error line.
     public var maximumConnections = 1024
     /// Lines longer than this are rejected (events.md default: 64 KiB).
@@ -143,7 +151,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, maximumConnections, maximumLineBytes
+        case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, relayUIDs, relayGIDs, maximumConnections, maximumLineBytes
         case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes,
             writerRoundBytes
         case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, sealedCompressionLevel, compactionIntervalSeconds, shutdownTimeoutSeconds, eventLoopThreads,

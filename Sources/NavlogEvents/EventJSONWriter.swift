@@ -1,7 +1,8 @@
 /// Writes stored events back as JSON Lines (what `navlog cat` prints).
 ///
 /// Field order: `type`, `session`, `ts`, `seq`, then the event's own fields as they were
-/// received, then the trusted fields `_lsn`, `_recv`, `_uid`, `_gid`, `_pid`.
+/// received, then the trusted fields `_lsn`, `_recv`, `_uid`, `_gid`, `_pid`, and `_key` when a
+/// trusted relay passed the event on with a key id.
 public enum EventJSONWriter {
     /// The fixed and trusted fields of a stored event.
     public struct Envelope {
@@ -83,6 +84,12 @@ public enum EventJSONWriter {
         appendUnsigned(UInt64(envelope.peer.gid), to: &output)
         output.append(contentsOf: #","_pid":"#.utf8)
         appendInteger(Int64(envelope.peer.pid), to: &output)
+        if !envelope.peer.relayKey.isNone {
+            // A key id is letters, digits and `.`, `_`, `-`: nothing to escape.
+            output.append(contentsOf: #","_key":""#.utf8)
+            output.append(contentsOf: envelope.peer.relayKey.bytes)
+            output.append(UInt8(ascii: "\""))
+        }
         output.append(UInt8(ascii: "}"))
     }
 

@@ -14,6 +14,10 @@ public struct EventLineParser: Sendable {
         case hello(HelloLine)
         /// An operator request to the daemon, `{"control":"stats"}` (not an event).
         case control(String)
+        /// A relay's key line, `{"relay":"KEY-ID"}` or `{"relay":null}` (``RelayKey/none``): the
+        /// key of the events that follow on the connection, if the daemon trusts the sender to
+        /// say it (not an event; nothing was appended). Any line with a `relay` member is one.
+        case relay(RelayKey)
         /// An empty or white-space-only line (skipped).
         case blank
     }
@@ -36,7 +40,9 @@ public struct EventLineParser: Sendable {
     ///   - line: the line's bytes without its `\n` (a trailing `\r` is ignored).
     ///   - lineNumber: the 1-based number reported in a rejection.
     ///   - receivedAt: the trusted receive time (µs since the epoch); also the event time when `ts` is absent.
-    ///   - peer: the trusted sender credentials.
+    ///   - peer: the trusted sender credentials. With a relay key (``PeerCredentials/relayKey``),
+    ///     an event without `seq` is rejected (`missing`, field `seq`): a relay resends, and only
+    ///     a `seq` lets the daemon store a resent event once.
     ///   - batch: where an accepted event goes; untouched when the line is rejected.
     /// - Returns: what the line was.
     /// - Throws: ``EventRejection`` naming the line, column or field path, and what was expected.
@@ -135,6 +141,7 @@ public struct EventLineParser: Sendable {
         var tsMember: JSONTokenizer.Member?
         var seqMember: JSONTokenizer.Member?
         var controlMember: JSONTokenizer.Member?
+        var relayMember: JSONTokenizer.Member?
         var isHello = false
         for member in members {
             switch member.key {
@@ -144,10 +151,15 @@ public struct EventLineParser: Sendable {
             case FieldName.seq.rawValue: seqMember = member
             case FieldName.hello.rawValue: isHello = true
             case FieldName.control.rawValue: controlMember = member
+            case BodyToken.unknownKey:
+                // `relay` has no field code (a code would change how a `props` key "relay" is
+                // stored); an event's only unknown keys are the ignored `_` ones.
+                if Self.isRelayKeyName(TokenCursor.inlineString(raw, at: member.keyStart + 1)) { relayMember = member }
             default: break
             }
         }
         if isHello { return .hello(try hello(raw, members)) }
+        if let relayMember { return .relay(try relayKey(raw, relayMember)) }
         if let member = controlMember {
             guard raw[member.value.lowerBound] == BodyToken.string.rawValue else {
                 throw mistyped(raw, member, "control", expected: "the name of a control request, such as \"stats\"")
@@ -181,7 +193,13 @@ public struct EventLineParser: Sendable {
         var timestamp = receivedAt
         if let tsMember { timestamp = try self.timestamp(raw, tsMember) }
         var sequence: UInt64?
-        if let seqMember { sequence = UInt64(try unsigned(raw, at: seqMember.value.lowerBound, offset: seqMember.offset, path: "seq")) }
+        if let seqMember {
+            sequence = UInt64(try unsigned(raw, at: seqMember.value.lowerBound, offset: seqMember.offset, path: "seq"))
+        } else if !peer.relayKey.isNone {
+            throw LineFailure(
+                code: .missing, offset: nil, path: "seq",
+                reason: "an event a relay passes on with a key needs \"seq\", so that a resent event is stored once")
+        }
 
         // The type's own fields.
         let schema = Vocabulary.schemas[Int(type.rawValue)]
@@ -308,6 +326,33 @@ public struct EventLineParser: Sendable {
     private func unsigned(_ raw: UnsafeRawBufferPointer, at position: Int, offset: Int, path: String) throws(LineFailure) -> Int64 {
         if let violation = check(raw, at: position, .uint) { throw violation.failure(field: path, offset: offset) }
         return TokenCursor.integer(raw, at: position)
+    }
+
+    private static func isRelayKeyName(_ name: UnsafeRawBufferPointer) -> Bool {
+        name.count == 5 && name[0] == UInt8(ascii: "r") && name.elementsEqual("relay".utf8)
+    }
+
+    /// The key of a relay line's `relay` member: a key id (``RelayKey/isValid(_:)``) or null.
+    private func relayKey(_ raw: UnsafeRawBufferPointer, _ member: JSONTokenizer.Member) throws(LineFailure) -> RelayKey {
+        let at = member.value.lowerBound
+        if raw[at] == BodyToken.null.rawValue { return .none }
+        guard raw[at] == BodyToken.string.rawValue else {
+            throw mistyped(raw, member, "relay", expected: "a key id (a string of letters, digits, '.', '_' and '-') or null")
+        }
+        let name = TokenCursor.inlineString(raw, at: at + 1)
+        if name.isEmpty {
+            throw LineFailure(code: .empty, offset: member.offset, path: "relay", reason: "the key id is empty; it must be 1 to 64 bytes")
+        }
+        if name.count > RelayKey.maximumLength {
+            throw LineFailure(
+                code: .range, offset: member.offset, path: "relay", reason: "the key id is \(name.count) bytes long; the limit is \(RelayKey.maximumLength) bytes")
+        }
+        if let bad = RelayKey.invalidByte(in: name) {
+            throw LineFailure(
+                code: .pattern, offset: member.offset, path: "relay",
+                reason: "byte \(bad + 1) of the key id (0x\(String(name[bad], radix: 16))) is not allowed; a key id holds ASCII letters, digits, '.', '_' and '-' only")
+        }
+        return RelayKey(name)
     }
 
     private func hello(_ raw: UnsafeRawBufferPointer, _ members: UnsafeBufferPointer<JSONTokenizer.Member>) throws(LineFailure) -> HelloLine {

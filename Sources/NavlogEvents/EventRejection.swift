@@ -35,9 +35,15 @@ public struct EventRejection: Error, Hashable, Sendable, CustomStringConvertible
         public static let version = Code("version")
         /// `ts` is a string that is not an RFC 3339 date-time.
         public static let timestamp = Code("timestamp")
+        /// A string does not have the form its field requires (a relay's key id).
+        public static let pattern = Code("pattern")
+        /// The sender may not say what the line says (a relay line from a peer navlogd does not
+        /// trust to relay: relayUIDs, relayGIDs).
+        public static let forbidden = Code("forbidden")
         /// Every code, for counters.
         public static let all: [Code] = [
             .json, .utf8, .notObject, .tooLong, .duplicateKey, .unknownType, .missing, .type, .enum, .range, .unknownField, .empty, .version, .timestamp,
+            .pattern, .forbidden,
         ]
         public var description: String { name }
     }

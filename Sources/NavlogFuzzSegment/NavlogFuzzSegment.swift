@@ -392,6 +392,8 @@ enum SegmentSeeds {
     static func write(to output: String, fixtures: String?) {
         mkdir(output, 0o755)
         var sources: [(String, [[UInt8]], LogOptions, Bool)] = []
+        /// Sources whose events came through a trusted relay (payload versions 5 and 6).
+        var relayed: Set<String> = []
         var small = LogOptions()
         small.maximumEventsPerBlock = 16
         if let fixtures {
@@ -412,13 +414,17 @@ enum SegmentSeeds {
         var groupedOptions = workloadOptions
         groupedOptions.eventsPerSessionGroup = 8
         sources.append(("workload-grouped", generator.lines(96), groupedOptions, true))
+        // Relayed events, under two keys and none (peers with relay keys: versions 5 and 6).
+        sources.append(("workload-relayed", generator.lines(48), workloadOptions, true))
+        sources.append(("workload-grouped-relayed", generator.lines(96), groupedOptions, false))
+        relayed.formUnion(["workload-relayed", "workload-grouped-relayed"])
         var written = 0
         for (name, lines, options, seal) in sources where !lines.isEmpty {
             let directory = SegmentFuzz.directory + "/seed-" + name
             SegmentFuzz.clearDirectory()
             do {
                 let log = try EventLog(directory: directory, options: options)
-                try log.append(batch(lines))
+                try log.append(batch(lines, relayed: relayed.contains(name)))
                 if seal { try log.seal() }
                 try log.close()
                 // A sealed segment's index is written by the first reader.
@@ -446,14 +452,16 @@ enum SegmentSeeds {
         print("wrote segment seeds from \(written) logs to \(output)")
     }
 
-    static func batch(_ lines: [[UInt8]]) -> EventBatch {
+    /// `relayed`: the events as a relay passes them on, a third without a key, the others
+    /// under one of two keys.
+    static func batch(_ lines: [[UInt8]], relayed: Bool = false) -> EventBatch {
         var parser = EventLineParser()
         var batch = EventBatch()
+        let keys = [RelayKey.none, RelayKey("ios-prod")!, RelayKey("android.beta_2")!]
         for (number, line) in lines.enumerated() {
+            let peer = PeerCredentials(uid: 501, gid: 20, pid: 4242, relayKey: relayed ? keys[number % keys.count] : .none)
             _ = line.withUnsafeBytes { raw in
-                try? parser.parse(
-                    raw, lineNumber: number + 1, receivedAt: SegmentFuzz.firstTimestamp + Int64(number), peer: PeerCredentials(uid: 501, gid: 20, pid: 4242),
-                    into: &batch)
+                try? parser.parse(raw, lineNumber: number + 1, receivedAt: SegmentFuzz.firstTimestamp + Int64(number), peer: peer, into: &batch)
             }
         }
         return batch

@@ -8,7 +8,9 @@ import NavlogEvents
 /// same session's previous event in the block, the first from the block's minimum), sequence
 /// numbers (0 = none, else zig-zag delta from the session's previous + 1), receive times
 /// (zig-zag delta from the previous event), flags (bytes; bit 0 = `ts` was missing), the peer
-/// table (count, then uid, gid, zig-zag pid) and each event's peer index, then the bodies in
+/// table (count, then uid, gid, zig-zag pid; versions 5 and 6, written only when an event came
+/// through a trusted relay, then the relay key id's length and bytes) and each event's peer
+/// index, then the bodies in
 /// interned ``BodyForm`` one after another (each is one value, so it says where it ends:
 /// payload version 1 also wrote every body's length, 0.48 bytes per event after compression
 /// on production's shape). LSNs are implicit: first LSN + position.
@@ -44,6 +46,12 @@ struct BlockEncoder {
     static let groupedPayloadVersion: UInt8 = 4
     /// The grouped payload version before 4.
     static let sessionColumnPayloadVersion: UInt8 = 3
+    /// Version 2 with a relay key id in each peer entry: written only for a block with an event
+    /// a trusted relay passed on with a key (``PeerCredentials/relayKey``), so a log of socket
+    /// and ingest events keeps its version 2 bytes.
+    static let relayedPayloadVersion: UInt8 = 5
+    /// Version 4 with a relay key id in each peer entry of the spine (as version 5 is to 2).
+    static let relayedGroupedPayloadVersion: UInt8 = 6
     /// Writes grouped payloads as version 3 (a session number per event in the spine): only to
     /// test that logs written before version 4 still read the same.
     var writesSessionColumn = false
@@ -71,6 +79,8 @@ struct BlockEncoder {
     private var interner = ByteStringTable()
     private var rows: [Row] = []
     private var peers: [PeerCredentials] = []
+    /// Whether a peer has a relay key: the payload is then version 5 or 6.
+    private var hasRelayKeys = false
     /// Every body in the interned (stored) form, one after another.
     private var bodies: [UInt8] = []
     /// Where a body is transcoded before it is appended to ``bodies`` (reused).
@@ -89,6 +99,7 @@ struct BlockEncoder {
         interner.removeAll()
         rows.removeAll(keepingCapacity: true)
         peers.removeAll(keepingCapacity: true)
+        hasRelayKeys = false
         bodies.removeAll(keepingCapacity: true)
         sessionHashes.removeAll(keepingCapacity: true)
         isSessionRef.removeAll(keepingCapacity: true)
@@ -116,6 +127,7 @@ struct BlockEncoder {
         } else {
             peers.append(header.peer)
             peerIndex = peers.count - 1
+            if !header.peer.relayKey.isNone { hasRelayKeys = true }
         }
         let bodyLength = header.body.count
         if scratch.count < bodyLength { scratch = [UInt8](repeating: 0, count: max(bodyLength, 2 * scratch.count, 4096)) }
@@ -166,7 +178,7 @@ struct BlockEncoder {
     private mutating func encodeSingle(into payload: inout [UInt8]) -> [Int] {
         payload.removeAll(keepingCapacity: true)
         payload.reserveCapacity(interner.bytes.count + bodies.count + count * 24 + 64)
-        payload.append(Self.payloadVersion)
+        payload.append(hasRelayKeys ? Self.relayedPayloadVersion : Self.payloadVersion)
         Varint.append(UInt64(count), to: &payload)
         Self.appendStringTable(ends: interner.ends, bytes: interner.bytes, to: &payload)
         let stringsEnd = payload.count
@@ -204,7 +216,8 @@ struct BlockEncoder {
             sessionNumbers[Int(row.session)] = Int32(sessionRefs.count)
             sessionRefs.append(row.session)
         }
-        payload.append(writesSessionColumn ? Self.sessionColumnPayloadVersion : Self.groupedPayloadVersion)
+        precondition(!(writesSessionColumn && hasRelayKeys), "payload version 3 (a test's) has no relay keys")
+        payload.append(writesSessionColumn ? Self.sessionColumnPayloadVersion : hasRelayKeys ? Self.relayedGroupedPayloadVersion : Self.groupedPayloadVersion)
         Varint.append(UInt64(count), to: &payload)
         Varint.append(UInt64(groups), to: &payload)
         Varint.append(UInt64(sessionRefs.count), to: &payload)
@@ -378,13 +391,19 @@ struct BlockEncoder {
         }
     }
 
-    /// The peer table, then each event's peer, in log order.
+    /// The peer table, then each event's peer, in log order. Versions 5 and 6 (a block with a
+    /// relayed event) follow each peer's pid with its relay key id: length, then bytes (0: none).
     private func appendPeers(to payload: inout [UInt8]) {
         Varint.append(UInt64(peers.count), to: &payload)
         for peer in peers {
             Varint.append(UInt64(peer.uid), to: &payload)
             Varint.append(UInt64(peer.gid), to: &payload)
             Varint.append(Varint.zigzag(Int64(peer.pid)), to: &payload)
+            if hasRelayKeys {
+                let key = peer.relayKey.bytes
+                Varint.append(UInt64(key.count), to: &payload)
+                payload.append(contentsOf: key)
+            }
         }
         for row in rows { Varint.append(UInt64(row.peerIndex), to: &payload) }
     }

@@ -61,10 +61,16 @@ extension DecodedBlock {
         return reader.offset + table + events * numberLength
     }
 
-    /// Whether `version` is a grouped payload's: 4, or 3 (written before version 4).
+    /// Whether `version` is a grouped payload's: 4, 6 (4 with relay keys), or 3 (written
+    /// before version 4).
     static func isGroupedPayloadVersion(_ version: UInt8) -> Bool {
-        version == BlockEncoder.groupedPayloadVersion || version == BlockEncoder.sessionColumnPayloadVersion
+        version == BlockEncoder.groupedPayloadVersion || version == BlockEncoder.relayedGroupedPayloadVersion
+            || version == BlockEncoder.sessionColumnPayloadVersion
     }
+
+    /// Whether a grouped payload of `version` has a group per event in its spine and session
+    /// numbers in its parts (4 and 6), not a session number per event in its spine (3).
+    static func hasGroupColumn(_ version: UInt8) -> Bool { version != BlockEncoder.sessionColumnPayloadVersion }
 
     /// Decodes a grouped payload (version 4 or 3, see ``BlockEncoder``): `raw` holds the spine, then
     /// (`only`) every group's part as the header's frame table lists them, one group's part, or
@@ -98,7 +104,7 @@ extension DecodedBlock {
         }
         // The spine.
         guard let version = reader.readByte(), Self.isGroupedPayloadVersion(version) else {
-            throw fail("a grouped block whose spine is not payload version 3 or 4", at: 0)
+            throw fail("a grouped block whose spine is not payload version 3, 4 or 6", at: 0)
         }
         guard reader.readCount(limit: raw.count) == n else { throw fail("the event count disagrees with the block header", at: reader.offset) }
         guard reader.readCount(limit: BlockEncoder.maximumGroups) == groups else { throw fail("the group count disagrees with the block header", at: reader.offset) }
@@ -118,7 +124,7 @@ extension DecodedBlock {
         groupColumnStarts.append(contentsOf: repeatElement(0, count: groups))
         for _ in 0..<groups { stringTables.append((bytesStart: 0, ends: 0..<0)) }
         sessionsKnown = true
-        if version == BlockEncoder.groupedPayloadVersion {
+        if Self.hasGroupColumn(version) {
             try decodeSessionsFromGroups(raw, reader: &reader, eventCount: n, groups: groups, sessionCount: sessionCount, spineSize: spineSize, parts: partSizes)
         } else {
             try decodeSessionColumn(&reader, eventCount: n, sessionCount: sessionCount)
@@ -126,7 +132,9 @@ extension DecodedBlock {
         receiveTimesAndPeersDecoded = receiveTimesAndPeers
         if receiveTimesAndPeers {
             guard decodeReceiveTimes(&reader, count: n, minReceived: header.minReceived) else { throw fail("truncated receive-time column", at: reader.offset) }
-            if let failure = decodePeers(&reader, count: n) { throw fail(failure, at: reader.offset) }
+            if let failure = decodePeers(&reader, count: n, withRelayKeys: version == BlockEncoder.relayedGroupedPayloadVersion) {
+                throw fail(failure, at: reader.offset)
+            }
             guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
         }
 
@@ -135,7 +143,7 @@ extension DecodedBlock {
         let groupOfSession = sessionGroups
         groupRuns.removeAll(keepingCapacity: true)
         groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
-        if version == BlockEncoder.groupedPayloadVersion {
+        if Self.hasGroupColumn(version) {
             // Every group's count is in the group column, read or not.
             for group in 0..<groups { groupRuns[group + 1] = groupEventCounts[group] }
         } else {

@@ -294,7 +294,9 @@ public struct DecodedBlock: Sendable {
     ) throws(DecodingError) {
         var reader = ByteReader(raw)
         func fail(_ what: String) -> DecodingError { DecodingError(reason: "the block payload is malformed at byte \(reader.offset): \(what)") }
-        guard let version = reader.readByte(), version == 1 || version == BlockEncoder.payloadVersion else { throw fail("unknown payload version") }
+        guard let version = reader.readByte(), version == 1 || version == BlockEncoder.payloadVersion || version == BlockEncoder.relayedPayloadVersion else {
+            throw fail("unknown payload version")
+        }
         guard let n = reader.readCount(limit: raw.count), n == expectedCount else { throw fail("the event count disagrees with the block header") }
         guard let stringCount = reader.readCount(limit: raw.count) else { throw fail("bad string count") }
         guard readStringTable(&reader, count: stringCount, base: 0) else { throw fail("bad string lengths, or strings run past the payload") }
@@ -360,7 +362,7 @@ public struct DecodedBlock: Sendable {
         guard decodeReceiveTimes(&reader, count: n, minReceived: minReceived) else { throw fail("truncated receive-time column") }
         guard let flagBytes = reader.readBytes(n) else { throw fail("truncated flag column") }
         flags.append(contentsOf: flagBytes)
-        if let failure = decodePeers(&reader, count: n) { throw fail(failure) }
+        if let failure = decodePeers(&reader, count: n, withRelayKeys: version == BlockEncoder.relayedPayloadVersion) { throw fail(failure) }
         bodiesLocated = locatingBodies || version < 2
         if !bodiesLocated {
             count = n
@@ -421,13 +423,22 @@ public struct DecodedBlock: Sendable {
     }
 
     /// Reads the peer table and each of `n` events' peer; what was malformed, or nil.
-    mutating func decodePeers(_ reader: inout ByteReader, count n: Int) -> String? {
+    /// `withRelayKeys` (payload versions 5 and 6): each peer entry ends with a relay key id.
+    mutating func decodePeers(_ reader: inout ByteReader, count n: Int, withRelayKeys: Bool) -> String? {
         guard let peerCount = reader.readCount(limit: n), peerCount > 0 || n == 0 else { return "bad peer count" }
         for _ in 0..<peerCount {
             guard let uid = reader.readVarint(), uid <= UInt64(UInt32.max), let gid = reader.readVarint(), gid <= UInt64(UInt32.max),
                 let pid = reader.readVarint()
             else { return "bad peer entry" }
-            peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid))))
+            var relayKey = RelayKey.none
+            if withRelayKeys {
+                guard let length = reader.readCount(limit: RelayKey.maximumLength), let bytes = reader.readBytes(length) else { return "bad peer relay key" }
+                if length > 0 {
+                    guard let key = RelayKey(validating: bytes) else { return "a peer relay key that is not a key id" }
+                    relayKey = key
+                }
+            }
+            peers.append(PeerCredentials(uid: UInt32(uid), gid: UInt32(gid), pid: Int32(truncatingIfNeeded: Varint.unzigzag(pid)), relayKey: relayKey))
         }
         peerIndexes.append(contentsOf: repeatElement(0, count: n))
         let peersOK = peerIndexes.withUnsafeMutableBufferPointer { column in

@@ -68,11 +68,17 @@ struct IngestCommand: ParsableCommand {
                 case .tooLong(let length):
                     rejection = parser.tooLong(lineNumber: number, length: length)
                 case .line(let bytes):
-                    do {
+                    do throws(EventRejection) {
                         switch try parser.parse(bytes, lineNumber: number, receivedAt: receivedAt, peer: peer, into: &batch) {
                         case .event: counts.events += 1
                         case .hello, .control: counts.hellos += 1
                         case .blank: break
+                        case .relay:
+                            // Trusted fields are never taken from input: a key is stored only
+                            // when a relay navlogd trusts says it over navlogd's socket.
+                            throw EventRejection(
+                                code: .forbidden, line: number, path: "relay",
+                                reason: "navlog ingest takes no relay keys; only a relay that navlogd trusts (relayUIDs, relayGIDs) may say which key sent events")
                         }
                         return
                     } catch {

@@ -13,9 +13,9 @@ import Testing
 @Suite("docs/FORMAT.md read by an independent reader")
 struct FormatReaderTests {
     @Test(
-        "tools/format-reader.py prints what navlog cat prints; every sealed segment's seek table matches its blocks (one-frame blocks, grouped blocks of payload version 4, and of version 3 as written before it)",
-        arguments: [(false, false), (true, false), (true, true)])
-    func independentReaderAgrees(grouped: Bool, version3: Bool) throws {
+        "tools/format-reader.py prints what navlog cat prints; every sealed segment's seek table matches its blocks (one-frame blocks, grouped blocks of payload version 4, and of version 3 as written before it; with relay keys, versions 5 and 6)",
+        arguments: [(false, false, false), (true, false, false), (true, true, false), (false, false, true), (true, false, true)])
+    func independentReaderAgrees(grouped: Bool, version3: Bool, relayed: Bool) throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             var options = LogOptions()
             options.maximumEventsPerBlock = 200
@@ -35,9 +35,13 @@ struct FormatReaderTests {
             let lines = generator.lines(2_500) + edge.map { Array($0.utf8) }
             var parser = EventLineParser()
             var batch = EventBatch()
+            // Relayed: runs of events under two keys and none (a relayed event needs a seq).
+            let keys = [RelayKey.none, RelayKey("ios-prod")!, RelayKey("android.beta_2")!]
             for (number, line) in lines.enumerated() {
+                let key = relayed ? keys[(number / 7) % keys.count] : .none
+                let peer = PeerCredentials(uid: 7, gid: 8, pid: 9, relayKey: line.firstRange(of: Array(#""seq":"#.utf8)) == nil ? .none : key)
                 _ = try line.withUnsafeBytes {
-                    try parser.parse($0, lineNumber: number + 1, receivedAt: 1_763_715_600_000_000 + Int64(number), peer: PeerCredentials(uid: 7, gid: 8, pid: 9), into: &batch)
+                    try parser.parse($0, lineNumber: number + 1, receivedAt: 1_763_715_600_000_000 + Int64(number), peer: peer, into: &batch)
                 }
                 if batch.count == 150 {
                     _ = try log.append(batch)
@@ -55,6 +59,7 @@ struct FormatReaderTests {
             let theirs = independent.output.split(separator: "\n")
             let ours = cat.output.split(separator: "\n")
             #expect(theirs.count == lines.count && ours.count == lines.count, "\(theirs.count) and \(ours.count) lines for \(lines.count) events")
+            #expect(ours.contains { $0.contains(#""_key":"#) } == relayed, "relay keys printed only for relayed events")
             for (a, b) in zip(theirs, ours) {
                 let parsedA = try JSONSerialization.jsonObject(with: Data(a.utf8)) as! NSDictionary
                 let parsedB = try JSONSerialization.jsonObject(with: Data(b.utf8)) as! NSDictionary
