@@ -29,6 +29,9 @@ public struct EventRow: Sendable, Hashable {
     public var timestamp: Int64
     public var receivedAt: Int64
     public var type: String
+    /// The key a trusted relay said sent the event (`navlog cat`'s `_key`), nil for an event
+    /// not relayed.
+    public var key: String? = nil
 }
 
 /// `screen_visits`: one row per screen view, a screen focused (F1) for a positive time (E3).

@@ -57,7 +57,9 @@ public struct DerivedTableScanner {
         let late = try sessionsStoredOutOfOrder()
 
         /// Applies one event of session `slot` and hands the rows it makes to the sink.
-        func handle(slot: Int, type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, receivedAt: Int64, body: StoredBody, late: Bool) {
+        func handle(
+            slot: Int, type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, receivedAt: Int64, key: RelayKey, body: StoredBody, late: Bool
+        ) {
             if live[slot] == nil { live[slot] = Live() }
             let state = live[slot]!
             if late { state.replayer.noteLateEvent() }
@@ -75,7 +77,7 @@ public struct DerivedTableScanner {
                 sink.event(
                     EventRow(
                         lsn: lsn, session: session, tags: state.tags, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt,
-                        type: type.name))
+                        type: type.name, key: key.name))
             }
             var session: String { names[slot] }
             // Anomalies raised by this event.
@@ -137,7 +139,8 @@ public struct DerivedTableScanner {
                 if skipped[slot] { return }
                 handle(
                     slot: slot, type: block.types[index], sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: block.lsn(index),
-                    receivedAt: block.receiveTimes[index], body: StoredBody(tokens: tokens, strings: strings), late: false)
+                    receivedAt: block.receiveTimes[index], key: block.peers[Int(block.peerIndexes[index])].relayKey,
+                    body: StoredBody(tokens: tokens, strings: strings), late: false)
             }
             return true
         }
@@ -155,7 +158,7 @@ public struct DerivedTableScanner {
             guard event.lsn <= through else { return }
             handle(
                 slot: slots[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt,
-                body: fields, late: event.late)
+                key: event.relayKey, body: fields, late: event.late)
         }
         for slot in live.indices {
             guard let state = live[slot] else { continue }

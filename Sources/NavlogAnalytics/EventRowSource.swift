@@ -137,10 +137,12 @@ public final class EventRowSource {
         public var receivedAt: Int64 { block.receiveTimes[position] }
         /// The current row's event type.
         public var type: EventType { block.types[position] }
+        /// The key a trusted relay said sent the current row's event, if one did.
+        public var key: String? { block.peers[Int(block.peerIndexes[position])].relayKey.name }
 
         /// The current row.
         public var row: EventRow {
-            EventRow(lsn: lsn, session: session, tags: tags, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt, type: type.name)
+            EventRow(lsn: lsn, session: session, tags: tags, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt, type: type.name, key: key)
         }
     }
 }

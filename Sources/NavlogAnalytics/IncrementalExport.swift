@@ -158,7 +158,8 @@ public enum IncrementalExporter {
                         sink.event(
                             EventRow(
                                 lsn: lsn, session: sessions.names[slot], tags: sessions.tags[slot], sequence: block.sequence(index),
-                                timestamp: block.timestamps[index], receivedAt: block.receiveTimes[index], type: block.types[index].name))
+                                timestamp: block.timestamps[index], receivedAt: block.receiveTimes[index], type: block.types[index].name,
+                                key: block.peers[Int(block.peerIndexes[index])].relayKey.name))
                     }
                     return true
                 }

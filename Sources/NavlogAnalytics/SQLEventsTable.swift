@@ -25,14 +25,14 @@ final class SQLEventsTable {
 
     /// Columns by position in ``SQLTable/events`` (a test checks them against its columns).
     enum Column: Int32, CaseIterable {
-        case lsn, session, app, version, idiom, device, sequence, timestamp, receivedAt, type
+        case lsn, session, app, version, idiom, device, sequence, timestamp, receivedAt, type, key
 
         /// Columns with few distinct values per log (a session's, and the event type): a query
         /// that reads no others gets rows grouped by them (``EventsScan``).
         var isGroupable: Bool {
             switch self {
             case .session, .app, .version, .idiom, .device, .type: true
-            case .lsn, .sequence, .timestamp, .receivedAt: false
+            case .lsn, .sequence, .timestamp, .receivedAt, .key: false
             }
         }
     }
@@ -115,7 +115,7 @@ private final class EventsScan {
             case .idiom: final.session(ofSlot: group.slot).tags.idiom
             case .device: final.session(ofSlot: group.slot).tags.device
             case .type: group.type.name
-            case .lsn, .sequence, .timestamp, .receivedAt: ""
+            case .lsn, .sequence, .timestamp, .receivedAt, .key: ""
             }
         }
         // SQLite's BINARY collation: UTF-8 bytes compared as unsigned bytes.
@@ -381,6 +381,12 @@ nonisolated(unsafe) private let eventsModule: UnsafeMutablePointer<sqlite3_modul
         case 7: sqlite3_result_int64(context, scan.cursor!.timestamp)
         case 8: sqlite3_result_int64(context, scan.cursor!.receivedAt)
         case 9: resultStatic(context, scan.cursor!.type)
+        case 10:
+            if let key = scan.cursor!.key {
+                resultText(context, key)
+            } else {
+                sqlite3_result_null(context)
+            }
         default: sqlite3_result_null(context)
         }
         return SQLITE_OK

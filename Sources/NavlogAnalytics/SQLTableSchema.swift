@@ -103,6 +103,7 @@ public enum SQLTable: String, Sendable, Hashable, CaseIterable, Comparable {
                 SQLColumn("timestamp", .integer, "the event's time on the device, µs since the epoch"),
                 SQLColumn("received_at", .integer, "when navlog received it, µs since the epoch"),
                 SQLColumn("type", .text, "the event type, e.g. nav.push"),
+                SQLColumn("key", .text, nullable: true, "the key a trusted relay (navlog intake) said sent the event; NULL when no relay passed it on"),
             ]
         case .screenVisits:
             return Self.tagColumns + [
@@ -233,6 +234,7 @@ extension EventRow {
         encoder.integer(timestamp)
         encoder.integer(receivedAt)
         encoder.text(type)
+        encoder.optionalText(key)
     }
 }
 

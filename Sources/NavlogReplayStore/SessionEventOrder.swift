@@ -140,6 +140,8 @@ struct CopiedSessionEvents {
         var lsn: UInt64
         /// When navlogd received it (µs).
         var receivedAt: Int64
+        /// The key a trusted relay said sent it.
+        var relayKey = RelayKey.none
         /// Where its body's tokens are in ``CopiedSessionEvents/tokens``.
         var body: Range<Int>
         /// Whether the log stored it after an event of the session with a higher `seq`.
@@ -164,7 +166,8 @@ struct CopiedSessionEvents {
         events.append(
             Event(
                 type: block.types[position], sequence: block.sequence(position), timestamp: block.timestamps[position], lsn: block.lsn(position),
-                receivedAt: block.receiveTimes[position], body: start..<tokens.count))
+                receivedAt: block.receiveTimes[position],
+                relayKey: block.receiveTimesAndPeersDecoded ? block.peers[Int(block.peerIndexes[position])].relayKey : .none, body: start..<tokens.count))
         return true
     }
 
@@ -257,6 +260,8 @@ public enum SequenceOrderedSessions {
         public var receivedAt: Int64
         /// Whether the log stored it after an event of its session with a higher `seq`.
         public var late: Bool
+        /// The key a trusted relay said sent it (``RelayKey/none`` when none did).
+        public var relayKey = RelayKey.none
     }
 
     /// Calls `body` with every event of each of `sessions`, session after session, each in `seq`
@@ -286,7 +291,8 @@ public enum SequenceOrderedSessions {
                     try body(
                         start + offset,
                         Event(
-                            type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt, late: event.late),
+                            type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt, late: event.late,
+                            relayKey: event.relayKey),
                         fields)
                 }
             }

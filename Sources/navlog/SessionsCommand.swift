@@ -12,7 +12,10 @@ struct SessionsCommand: ParsableCommand {
         discussion: """
             Sessions are listed by their first event's time. --since/--until keep the sessions \
             active in that window. Times: an RFC 3339 date-time, µs since the epoch, now, or an \
-            offset such as -15m, -2h, -7d. json prints one object per line; csv has a header line.
+            offset such as -15m, -2h, -7d. json prints one object per line; csv has a header line. \
+            --keys adds a key column: the keys a trusted relay (navlog intake) said sent the \
+            session's events (comma-separated; empty when no relay passed them on), read from \
+            the log's blocks.
             """
     )
 
@@ -30,6 +33,9 @@ struct SessionsCommand: ParsableCommand {
 
     @Option(help: "Output format: table, json or csv.")
     var format: TableFormat = .table
+
+    @Flag(help: "Add a key column: which keys a trusted relay said sent each session's events (reads every block's peers).")
+    var keys = false
 
     func run() throws {
         let index = try openReplayIndex(command: "sessions", data: data, options: indexOptions)
@@ -81,17 +87,43 @@ struct SessionsCommand: ParsableCommand {
             sessions.append(summary)
         }
         sessions.sort { ($0.first ?? 0, $0.id) < ($1.first ?? 0, $1.id) }
-        var table = TableWriter(columns: ["session", "app", "version", "device", "idiom", "first", "last", "events", "anomalies"])
+        let keysOfSessions = keys ? try Self.relayKeys(index.log) : [:]
+        var table = TableWriter(columns: ["session", "app", "version", "device", "idiom", "first", "last", "events", "anomalies"] + (keys ? ["key"] : []))
         table.numeric = ["events", "anomalies"]
         for session in sessions {
-            table.rows.append([
-                session.id, session.app, session.version, session.device, session.idiom,
-                session.first.map { RFC3339.format(microseconds: $0) }, session.last.map { RFC3339.format(microseconds: $0) },
-                "\(session.events)", "\(session.anomalies)",
-            ])
+            table.rows.append(
+                [
+                    session.id, session.app, session.version, session.device, session.idiom,
+                    session.first.map { RFC3339.format(microseconds: $0) }, session.last.map { RFC3339.format(microseconds: $0) },
+                    "\(session.events)", "\(session.anomalies)",
+                ] + (keys ? [keysOfSessions[session.id].map { $0.sorted().joined(separator: ",") } ?? ""] : []))
         }
         printOutput(table.render(format))
         if reportDamage(command: "sessions", index.log, index: index) { throw ExitCode.failure }
+    }
+}
+
+extension SessionsCommand {
+    /// The relay keys of each session's events (sessions with none are absent): one pass over
+    /// the blocks' peer tables, the events of a block looked at only when a peer has a key.
+    static func relayKeys(_ log: LogReader) throws -> [String: Set<String>] {
+        var found: [String: Set<String>] = [:]
+        var block = DecodedBlock()
+        var keyed: [Bool] = []
+        for (segment, number) in log.blocks(matching: LogQuery()) {
+            // Damaged blocks are skipped here and reported with the rest (reportDamage).
+            guard try log.readBlock(segment: segment, block: number, into: &block, locatingBodies: false) else { continue }
+            keyed = block.peers.map { !$0.relayKey.isNone }
+            guard keyed.contains(true) else { continue }
+            var seen: Set<UInt64> = []
+            for index in 0..<block.count where keyed[Int(block.peerIndexes[index])] {
+                // Once per (session, peer) of the block.
+                guard seen.insert(UInt64(block.sessions[index]) << 32 | UInt64(block.peerIndexes[index])).inserted else { continue }
+                let key = block.peers[Int(block.peerIndexes[index])].relayKey.name!
+                found[block.session(index), default: []].insert(key)
+            }
+        }
+        return found
     }
 }
 

@@ -109,7 +109,8 @@ struct SQLEventsTableTests {
                 let session = block.session(index)
                 let sequence = block.sequence(index).map { "\($0)" } ?? ""
                 expected.append(
-                    "\(block.lsn(index))|\(tags[session] ?? session + "||||")|\(sequence)|\(block.timestamps[index])|\(block.receiveTimes[index])|\(block.types[index].name)")
+                    "\(block.lsn(index))|\(tags[session] ?? session + "||||")|\(sequence)|\(block.timestamps[index])|\(block.receiveTimes[index])|\(block.types[index].name)|"
+                        + (block.peers[Int(block.peerIndexes[index])].relayKey.name ?? ""))
                 return true
             }
             let rows = Self.text(try database.fetchAll("SELECT * FROM events").rows)
