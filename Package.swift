@@ -280,7 +280,14 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogIntakeTests",
-            dependencies: ["NavlogIntake", "CZlib"],
+            dependencies: [
+                "NavlogIntake",
+                "CZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

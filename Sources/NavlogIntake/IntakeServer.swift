@@ -25,9 +25,14 @@ public struct IntakeServer: Sendable {
     /// Loads the keys and prepares the navlogd connections (opened on first use).
     /// - Throws: ``IntakeKeys/LoadError`` when the key file cannot be used.
     public init(configuration: IntakeConfiguration, logger: Logger) throws {
+        try self.init(configuration: configuration, keys: IntakeKeyStore(path: configuration.keysPath), logger: logger)
+    }
+
+    /// An intake with keys given in memory (tests).
+    init(configuration: IntakeConfiguration, keys: IntakeKeyStore, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        keys = try IntakeKeyStore(path: configuration.keysPath)
+        self.keys = keys
         relay = RelayPool(
             socketPath: configuration.socketPath, group: MultiThreadedEventLoopGroup.singleton, maximumConnections: configuration.relayConnections,
             maximumWaiters: configuration.maximumWaitingRequests, timeout: .seconds(configuration.relayTimeoutSeconds))
