@@ -78,7 +78,9 @@ public struct IntakeKeys: Sendable {
             attributes = try FileManager.default.attributesOfItem(atPath: path)
         } catch {
             throw LoadError(
-                message: "The key file \(path) cannot be read (\(error.localizedDescription)). Give --keys the path of a JSON file like {\"keys\":[{\"id\":\"ios-prod\",\"secret\":\"…\"}]}.")
+                message:
+                    "The key file \(path) cannot be read (\(error.localizedDescription)). Give --keys the path of a JSON file like {\"keys\":[{\"id\":\"ios-prod\",\"secret\":\"…\"}]}."
+            )
         }
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
             throw LoadError(message: "The key file \(path) is not a regular file.")
@@ -88,7 +90,8 @@ public struct IntakeKeys: Sendable {
         if mode & 0o007 != 0 {
             throw LoadError(
                 message:
-                    "The key file \(path) is open to other users (mode \(String(mode, radix: 8))); run `chmod o-rwx \(path)` (0600, or 0640 with the intake's group) and start again.")
+                    "The key file \(path) is open to other users (mode \(String(mode, radix: 8))); run `chmod o-rwx \(path)` (0600, or 0640 with the intake's group) and start again."
+            )
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw LoadError(message: "The key file \(path) cannot be read (permission denied?).")

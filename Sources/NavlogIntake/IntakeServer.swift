@@ -84,7 +84,8 @@ public struct IntakeServer: Sendable {
         } catch let error as IntakeStartError {
             throw error
         } catch {
-            throw IntakeStartError(message: "The TLS certificate \(certificatePath) or key \(keyPath) cannot be used (\(error)). Give PEM files: the chain, then its unencrypted private key.")
+            throw IntakeStartError(
+                message: "The TLS certificate \(certificatePath) or key \(keyPath) cannot be used (\(error)). Give PEM files: the chain, then its unencrypted private key.")
         }
         return try .tls(plain, tlsConfiguration: tls)
     }

@@ -15,16 +15,18 @@ struct IntakePartsTests {
         #expect(keys.key(secret: "".utf8) == nil)
     }
 
-    @Test("key files that cannot be used are refused with what to do", arguments: [
-        (#"{"keys":[{"id":"a b","secret":"0123456789abcdef"}]}"#, "letters, digits"),
-        (#"{"keys":[{"id":"a","secret":"short"}]}"#, "at least 16"),
-        (#"{"keys":[{"id":"a","secret":"0123456789abcdef"},{"id":"a","secret":"0123456789abcdeg"}]}"#, "given twice"),
-        (#"{"keys":[{"id":"a","secret":"0123456789abcdef"},{"id":"b","secret":"0123456789abcdef"}]}"#, "same secret"),
-        (#"{"keys":[{"id":"a","secret":"0123456789abcdef","eventsPerSecond":"many"}]}"#, "eventsPerSecond"),
-        (#"{"keys":[{"id":"a","secret":"0123456789abcdef","apps":"Cookbook"}]}"#, "apps"),
-        (#"{"key":[]}"#, "no \"keys\" array"),
-        (#"{"keys":["#, "not valid JSON"),
-    ])
+    @Test(
+        "key files that cannot be used are refused with what to do",
+        arguments: [
+            (#"{"keys":[{"id":"a b","secret":"0123456789abcdef"}]}"#, "letters, digits"),
+            (#"{"keys":[{"id":"a","secret":"short"}]}"#, "at least 16"),
+            (#"{"keys":[{"id":"a","secret":"0123456789abcdef"},{"id":"a","secret":"0123456789abcdeg"}]}"#, "given twice"),
+            (#"{"keys":[{"id":"a","secret":"0123456789abcdef"},{"id":"b","secret":"0123456789abcdef"}]}"#, "same secret"),
+            (#"{"keys":[{"id":"a","secret":"0123456789abcdef","eventsPerSecond":"many"}]}"#, "eventsPerSecond"),
+            (#"{"keys":[{"id":"a","secret":"0123456789abcdef","apps":"Cookbook"}]}"#, "apps"),
+            (#"{"key":[]}"#, "no \"keys\" array"),
+            (#"{"keys":["#, "not valid JSON"),
+        ])
     func badKeyFiles(text: String, expected: String) {
         do {
             _ = try IntakeKeys.parse(Data(text.utf8), source: "keys.json")

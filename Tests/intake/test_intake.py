@@ -512,3 +512,12 @@ def test_chaos_intake_killed_and_navlogd_restarted_under_load(stack):
     statuses, acknowledged, rounds = chaos(stack, seconds)
     print(f"chaos: {rounds} kills over {seconds} s, {acknowledged} events acknowledged, answers {statuses}")
     assert acknowledged > 0 and rounds >= 4
+
+
+def test_a_key_limited_to_some_apps_cannot_start_sessions_of_others(stack):
+    s = stack(keys=[{"id": "ios-test", "secret": SECRET, "apps": ["Cookbook"]}])
+    start = lambda session, app: event(session, 1, kind="session.start", app=app, version="1", build="1", os="iOS 17", device="iPhone", idiom="phone")
+    assert s.post(body_of([start("mine", "Cookbook"), event("mine", 2)]))[:2] == (200, {"stored": 2, "duplicates": 0, "rejected": []})
+    status, answer, _ = s.post(body_of([event("theirs", 1), start("theirs", "Banking")]))
+    assert status == 403 and answer["error"] == "app-not-allowed" and answer["line"] == 2 and "Banking" in answer["reason"], answer
+    assert {e["session"] for e in s.events()} == {"mine"}
