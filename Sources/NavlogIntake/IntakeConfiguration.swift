@@ -49,6 +49,11 @@ public struct IntakeConfiguration: Sendable {
     /// A request's body must arrive whole within this time of its head.
     public var bodyTimeoutSeconds: Double = 60
 
+    /// Where `/metrics` (Prometheus's text format) is served; nil: nowhere. Loopback only.
+    public var metricsHost: String?
+    /// The port of ``metricsHost``.
+    public var metricsPort = 9478
+
     /// `Retry-After` when navlogd cannot be reached or cannot store.
     public var unavailableRetryAfterSeconds = 5
 

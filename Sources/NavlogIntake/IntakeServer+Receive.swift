@@ -12,6 +12,13 @@ extension IntakeServer {
     /// decoded and checked, so 400, 401, 413 and 429 store nothing; 503 stores nothing unless
     /// navlogd failed in the middle of the body (then a resend stores the rest once).
     func receive(_ request: Request, context: IntakeRequestContext) async -> Response {
+        let started = ContinuousClock.now
+        let response = await answer(request, context: context)
+        metrics.answered(status: response.status.code, duration: ContinuousClock.now - started)
+        return response
+    }
+
+    private func answer(_ request: Request, context: IntakeRequestContext) async -> Response {
         // 401 before reading a byte of the body.
         guard let secret = Self.bearerToken(request.headers[.authorization]) else {
             return IntakeResponses.unauthorized("No key: send 'Authorization: Bearer SECRET' with one of this intake's keys.")
@@ -82,11 +89,13 @@ extension IntakeServer {
 
         do {
             var outcome = try await relay.relay(keyID: key.id, body: lines.buffer, lines: lines.count)
+            metrics.relayed(outcome)
             if !lines.rejected.isEmpty {
                 outcome.rejected = (lines.rejected + outcome.rejected).sorted { $0.line < $1.line }
             }
             return IntakeResponses.accepted(outcome)
         } catch {
+            metrics.failed(error)
             if error.storedBeforeFailure == 0 {
                 keyLimits.refund(lines.events, name: key.id, burst: keyBurst)
                 addressLimits.refund(lines.events, name: address, burst: configuration.addressBurst)
@@ -118,7 +127,10 @@ extension IntakeServer {
         } catch {
             throw .malformed("The body ended early (\(error)).")
         }
-        return try decoder.finish()
+        let sent = decoder.encodedBytes
+        let decoded = try decoder.finish()
+        metrics.body(sent: sent, decoded: decoded.count)
+        return decoded
     }
 
     /// The client's address: the peer's, or, when the peer is a trusted proxy, the last

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -7,6 +8,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NavlogEvents
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -20,6 +22,7 @@ public struct IntakeServer: Sendable {
     let relay: RelayPool
     let keyLimits = RateLimiter()
     let addressLimits = RateLimiter()
+    let metrics = IntakeMetrics()
     let logger: Logger
 
     /// Loads the keys and prepares the navlogd connections (opened on first use).
@@ -55,9 +58,24 @@ public struct IntakeServer: Sendable {
             logger: logger
         )
         let reloader = KeyReloadService(keys: keys, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: application), .init(service: reloader)]
+        if let metricsHost = configuration.metricsHost {
+            let registry = metrics.registry
+            let router = Router()
+            router.get("/metrics") { _, _ in
+                var headers = HTTPFields()
+                headers[.contentType] = "text/plain; version=0.0.4"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+            }
+            let metricsServer = Application(
+                router: router,
+                configuration: ApplicationConfiguration(address: .hostname(metricsHost, port: configuration.metricsPort), serverName: "navlog-intake-metrics"),
+                logger: logger)
+            services.append(.init(service: metricsServer))
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: application), .init(service: reloader)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             ))

@@ -87,6 +87,11 @@ struct IntakeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds a keep-alive connection may idle between requests.", valueName: "seconds"))
     var idleTimeout: Double = 75
 
+    @Option(
+        name: .customLong("metrics-listen"),
+        help: ArgumentHelp("Serve Prometheus metrics at http://ADDRESS/metrics (loopback only, e.g. 127.0.0.1:9478).", valueName: "address"))
+    var metricsListen: String?
+
     func validate() throws {
         guard ViewerConfiguration.parseListen(listen) != nil else {
             throw ValidationError("--listen takes HOST:PORT such as 127.0.0.1:8443, [::1]:8443 or a port; '\(listen)' is neither.")
@@ -96,6 +101,11 @@ struct IntakeCommand: AsyncParsableCommand {
         }
         for (name, value) in [("--max-body-bytes", maximumBodyBytes), ("--max-decoded-bytes", maximumDecodedBytes), ("--max-line-bytes", maximumLineBytes)] where value < 1 {
             throw ValidationError("\(name) must be at least 1.")
+        }
+        if let metricsListen {
+            guard let metrics = ViewerConfiguration.parseListen(metricsListen), ViewerConfiguration.isLoopback(metrics.host) else {
+                throw ValidationError("--metrics-listen takes a loopback HOST:PORT such as 127.0.0.1:9478; put a proxy in front to export metrics further.")
+            }
         }
         if relayConnections < 1 { throw ValidationError("--relay-connections must be at least 1.") }
     }
@@ -117,6 +127,10 @@ struct IntakeCommand: AsyncParsableCommand {
         configuration.headTimeoutSeconds = headTimeout
         configuration.bodyTimeoutSeconds = bodyTimeout
         configuration.idleTimeoutSeconds = idleTimeout
+        if let metricsListen, let metrics = ViewerConfiguration.parseListen(metricsListen) {
+            configuration.metricsHost = metrics.host
+            configuration.metricsPort = metrics.port
+        }
         var logger = Logger(label: "navlog.intake")
         logger.logLevel = .notice
         let server: IntakeServer

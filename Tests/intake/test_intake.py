@@ -521,3 +521,26 @@ def test_a_key_limited_to_some_apps_cannot_start_sessions_of_others(stack):
     status, answer, _ = s.post(body_of([event("theirs", 1), start("theirs", "Banking")]))
     assert status == 403 and answer["error"] == "app-not-allowed" and answer["line"] == 2 and "Banking" in answer["reason"], answer
     assert {e["session"] for e in s.events()} == {"mine"}
+
+
+def test_metrics_count_what_the_intake_did(stack):
+    metrics_port = free_port()
+    s = stack(intake_args=["--metrics-listen", f"127.0.0.1:{metrics_port}"])
+    assert s.post(gzip.compress(body_of([event("mx", n) for n in range(1, 11)] + ["nope"])), encoding="gzip")[0] == 200
+    assert s.post(body_of([event("mx", 1)]))[0] == 200
+    assert s.post(b"x", secret=None)[0] == 401
+    connection = http.client.HTTPConnection("127.0.0.1", metrics_port, timeout=10)
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    values = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            values[name] = float(value)
+    assert values["navlog_intake_events_stored_total"] == 10
+    assert values["navlog_intake_events_duplicate_total"] == 1
+    assert values["navlog_intake_lines_rejected_total"] == 1
+    assert values['navlog_intake_requests_total{status="200"}'] == 2
+    assert values['navlog_intake_requests_total{status="401"}'] == 1
+    assert values["navlog_intake_request_duration_seconds_count"] == 3
+    assert values['navlog_intake_body_bytes_total{form="decoded"}'] > values['navlog_intake_body_bytes_total{form="sent"}'] > 0
