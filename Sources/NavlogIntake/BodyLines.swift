@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import NIOCore
 import NavlogEvents
 
@@ -37,7 +38,7 @@ struct BodyLines {
         let failure: LineTooLong? = body.withUnsafeBytes { bytes -> LineTooLong? in
             var start = 0
             while start < bytes.count {
-                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+                let end = Self.newline(in: bytes, from: start)
                 lines.count += 1
                 let length = end - start
                 if length > maximumLineBytes { return LineTooLong(line: lines.count, length: length) }
@@ -77,6 +78,12 @@ struct BodyLines {
         if let failure { return .failure(failure) }
         lines.buffer = buffer
         return .success(lines)
+    }
+
+    /// The index of the first newline at or after `start`, or the end.
+    private static func newline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0A, bytes.count - start) else { return bytes.count }
+        return UnsafeRawPointer(found) - base
     }
 
     /// The first `session.start` whose `app` is not in `apps`.

@@ -30,10 +30,11 @@ public struct RelayOutcome: Sendable, Equatable {
 public struct RelayFailure: Error, Sendable, CustomStringConvertible {
     /// The kinds of failure.
     public enum Code: Sendable, Equatable {
-        /// navlogd's socket could not be reached; nothing was sent.
+        /// navlogd's socket could not be reached, or navlogd refused the connection (its
+        /// connection limit, its allowed uids, shutting down); nothing was stored.
         case unreachable
-        /// navlogd refused the connection or does not trust this intake as a relay
-        /// (`relayUIDs`/`relayGIDs`); nothing of the body was stored.
+        /// navlogd does not trust this intake as a relay (`relayUIDs`/`relayGIDs`); nothing of
+        /// the body was stored.
         case notTrusted
         /// navlogd could not store (disk full, I/O error): it refused the rest of the body.
         case storeRefused
@@ -278,7 +279,7 @@ private final class RelayHandler: ChannelInboundHandler, RemovableChannelHandler
                 channel: context.channel)
         case .refused:
             fail(
-                RelayFailure(code: .notTrusted, message: "navlogd refused the intake (\(reply.string("reason") ?? "no reason given"))", storedBeforeFailure: 0),
+                RelayFailure(code: .unreachable, message: "navlogd refused the intake (\(reply.string("reason") ?? "no reason given"))", storedBeforeFailure: 0),
                 channel: context.channel)
         case .other:
             break

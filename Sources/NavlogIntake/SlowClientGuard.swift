@@ -27,6 +27,8 @@ final class SlowClientDeadline {
     }
 
     private var phase = Phase.idle
+    /// The current request was answered before its body ended.
+    private var answeredEarly = false
     private var timer: Scheduled<Void>?
     private let headTimeout: TimeAmount
     private let bodyTimeout: TimeAmount
@@ -50,14 +52,20 @@ final class SlowClientDeadline {
     }
 
     fileprivate func endArrived() {
-        phase = .answering
         timer?.cancel()
         timer = nil
+        // An answer sent before the body was read (a 401, a 413) has already ended.
+        phase = answeredEarly ? .idle : .answering
+        answeredEarly = false
     }
 
     fileprivate func responseEnded() {
+        switch phase {
         // Bytes of a pipelined next request may already be in the decoder: start its clock.
-        if case .answering = phase { phase = .idle }
+        case .answering: phase = .idle
+        case .readingBody: answeredEarly = true
+        case .idle, .awaitingHead: break
+        }
     }
 
     fileprivate func closed() {

@@ -544,3 +544,29 @@ def test_metrics_count_what_the_intake_did(stack):
     assert values['navlog_intake_requests_total{status="401"}'] == 1
     assert values["navlog_intake_request_duration_seconds_count"] == 3
     assert values['navlog_intake_body_bytes_total{form="decoded"}'] > values['navlog_intake_body_bytes_total{form="sent"}'] > 0
+
+
+def test_a_slow_head_after_an_early_answer_is_closed_too(stack):
+    """A 401 goes out before the body is read; the next request on the connection still has
+    --head-timeout to send its head."""
+    s = stack(intake_args=["--head-timeout", "2"])
+    with socket.create_connection(("127.0.0.1", s.port), timeout=30) as connection:
+        connection.sendall(b"POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong-wrong-wrong\r\nContent-Length: 5\r\n\r\n")
+        first = connection.recv(65536)
+        assert first.startswith(b"HTTP/1.1 401"), first
+        connection.sendall(b"abcde")
+        started = time.time()
+        closed_after = None
+        for byte in b"POST /v1/events HTTP/1.1\r\nHost: x\r\n":
+            try:
+                connection.send(bytes([byte]))
+                connection.settimeout(0.5)
+                if connection.recv(1) == b"":
+                    closed_after = time.time() - started
+                    break
+            except socket.timeout:
+                continue
+            except OSError:
+                closed_after = time.time() - started
+                break
+    assert closed_after is not None and closed_after < 6, closed_after
