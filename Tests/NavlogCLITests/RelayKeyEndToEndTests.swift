@@ -160,6 +160,10 @@ struct RelayKeyEndToEndTests {
     func untrustedRelay() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let config = try Self.config(#"{"relayUIDs": [12345], "relayGIDs": [12345]}"#, in: dir)
+            // navlogd --print-config shows the settings.
+            let printed = try ProcessRunner.navlog(["--config", config, "--print-config"], executable: "navlogd")
+            let settings = Self.object(printed.output)
+            #expect(settings["relayUIDs"] as? [Int] == [12345] && settings["relayGIDs"] as? [Int] == [12345], "\(printed.output)")
             let daemon = try DaemonProcess(directory: dir, arguments: ["--config", config])
             let client = try SocketClient(path: daemon.socket)
             try client.send(
