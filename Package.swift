@@ -108,9 +108,11 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
-        // The client apps and tools use to send events to navlogd (Linux and Apple platforms).
+        // The client apps and tools use to send events to navlogd (Linux and Apple platforms):
+        // over its Unix socket, or over HTTP(S) to navlog intake (URLSession, gzip by zlib).
         .target(
             name: "NavlogClient",
+            dependencies: ["CZlib"],
             swiftSettings: upcomingFeatures
         ),
         // The replayer: UIKit's navigation rules applied to a session's events (pure, no I/O).

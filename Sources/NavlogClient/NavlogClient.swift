@@ -15,6 +15,10 @@ import Synchronization
 /// daemon goes away, and resends every event not yet acknowledged; the daemon drops the ones
 /// it already stored (same `session` and `seq`), so a resend never duplicates.
 ///
+/// With ``Configuration/init(http:)`` the same API sends to `navlog intake` over HTTP(S)
+/// instead, through a queue directory that survives the app being killed (see
+/// ``HTTPConfiguration``).
+///
 /// ```swift
 /// let client = NavlogClient(configuration: .init(socketPath: "/run/navlog/navlog.sock"))
 /// client.send(#"{"type":"nav.push","session":"…","seq":7,"nav":"0x1","vc":"0x2"}"#)
@@ -36,9 +40,21 @@ public final class NavlogClient: Sendable {
         /// What `send` does when the queue is full.
         public var whenFull: FullQueuePolicy = .dropOldest
 
+        /// When set, events go over HTTP(S) to `navlog intake` through a queue directory, and
+        /// `socketPath`, `acknowledgement` and `reconnectDelay` are not used (the intake answers
+        /// after navlogd's durable acknowledgement; `maximumQueuedEvents` is the HTTP
+        /// configuration's).
+        public var http: HTTPConfiguration?
+
         /// A configuration for `socketPath` with defaults for the rest.
         public init(socketPath: String) {
             self.socketPath = socketPath
+        }
+
+        /// A configuration that sends over HTTP(S) to `navlog intake`, with defaults for the rest.
+        public init(http: HTTPConfiguration) {
+            self.socketPath = ""
+            self.http = http
         }
     }
 
@@ -66,6 +82,14 @@ public final class NavlogClient: Sendable {
         public var field: String?
         /// Why.
         public var reason: String
+        /// The rejection's code (`type`, `missing`, … as navlogd says it; `http-401` and the like
+        /// for a batch the intake refused whole; `too-long` for a line the client did not send).
+        public var code: String? = nil
+        /// The HTTP status of the answer (HTTP transport only).
+        public var status: Int? = nil
+        /// The event's index in the HTTP transport's queue directory, which stays valid across
+        /// restarts (`event` is 0 for events an earlier process queued).
+        public var queueIndex: UInt64? = nil
     }
 
     /// Counters.
@@ -82,6 +106,16 @@ public final class NavlogClient: Sendable {
         public var duplicates: UInt64 = 0
         /// Connections made after the first.
         public var reconnects: UInt64 = 0
+        /// HTTP: events the intake stored (new, not duplicates).
+        public var stored: UInt64 = 0
+        /// HTTP: attempts that failed and will be made again (no network, 429, 5xx, …).
+        public var retries: UInt64 = 0
+        /// HTTP: gzip bytes posted (every attempt).
+        public var bytesSent: UInt64 = 0
+        /// HTTP: events in the queue directory, not yet answered.
+        public var eventsOnDisk: UInt64 = 0
+        /// HTTP: bytes the queue directory holds.
+        public var bytesOnDisk: UInt64 = 0
     }
 
     /// Why `flush` could not finish.
@@ -123,12 +157,18 @@ public final class NavlogClient: Sendable {
     private let configuration: Configuration
     private let state = Mutex(State())
     private let onRejection: (@Sendable (Rejection) -> Void)?
+    private let http: HTTPTransport?
 
     /// Creates a client and starts its background thread.
     /// - Parameter onRejection: called (on the client's thread) for each line the daemon rejects.
     public init(configuration: Configuration, onRejection: (@Sendable (Rejection) -> Void)? = nil) {
         self.configuration = configuration
         self.onRejection = onRejection
+        if let httpConfiguration = configuration.http {
+            http = HTTPTransport(configuration: httpConfiguration, whenFull: configuration.whenFull, clientName: configuration.clientName, onRejection: onRejection)
+            return
+        }
+        http = nil
         let thread = Thread { [self] in self.run() }
         thread.start()
     }
@@ -144,18 +184,20 @@ public final class NavlogClient: Sendable {
     /// Queues one event line given as bytes.
     @discardableResult
     public func send(bytes: [UInt8]) -> UInt64 {
-        enqueue(bytes, deadline: nil)!
+        if let http { return http.enqueue(bytes, deadline: nil)! }
+        return enqueue(bytes, deadline: nil)!
     }
 
     /// Queues one event line given as bytes, waiting at most `timeout` seconds for room when
     /// the configuration says ``FullQueuePolicy/wait`` (navlogd is unreachable or cannot store).
     /// - Returns: the event's number, or `nil` when the queue stayed full that long.
     public func send(bytes: [UInt8], waitingAtMost timeout: Double) -> UInt64? {
-        enqueue(bytes, deadline: .now + .seconds(timeout))
+        if let http { return http.enqueue(bytes, deadline: .now + .seconds(timeout)) }
+        return enqueue(bytes, deadline: .now + .seconds(timeout))
     }
 
     /// Why the last connection or batch failed, if one did (for messages to people).
-    public var lastError: String? { state.withLock { $0.lastError } }
+    public var lastError: String? { http?.lastError ?? state.withLock { $0.lastError } }
 
     private func enqueue(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) -> UInt64? {
         while true {
@@ -183,6 +225,16 @@ public final class NavlogClient: Sendable {
     /// event queued before this call.
     /// - Throws: ``FlushError`` when that has not happened within `timeout` seconds.
     public func flush(timeout: Double = 30) async throws {
+        if let http {
+            guard await http.flush(timeout: timeout) else {
+                let error = http.lastError ?? "no answer arrived"
+                throw FlushError(
+                    description:
+                        "The intake did not answer every event within \(timeout) s (\(error)); they stay in the queue \(http.configuration.queueDirectory.path) and are sent when it is reachable."
+                )
+            }
+            return
+        }
         let target = state.withLock { $0.nextID - 1 }
         let reached = await withTaskGroup(of: Bool?.self) { group -> Bool in
             group.addTask {
@@ -219,11 +271,16 @@ public final class NavlogClient: Sendable {
     }
 
     /// A copy of the counters.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    public var statistics: Statistics { http?.statistics ?? state.withLock { $0.statistics } }
 
     /// Stops the background thread once everything queued is acknowledged or `timeout` passes.
+    /// Over HTTP, what is not answered by then stays in the queue directory for the next client.
     public func close(timeout: Double = 30) async {
         try? await flush(timeout: timeout)
+        if let http {
+            await http.stop()
+            return
+        }
         state.withLock { $0.closing = true }
     }
 

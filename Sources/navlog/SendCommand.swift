@@ -15,6 +15,13 @@ struct SendCommand: AsyncParsableCommand {
             until navlogd has acknowledged every line (with --ack durable: fsynced). Rejected \
             lines are reported with their file and line number. Exits 1 if any line was \
             rejected or navlogd did not acknowledge everything within --timeout seconds.
+
+            With --url and --key-file, sends over HTTP(S) to navlog intake instead (the transport \
+            apps use from phones): the lines go through a queue directory (--queue) in gzip \
+            batches, resent until the intake answers (429 and 503 after their Retry-After). Run \
+            the same command again after a crash or a timeout and it resumes: it sends what the \
+            queue still holds and queues only the lines after it, so nothing is sent twice. To \
+            send the same files again, use another queue directory.
             """
     )
 
@@ -27,15 +34,36 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for navlogd to take more events (when it is unreachable or cannot store) and for the last acknowledgement.", valueName: "seconds"))
     var timeout: Double = 120
 
+    @Option(help: ArgumentHelp("navlog intake's events endpoint (http://HOST:PORT/v1/events): send over HTTP(S) instead of the socket.", valueName: "url"))
+    var url: String?
+
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("A file holding the intake key's bearer secret (with --url).", valueName: "file"))
+    var keyFile: String?
+
+    @Option(help: ArgumentHelp("The HTTP transport's queue directory (with --url); a rerun resumes from it.", valueName: "dir"))
+    var queue: String = "navlog-send.queue"
+
     @Argument(help: ArgumentHelp("JSON Lines files (- for standard input).", valueName: "file"))
     var files: [String]
 
     func validate() throws {
         guard NavlogClient.Acknowledgement(rawValue: ack) != nil else { throw ValidationError("--ack must be batch or durable.") }
         guard !files.isEmpty else { throw ValidationError("Name at least one file to send (or - for standard input).") }
+        if let url {
+            guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
+                throw ValidationError("--url must be an http:// or https:// address, such as http://127.0.0.1:8443/v1/events.")
+            }
+            guard keyFile != nil else { throw ValidationError("--url needs --key-file, the file holding the intake key's secret.") }
+        } else if keyFile != nil {
+            throw ValidationError("--key-file goes with --url.")
+        }
     }
 
     func run() async throws {
+        if url != nil {
+            try await runOverHTTP()
+            return
+        }
         var configuration = NavlogClient.Configuration(socketPath: socket)
         configuration.acknowledgement = NavlogClient.Acknowledgement(rawValue: ack)!
         configuration.whenFull = .wait
