@@ -48,6 +48,99 @@ struct SystemdTests {
         }
     }
 
+    @Test("the intake's unit: systemd-analyze verify accepts it, it is hardened as navlogd is (TCP besides), and navlog intake has every option it uses", .enabled(if: systemdAvailable))
+    func intakeUnit() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let units = TestEnvironment.packageRoot.appendingPathComponent("systemd")
+            let navlog = TestEnvironment.binaries.appendingPathComponent("navlog").path
+            let daemonUnit = try String(contentsOf: units.appendingPathComponent("navlogd.service"), encoding: .utf8)
+            try daemonUnit.replacingOccurrences(of: "/usr/local/bin/navlogd", with: TestEnvironment.binaries.appendingPathComponent("navlogd").path)
+                .write(to: dir.appendingPathComponent("navlogd.service"), atomically: true, encoding: .utf8)
+            try FileManager.default.copyItem(at: units.appendingPathComponent("navlogd.socket"), to: dir.appendingPathComponent("navlogd.socket"))
+            let unit = try String(contentsOf: units.appendingPathComponent("navlog-intake.service"), encoding: .utf8)
+            let intake = dir.appendingPathComponent("navlog-intake.service")
+            try unit.replacingOccurrences(of: "/usr/local/bin/navlog ", with: navlog + " ").write(to: intake, atomically: true, encoding: .utf8)
+            let analyze = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+            let verify = try ProcessRunner.run(
+                analyze, ["verify", intake.path, dir.appendingPathComponent("navlogd.service").path, dir.appendingPathComponent("navlogd.socket").path])
+            #expect(verify.status == 0, "\(verify.errorOutput)")
+            #expect(!verify.errorOutput.contains("Unknown"), "\(verify.errorOutput)")
+
+            func settings(_ text: String) -> [String: [String]] {
+                var result: [String: [String]] = [:]
+                for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                    guard let equals = line.firstIndex(of: "=") else { continue }
+                    result[String(line[..<equals]), default: []].append(String(line[line.index(after: equals)...]))
+                }
+                return result
+            }
+            let own = settings(unit)
+            // Its own user, in group navlog (navlogd.socket is 0660 root:navlog), started after navlogd's socket.
+            #expect(own["User"] == ["navlog-intake"] && own["Group"] == ["navlog-intake"])
+            #expect(own["SupplementaryGroups"] == ["navlog"])
+            #expect(own["Wants"]?.contains { $0.split(separator: " ").contains("navlogd.socket") } == true)
+            #expect(own["After"]?.contains { $0.split(separator: " ").contains("navlogd.socket") } == true)
+            #expect(own["ExecReload"] == ["kill -HUP $MAINPID"])
+            #expect(own["Restart"] == ["on-failure"])
+            let start = own["ExecStart"]?.first ?? ""
+            for part in [
+                "/usr/local/bin/navlog intake ", "--socket /run/navlog/navlog.sock", "--listen 0.0.0.0:8443", "--keys /etc/navlog/intake-keys.json",
+                "--tls-cert /etc/navlog/", "--tls-key /etc/navlog/",
+            ] {
+                #expect(start.contains(part), "ExecStart has \(part): \(start)")
+            }
+            // Every hardening setting of navlogd.service, with navlogd's value; only the address
+            // families differ (the intake listens on TCP).
+            let daemon = settings(String(daemonUnit[daemonUnit.range(of: "# Hardening")!.lowerBound...]))
+            for (key, values) in daemon where !["WantedBy", "Also"].contains(key) {
+                if key == "RestrictAddressFamilies" {
+                    #expect(own[key] == ["AF_UNIX AF_INET AF_INET6"])
+                } else {
+                    #expect(own[key] == values, "\(key)= is \(own[key] ?? []) in navlog-intake.service, \(values) in navlogd.service")
+                }
+            }
+            // systemd's own score: no more exposed than navlogd's plus what TCP costs (navlog-serve's is 1.4).
+            let security = try ProcessRunner.run(analyze, ["security", "--offline=yes", "--no-pager", intake.path])
+            let overall = (security.output + security.errorOutput).split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+            let exposure = overall.split(separator: ":").last.flatMap { Double($0.split(separator: " ").first ?? "") }
+            #expect(exposure != nil && exposure! <= 1.4, "systemd-analyze security: \(overall)")
+
+            // Each option the unit gives is one navlog intake knows.
+            let help = try ProcessRunner.navlog(["intake", "--help"])
+            #expect(help.status == 0, "\(help.errorOutput)")
+            for option in start.split(separator: " ").filter({ $0.hasPrefix("--") }) {
+                #expect(help.output.contains(option), "navlog intake --help lists \(option)")
+            }
+            // The example keys file the install puts in /etc/navlog is what the intake reads.
+            let example = try Data(contentsOf: units.appendingPathComponent("intake-keys.example.json"))
+            let keys = (try JSONSerialization.jsonObject(with: example) as? [String: Any])?["keys"] as? [[String: Any]]
+            #expect(keys?.first?["id"] as? String == "ios-prod" && keys?.first?["secret"] as? String == "REPLACE-WITH-A-RANDOM-SECRET")
+            #expect((keys?.first?["eventsPerSecond"] as? Int) != nil && (keys?.first?["burst"] as? Int) != nil)
+        }
+    }
+
+    @Test("systemd-sysusers makes navlog, navlog-intake and navlog-intake a member of navlog", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-sysusers")))
+    func sysusers() throws {
+        try TestEnvironment.withTemporaryDirectory { root in
+            // An empty root of its own: nothing of this machine's is changed.
+            let snippets = root.appendingPathComponent("etc/sysusers.d")
+            try FileManager.default.createDirectory(at: snippets, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: TestEnvironment.packageRoot.appendingPathComponent("systemd/navlog.sysusers.conf"), to: snippets.appendingPathComponent("navlog.conf"))
+            let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/systemd-sysusers"), ["--root=\(root.path)"])
+            #expect(result.status == 0, "\(result.errorOutput)")
+            let groups = try String(contentsOf: root.appendingPathComponent("etc/group"), encoding: .utf8).split(separator: "\n")
+            let users = try String(contentsOf: root.appendingPathComponent("etc/passwd"), encoding: .utf8).split(separator: "\n")
+            let navlog = groups.first { $0.hasPrefix("navlog:") }?.split(separator: ":", omittingEmptySubsequences: false)
+            #expect(navlog?.count == 4 && navlog?[3].split(separator: ",").contains("navlog-intake") == true, "\(groups)")
+            #expect(groups.contains { $0.hasPrefix("navlog-intake:") })
+            let user = users.first { $0.hasPrefix("navlog-intake:") }?.split(separator: ":", omittingEmptySubsequences: false)
+            #expect(user?.last == "/usr/sbin/nologin", "\(users)")
+            let intakeGroup = groups.first { $0.hasPrefix("navlog-intake:") }?.split(separator: ":", omittingEmptySubsequences: false)
+            #expect(user != nil && intakeGroup != nil && user![3] == intakeGroup![2], "its primary group is navlog-intake")
+        }
+    }
+
     @Test("events sent through a socket passed by systemd-socket-activate land in the log", .enabled(if: systemdAvailable))
     func socketActivation() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
