@@ -109,7 +109,8 @@ final class DiskQueue {
     var byteCount: Int { sealed.reduce(openBytes.count) { $0 + $1.size } }
 
     /// Adds one event line (no newline) to the open batch, closing it first when the line would
-    /// take it over `maximumEvents` or `maximumBytes`. Call ``writeOpenBatch()`` after a run of appends.
+    /// take it over `maximumBytes`, and after when it holds `maximumEvents`. Call
+    /// ``writeOpenBatch()`` after a run of appends.
     func append(_ line: [UInt8], localID: UInt64, now: Double, maximumEvents: Int, maximumBytes: Int) throws {
         if openCount > 0 && (openCount >= maximumEvents || openBytes.count + line.count + 1 > maximumBytes) {
             try seal()
@@ -123,6 +124,7 @@ final class DiskQueue {
         openCount += 1
         openLocalIDs.append(localID)
         next += 1
+        if openCount >= maximumEvents { try seal() }
     }
 
     /// Notes that the sequence numbers changed, so the next write saves them first.

@@ -324,6 +324,8 @@ final class HTTPTransport: Sendable {
             }
             guard let batch = try? queue.removeOldest(dropped: true) else { return }
             state.withLock { state in
+                state.statistics.eventsOnDisk = UInt64(queue.eventCount)
+                state.statistics.bytesOnDisk = UInt64(queue.byteCount)
                 state.statistics.dropped += UInt64(batch.count)
                 state.lastError =
                     "The queue reached its bound (\(configuration.maximumQueuedEvents) events, \(configuration.maximumQueuedBytes) bytes) while the intake was unreachable; its oldest \(batch.count) events were dropped."
@@ -338,6 +340,10 @@ final class HTTPTransport: Sendable {
         } catch {
             // The answer stands; the batch is sent again later and comes back as duplicates.
             state.withLock { $0.lastError = "\(error)" }
+        }
+        state.withLock { state in
+            state.statistics.eventsOnDisk = UInt64(queue.eventCount)
+            state.statistics.bytesOnDisk = UInt64(queue.byteCount)
         }
         switch outcome {
         case .answered(let stored, let duplicates, let rejected):
