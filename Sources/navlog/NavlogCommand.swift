@@ -19,6 +19,25 @@ struct NavlogCommand: AsyncParsableCommand {
             StoryboardCommand.self, ServeCommand.self, IntakeCommand.self,
         ]
     )
+
+    /// `navlog intake …` runs the navlog-intake program (see ``IntakeCommand``) before any
+    /// parsing, so that its own `--help` and errors are what the user sees.
+    static func main() async {
+        let arguments = CommandLine.arguments
+        if arguments.count >= 2 && arguments[1] == "intake" {
+            IntakeCommand.execute(Array(arguments.dropFirst(2)))
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options every command that reads or writes a log takes.

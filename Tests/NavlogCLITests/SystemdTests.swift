@@ -48,7 +48,9 @@ struct SystemdTests {
         }
     }
 
-    @Test("the intake's unit: systemd-analyze verify accepts it, it is hardened as navlogd is (TCP besides), and navlog intake has every option it uses", .enabled(if: systemdAvailable))
+    @Test(
+        "the intake's unit: systemd-analyze verify accepts it, it is hardened as navlogd is (TCP besides), and navlog intake has every option it uses",
+        .enabled(if: systemdAvailable))
     func intakeUnit() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let units = TestEnvironment.packageRoot.appendingPathComponent("systemd")
@@ -119,7 +121,9 @@ struct SystemdTests {
         }
     }
 
-    @Test("systemd-sysusers makes navlog, navlog-intake and navlog-intake a member of navlog", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-sysusers")))
+    @Test(
+        "systemd-sysusers makes navlog, navlog-intake and navlog-intake a member of navlog", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-sysusers"))
+    )
     func sysusers() throws {
         try TestEnvironment.withTemporaryDirectory { root in
             // An empty root of its own: nothing of this machine's is changed.
