@@ -1,6 +1,12 @@
 import ArgumentParser
 import NavlogReplayStore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `navlog`: the command line of the navlog event log.
 @main
 struct NavlogCommand: AsyncParsableCommand {
@@ -23,20 +29,17 @@ struct NavlogCommand: AsyncParsableCommand {
     /// `navlog intake …` runs the navlog-intake program (see ``IntakeCommand``) before any
     /// parsing, so that its own `--help` and errors are what the user sees.
     static func main() async {
+        // A parent that spawns navlog from a thread with signals blocked (libdispatch's worker
+        // threads block SIGTERM and SIGINT, and Foundation's Process passes that mask on) would
+        // leave `navlog tail -f` or `navlog index --follow` deaf to SIGTERM: start unblocked.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        pthread_sigmask(SIG_SETMASK, &unblocked, nil)
         let arguments = CommandLine.arguments
         if arguments.count >= 2 && arguments[1] == "intake" {
             IntakeCommand.execute(Array(arguments.dropFirst(2)))
         }
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 }
 
