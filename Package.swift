@@ -10,6 +10,9 @@
 //   NavlogAnalytics, NavlogReplayStore ─► NavlogServe (the web viewer) ─► navlog
 //   NavlogWorkload (synthetic sessions for tests, benchmarks and the demo)
 //   NavlogTesting (helpers that run the built binaries in tests)
+//   NavlogClient (the socket) ─► NavlogClientHTTP (HTTP, FoundationNetworking) ─► navlog-send
+//   NavlogIntake (HTTP server, TLS) ─► navlog-intake
+//   navlog runs navlog-send and navlog-intake for `navlog send` and `navlog intake`
 import PackageDescription
 
 let upcomingFeatures: [SwiftSetting] = [
@@ -24,7 +27,7 @@ let package = Package(
     products: [
         .executable(name: "navlog", targets: ["navlog"]),
         .executable(name: "navlogd", targets: ["navlogd"]),
-        .library(name: "NavlogClient", targets: ["NavlogClient"]),
+        .library(name: "NavlogClient", targets: ["NavlogClient", "NavlogClientHTTP"]),
         .library(name: "NavlogEvents", targets: ["NavlogEvents"]),
         .library(name: "NavlogStore", targets: ["NavlogStore"]),
         .library(name: "NavlogWorkload", targets: ["NavlogWorkload"]),
@@ -108,11 +111,18 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
-        // The client apps and tools use to send events to navlogd (Linux and Apple platforms):
-        // over its Unix socket, or over HTTP(S) to navlog intake (URLSession, gzip by zlib).
+        // The client apps and tools use to send events to navlogd (Linux and Apple platforms),
+        // over its Unix socket.
         .target(
             name: "NavlogClient",
-            dependencies: ["CZlib"],
+            swiftSettings: upcomingFeatures
+        ),
+        // NavlogClient's HTTP(S) transport to navlog intake (URLSession, a queue directory, gzip
+        // by zlib): a module of its own, so that programs using only the socket do not load
+        // FoundationNetworking (libcurl and about thirty more shared libraries on Linux).
+        .target(
+            name: "NavlogClientHTTP",
+            dependencies: ["NavlogClient", "CZlib"],
             swiftSettings: upcomingFeatures
         ),
         // The replayer: UIKit's navigation rules applied to a session's events (pure, no I/O).
@@ -228,6 +238,18 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
+        // navlog send's program: `navlog send` runs it, so that navlog's other commands do not
+        // load FoundationNetworking for the HTTP transport.
+        .executableTarget(
+            name: "navlog-send",
+            dependencies: [
+                "NavlogClient",
+                "NavlogClientHTTP",
+                "NavlogEvents",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
         // The benchmark driver behind tools/bench (run it in release: tools/bench/run).
         .executableTarget(
             name: "navlog-bench",
@@ -310,7 +332,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogCLITests",
-            dependencies: ["NavlogTesting", "NavlogWorkload", "NavlogClient", "NavlogStore", "NavlogEvents", .target(name: "navlogd"), .target(name: "navlog"), .target(name: "navlog-intake")],
+            dependencies: ["NavlogTesting", "NavlogWorkload", "NavlogClient", "NavlogClientHTTP", "NavlogStore", "NavlogEvents", .target(name: "navlogd"), .target(name: "navlog"), .target(name: "navlog-intake"), .target(name: "navlog-send")],
             swiftSettings: upcomingFeatures
         ),
     ],

@@ -15,9 +15,8 @@ import Synchronization
 /// daemon goes away, and resends every event not yet acknowledged; the daemon drops the ones
 /// it already stored (same `session` and `seq`), so a resend never duplicates.
 ///
-/// With ``Configuration/init(http:)`` the same API sends to `navlog intake` over HTTP(S)
-/// instead, through a queue directory that survives the app being killed (see
-/// ``HTTPConfiguration``).
+/// With NavlogClientHTTP's `Configuration.init(http:)` the same API sends to `navlog intake`
+/// over HTTP(S) instead, through a queue directory that survives the app being killed.
 ///
 /// ```swift
 /// let client = NavlogClient(configuration: .init(socketPath: "/run/navlog/navlog.sock"))
@@ -40,22 +39,23 @@ public final class NavlogClient: Sendable {
         /// What `send` does when the queue is full.
         public var whenFull: FullQueuePolicy = .dropOldest
 
-        /// When set, events go over HTTP(S) to `navlog intake` through a queue directory, and
-        /// `socketPath`, `acknowledgement` and `reconnectDelay` are not used (the intake answers
-        /// after navlogd's durable acknowledgement; `maximumQueuedEvents` is the HTTP
-        /// configuration's).
-        public var http: HTTPConfiguration?
+        /// When set, events go through the transport it makes instead of the socket, and
+        /// `socketPath`, `acknowledgement` and `reconnectDelay` are not used.
+        package var transport: TransportFactory?
 
         /// A configuration for `socketPath` with defaults for the rest.
         public init(socketPath: String) {
             self.socketPath = socketPath
         }
+    }
 
-        /// A configuration that sends over HTTP(S) to `navlog intake`, with defaults for the rest.
-        public init(http: HTTPConfiguration) {
-            self.socketPath = ""
-            self.http = http
-        }
+    /// The socket navlogd listens on when its configuration names none, as navlogd chooses it:
+    /// `/run/navlog/navlog.sock` when it exists (the systemd service), else
+    /// `$XDG_RUNTIME_DIR/navlog.sock`, else `navlog.sock` in the working directory.
+    public static var defaultSocketPath: String {
+        if access("/run/navlog/navlog.sock", F_OK) == 0 { return "/run/navlog/navlog.sock" }
+        if let runtime = getenv("XDG_RUNTIME_DIR") { return String(cString: runtime) + "/navlog.sock" }
+        return "navlog.sock"
     }
 
     /// The acknowledgement the client asks for.
@@ -90,6 +90,15 @@ public final class NavlogClient: Sendable {
         /// The event's index in the HTTP transport's queue directory, which stays valid across
         /// restarts (`event` is 0 for events an earlier process queued).
         public var queueIndex: UInt64? = nil
+
+        package init(event: UInt64, field: String?, reason: String, code: String? = nil, status: Int? = nil, queueIndex: UInt64? = nil) {
+            self.event = event
+            self.field = field
+            self.reason = reason
+            self.code = code
+            self.status = status
+            self.queueIndex = queueIndex
+        }
     }
 
     /// Counters.
@@ -116,12 +125,19 @@ public final class NavlogClient: Sendable {
         public var eventsOnDisk: UInt64 = 0
         /// HTTP: bytes the queue directory holds.
         public var bytesOnDisk: UInt64 = 0
+
+        /// Every counter at zero.
+        public init() {}
     }
 
     /// Why `flush` could not finish.
     public struct FlushError: Error, CustomStringConvertible {
         /// What happened.
         public var description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     private struct Pending: Sendable {
@@ -141,9 +157,8 @@ public final class NavlogClient: Sendable {
         var handledAhead: Set<UInt64> = []
         var statistics = Statistics()
         var closing = false
-        /// `flush` calls waiting for ``handledThrough`` to reach their target; resumed with
-        /// `true` when it did, `false` when their time ran out.
-        var waiters: [(target: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        /// `flush` calls waiting for ``handledThrough`` to reach their target.
+        var waiters = FlushWaiters()
         var lastError: String?
         var connectedOnce = false
         /// navlogd said it would not take the events (its disk is full, or this peer is not
@@ -157,18 +172,19 @@ public final class NavlogClient: Sendable {
     private let configuration: Configuration
     private let state = Mutex(State())
     private let onRejection: (@Sendable (Rejection) -> Void)?
-    private let http: HTTPTransport?
+    /// The configuration's other transport, if it names one (then the socket is not used).
+    private let transport: (any NavlogClientTransport)?
 
     /// Creates a client and starts its background thread.
     /// - Parameter onRejection: called (on the client's thread) for each line the daemon rejects.
     public init(configuration: Configuration, onRejection: (@Sendable (Rejection) -> Void)? = nil) {
         self.configuration = configuration
         self.onRejection = onRejection
-        if let httpConfiguration = configuration.http {
-            http = HTTPTransport(configuration: httpConfiguration, whenFull: configuration.whenFull, clientName: configuration.clientName, onRejection: onRejection)
+        if let makeTransport = configuration.transport {
+            transport = makeTransport(configuration, onRejection)
             return
         }
-        http = nil
+        transport = nil
         let thread = Thread { [self] in self.run() }
         thread.start()
     }
@@ -184,7 +200,7 @@ public final class NavlogClient: Sendable {
     /// Queues one event line given as bytes.
     @discardableResult
     public func send(bytes: [UInt8]) -> UInt64 {
-        if let http { return http.enqueue(bytes, deadline: nil)! }
+        if let transport { return transport.enqueue(bytes, deadline: nil)! }
         return enqueue(bytes, deadline: nil)!
     }
 
@@ -192,12 +208,12 @@ public final class NavlogClient: Sendable {
     /// the configuration says ``FullQueuePolicy/wait`` (navlogd is unreachable or cannot store).
     /// - Returns: the event's number, or `nil` when the queue stayed full that long.
     public func send(bytes: [UInt8], waitingAtMost timeout: Double) -> UInt64? {
-        if let http { return http.enqueue(bytes, deadline: .now + .seconds(timeout)) }
+        if let transport { return transport.enqueue(bytes, deadline: .now + .seconds(timeout)) }
         return enqueue(bytes, deadline: .now + .seconds(timeout))
     }
 
     /// Why the last connection or batch failed, if one did (for messages to people).
-    public var lastError: String? { http?.lastError ?? state.withLock { $0.lastError } }
+    public var lastError: String? { transport?.lastError ?? state.withLock { $0.lastError } }
 
     private func enqueue(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) -> UInt64? {
         while true {
@@ -225,44 +241,19 @@ public final class NavlogClient: Sendable {
     /// event queued before this call.
     /// - Throws: ``FlushError`` when that has not happened within `timeout` seconds.
     public func flush(timeout: Double = 30) async throws {
-        if let http {
-            guard await http.flush(timeout: timeout) else {
-                let error = http.lastError ?? "no answer arrived"
-                throw FlushError(
-                    description:
-                        "The intake did not answer every event within \(timeout) s (\(error)); they stay in the queue \(http.configuration.queueDirectory.path) and are sent when it is reachable."
-                )
-            }
+        if let transport {
+            try await transport.flush(timeout: timeout)
             return
         }
         let target = state.withLock { $0.nextID - 1 }
-        let reached = await withTaskGroup(of: Bool?.self) { group -> Bool in
-            group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let ready = self.state.withLock { state -> Bool in
-                        if state.handledThrough >= target { return true }
-                        state.waiters.append((target, continuation))
-                        return false
-                    }
-                    if ready { continuation.resume(returning: true) }
-                }
+        let reached = await FlushWaiters.wait(timeout: timeout) { continuation in
+            self.state.withLock { state in
+                if state.handledThrough >= target { return true }
+                state.waiters.add(target: target, continuation)
+                return false
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(timeout))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            if first == nil {
-                // Time ran out: release this call's waiter so the group can finish.
-                self.state.withLock { state in
-                    for waiter in state.waiters where waiter.target == target { waiter.continuation.resume(returning: false) }
-                    state.waiters.removeAll { $0.target == target }
-                }
-            }
-            group.cancelAll()
-            var result = first ?? false
-            while let next = await group.next() { if let next { result = result || next } }
-            return result
+        } expire: {
+            self.state.withLock { $0.waiters.expire(target: target) }
         }
         if !reached {
             let error = state.withLock { $0.lastError } ?? "no acknowledgement arrived"
@@ -271,14 +262,14 @@ public final class NavlogClient: Sendable {
     }
 
     /// A copy of the counters.
-    public var statistics: Statistics { http?.statistics ?? state.withLock { $0.statistics } }
+    public var statistics: Statistics { transport?.statistics ?? state.withLock { $0.statistics } }
 
     /// Stops the background thread once everything queued is acknowledged or `timeout` passes.
     /// Over HTTP, what is not answered by then stays in the queue directory for the next client.
     public func close(timeout: Double = 30) async {
         try? await flush(timeout: timeout)
-        if let http {
-            await http.stop()
+        if let transport {
+            await transport.stop()
             return
         }
         state.withLock { $0.closing = true }
@@ -290,9 +281,7 @@ public final class NavlogClient: Sendable {
         state.handledAhead.insert(id)
         while state.handledAhead.remove(state.handledThrough + 1) != nil { state.handledThrough += 1 }
         let through = state.handledThrough
-        let ready = state.waiters.filter { $0.target <= through }
-        state.waiters.removeAll { $0.target <= through }
-        for waiter in ready { waiter.continuation.resume(returning: true) }
+        state.waiters.resume { $0 <= through }
     }
 
     private func run() {

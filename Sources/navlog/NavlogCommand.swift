@@ -26,8 +26,8 @@ struct NavlogCommand: AsyncParsableCommand {
         ]
     )
 
-    /// `navlog intake …` runs the navlog-intake program (see ``IntakeCommand``) before any
-    /// parsing, so that its own `--help` and errors are what the user sees.
+    /// `navlog intake …` and `navlog send …` run their own programs (see ``SiblingProgram``)
+    /// before any parsing, so that their own `--help` and errors are what the user sees.
     static func main() async {
         // A parent that spawns navlog from a thread with signals blocked (libdispatch's worker
         // threads block SIGTERM and SIGINT, and Foundation's Process passes that mask on) would
@@ -36,8 +36,8 @@ struct NavlogCommand: AsyncParsableCommand {
         sigemptyset(&unblocked)
         pthread_sigmask(SIG_SETMASK, &unblocked, nil)
         let arguments = CommandLine.arguments
-        if arguments.count >= 2 && arguments[1] == "intake" {
-            IntakeCommand.execute(Array(arguments.dropFirst(2)))
+        if arguments.count >= 2 && SiblingProgram.programs[arguments[1]] != nil {
+            SiblingProgram.execute(arguments[1], Array(arguments.dropFirst(2)))
         }
         await main(nil)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NavlogClient
 
 /// `navlog stats`: navlogd's counters.
 struct StatsCommand: ParsableCommand {
@@ -9,7 +10,7 @@ struct StatsCommand: ParsableCommand {
     )
 
     @Option(help: ArgumentHelp("navlogd's socket.", valueName: "path"))
-    var socket: String = defaultSocketPath()
+    var socket: String = NavlogClient.defaultSocketPath
 
     @Option(help: ArgumentHelp("Output format: table or json.", valueName: "format"))
     var format: String = "table"

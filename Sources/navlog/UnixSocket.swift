@@ -56,11 +56,3 @@ struct CLIError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
-
-/// The socket navlogd listens on by default, as navlogd chooses it.
-func defaultSocketPath() -> String {
-    let environment = ProcessInfo.processInfo.environment
-    if FileManager.default.fileExists(atPath: "/run/navlog/navlog.sock") { return "/run/navlog/navlog.sock" }
-    if let runtime = environment["XDG_RUNTIME_DIR"] { return runtime + "/navlog.sock" }
-    return "navlog.sock"
-}

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NavlogClient
+import NavlogClientHTTP
 import NavlogTesting
 import Synchronization
 import Testing

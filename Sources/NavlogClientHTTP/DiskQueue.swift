@@ -1,4 +1,5 @@
 import Foundation  // JSONSerialization for the queue's small state files
+import NavlogClient
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import CZlib
+import NavlogClient
 
 /// gzip through zlib: one complete gzip member of a whole batch.
 enum Gzip {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NavlogClient
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -17,7 +18,7 @@ import Synchronization
 /// network); the transport's own thread moves events to ``DiskQueue``, closes batches by count,
 /// size and age, and posts the oldest batch until the intake answers it (see
 /// ``NavlogClient/HTTPConfiguration``). One request at a time, so batches arrive in order.
-final class HTTPTransport: Sendable {
+final class HTTPTransport: NavlogClientTransport {
     private struct Pending: Sendable {
         var id: UInt64
         var bytes: [UInt8]
@@ -30,7 +31,7 @@ final class HTTPTransport: Sendable {
         /// Every event with a number at or below this is answered, rejected or dropped.
         var handledThrough: UInt64 = 0
         var handledAhead: Set<UInt64> = []
-        var waiters: [(target: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        var waiters = FlushWaiters()
         var statistics = NavlogClient.Statistics()
         var lastError: String?
         /// The highest event number a `flush` waits for: its batch is closed at once.
@@ -105,38 +106,27 @@ final class HTTPTransport: Sendable {
     }
 
     /// Waits until every event queued before the call is answered, rejected or dropped.
-    func flush(timeout: Double) async -> Bool {
+    func flush(timeout: Double) async throws {
         let target = state.withLock { state in
             state.flushTarget = max(state.flushTarget, state.nextID - 1)
             return state.nextID - 1
         }
         wakeUp()
-        return await withTaskGroup(of: Bool?.self) { group -> Bool in
-            group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let ready = self.state.withLock { state -> Bool in
-                        if state.flushed(through: target) { return true }
-                        state.waiters.append((target, continuation))
-                        return false
-                    }
-                    if ready { continuation.resume(returning: true) }
-                }
+        let flushed = await FlushWaiters.wait(timeout: timeout) { continuation in
+            self.state.withLock { state in
+                if state.flushed(through: target) { return true }
+                state.waiters.add(target: target, continuation)
+                return false
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(timeout))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            if first == nil {
-                self.state.withLock { state in
-                    for waiter in state.waiters where waiter.target == target { waiter.continuation.resume(returning: false) }
-                    state.waiters.removeAll { $0.target == target }
-                }
-            }
-            group.cancelAll()
-            var result = first ?? false
-            while let next = await group.next() { if let next { result = result || next } }
-            return result
+        } expire: {
+            self.state.withLock { $0.waiters.expire(target: target) }
+        }
+        guard flushed else {
+            let error = lastError ?? "no answer arrived"
+            throw NavlogClient.FlushError(
+                description:
+                    "The intake did not answer every event within \(timeout) s (\(error)); they stay in the queue \(configuration.queueDirectory.path) and are sent when it is reachable."
+            )
         }
     }
 
@@ -164,9 +154,7 @@ final class HTTPTransport: Sendable {
 
     private func resumeFlushed(_ state: inout State) {
         let done = state
-        let ready = state.waiters.filter { done.flushed(through: $0.target) }
-        state.waiters.removeAll { done.flushed(through: $0.target) }
-        for waiter in ready { waiter.continuation.resume(returning: true) }
+        state.waiters.resume { done.flushed(through: $0) }
     }
 
     /// Notes that a batch is answered or dropped; one an earlier process queued counts down

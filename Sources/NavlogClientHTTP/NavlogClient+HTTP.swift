@@ -1,4 +1,5 @@
 public import Foundation
+public import NavlogClient
 
 extension NavlogClient {
     /// Where and how the HTTP transport sends events: `navlog intake`'s `POST /v1/events`.
@@ -80,5 +81,16 @@ extension NavlogClient {
     /// - Throws: ``HTTPTransportError`` when the directory cannot be read.
     public static func queuedEventCount(queueDirectory: URL) throws -> UInt64 {
         try DiskQueue.appendedCount(directory: queueDirectory.path)
+    }
+}
+
+extension NavlogClient.Configuration {
+    /// A configuration that sends over HTTP(S) to `navlog intake`, with defaults for the rest
+    /// (`whenFull` and `clientName` apply; `maximumQueuedEvents` is `http`'s).
+    public init(http: NavlogClient.HTTPConfiguration) {
+        self.init(socketPath: "")
+        transport = { configuration, onRejection in
+            HTTPTransport(configuration: http, whenFull: configuration.whenFull, clientName: configuration.clientName, onRejection: onRejection)
+        }
     }
 }

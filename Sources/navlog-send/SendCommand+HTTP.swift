@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NavlogClient
+import NavlogClientHTTP
 import NavlogEvents
 
 extension SendCommand {
@@ -60,6 +61,7 @@ extension SendCommand {
 
         let origins = Origins()
         let printed = Counter()
+        var tooLong = 0
         let client = NavlogClient(configuration: configuration) { rejection in
             guard printed.increment() <= 100 else { return }
             var text: String
@@ -72,37 +74,18 @@ extension SendCommand {
             if let field = rejection.field { text += ", field \"\(field)\"" }
             FileHandle.standardError.write(Data("\(text): \(rejection.reason)\n".utf8))
         }
-        var seen: UInt64 = 0
-        for path in files {
-            let name = path == "-" ? "<stdin>" : path
-            let handle: FileHandle
-            do {
-                handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            } catch {
-                throw failure("cannot open \(path): \(error.localizedDescription)")
-            }
-            var framer = LineFramer(maximumLineLength: 1 << 30)
-            var stalled = false
-            let deliver = { (number: Int, piece: LineFramer.Piece) in
-                guard !stalled, case .line(let bytes) = piece, bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
-                seen += 1
-                if seen <= skip { return }
-                guard let id = client.send(bytes: Array(bytes), waitingAtMost: timeout) else {
-                    stalled = true
-                    return
-                }
-                origins.record(id, file: name, line: number)
-            }
-            while !stalled, let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                chunk.withUnsafeBytes { framer.feed($0, deliver) }
-            }
-            framer.finish(deliver)
-            if stalled {
-                let reason = client.lastError.map { " (\($0))" } ?? ""
-                await client.close(timeout: 0)
-                throw failure(
-                    "the intake took no events for \(timeout) s\(reason); \(name) was queued up to line \(framer.lineNumber). Run the same command again: it resumes from \(queue)")
-            }
+        // Lines the transport would refuse to send are reported here and not queued, so that
+        // the count of queued lines (the resume point) stays the count of lines sent.
+        let stall = try sendLines(through: client, origins: origins, skip: skip, maximumLineBytes: http.maximumLineBytes) { file, line, bytes in
+            tooLong += 1
+            FileHandle.standardError.write(
+                Data("\(file): line \(line): the event has \(bytes) bytes; the intake takes at most \(http.maximumLineBytes). It was not sent.\n".utf8))
+        }
+        if let stall {
+            let reason = client.lastError.map { " (\($0))" } ?? ""
+            await client.close(timeout: 0)
+            throw failure(
+                "the intake took no events for \(timeout) s\(reason); \(stall.file) was queued up to line \(stall.line). Run the same command again: it resumes from \(queue)")
         }
         do {
             try await client.flush(timeout: timeout)
@@ -113,16 +96,12 @@ extension SendCommand {
         let stats = client.statistics
         await client.close(timeout: 1)
         if printed.value > 100 { FileHandle.standardError.write(Data("navlog send: \(printed.value - 100) more rejections not shown.\n".utf8)) }
-        var summary = "Sent to \(endpoint.absoluteString): \(stats.stored) events stored, \(stats.duplicates) duplicates dropped, \(stats.rejected) lines rejected"
+        var summary =
+            "Sent to \(endpoint.absoluteString): \(stats.stored) events stored, \(stats.duplicates) duplicates dropped, \(stats.rejected + UInt64(tooLong)) lines rejected"
         if stats.dropped > 0 { summary += ", \(stats.dropped) events dropped by the full queue" }
         if stats.retries > 0 { summary += ", \(stats.retries) attempts retried" }
         print(summary + ".")
-        if stats.rejected > 0 || stats.dropped > 0 { throw ExitCode.failure }
-    }
-
-    private func failure(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("navlog send: \(message).\n".utf8))
-        return ExitCode.failure
+        if stats.rejected > 0 || stats.dropped > 0 || tooLong > 0 { throw ExitCode.failure }
     }
 }
 
