@@ -415,6 +415,15 @@ final class HTTPTransport: NavlogClientTransport {
         request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
         request.setValue("Bearer \(configuration.key)", forHTTPHeaderField: "Authorization")
         request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        #if canImport(FoundationNetworking)
+            // One connection per batch on Linux. When a kept-alive connection turns out to be dead
+            // (a proxy or load balancer closed it between batches), libcurl reconnects by itself
+            // and must rewind the body, which swift-corelibs-foundation cannot do for a data body:
+            // it sent nothing and the request hung for the whole requestTimeout (60 s, seen behind
+            // Tests/client's cutting proxy). A fresh connection fails at once instead, and the
+            // transport's own retry sends the batch again.
+            request.setValue("close", forHTTPHeaderField: "Connection")
+        #endif
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<(Data?, URLResponse?, String?)>((nil, nil, nil))
         let task = session.uploadTask(with: request, from: body) { data, response, error in

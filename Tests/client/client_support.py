@@ -3,6 +3,7 @@ and a loopback TCP proxy that breaks connections, for Tests/client."""
 
 import asyncio
 import collections
+import email.utils
 import json
 import os
 import pathlib
@@ -155,13 +156,19 @@ def assert_exactly_once(stack, expected):
 class BreakingProxy:
     """A loopback TCP proxy in front of the intake that misbehaves by connection number:
     `portal` answers like a captive portal (a 200 HTML page, or a 302) without forwarding;
+    `redirect-live` answers 307 to the intake itself (a client that followed it would post past
+    the proxy); `busy-date` answers 429 with `Retry-After` as an HTTP date `retry_after` seconds
+    ahead;
     `cut-request` forwards part of the request body and closes both sides; `cut-response`
     forwards the whole request, then drops the intake's answer and closes; anything else
     forwards faithfully. `plan(number)` says which for each new connection."""
 
-    def __init__(self, target_port, plan):
+    def __init__(self, target_port, plan, retry_after=3):
         self.target_port = target_port
         self.plan = plan
+        self.retry_after = retry_after
+        self.arrivals = []  # (time.time(), behaviour) of each connection
+        self.forwarded_posts = 0  # request heads passed on to the intake
         self.port = free_port()
         self.connections = 0
         self.behaviours = collections.Counter()
@@ -189,10 +196,16 @@ class BreakingProxy:
         self.connections += 1
         behaviour = self.plan(self.connections)
         self.behaviours[behaviour] += 1
+        self.arrivals.append((time.time(), behaviour))
         try:
-            if behaviour in ("portal", "portal-redirect"):
+            if behaviour in ("portal", "portal-redirect", "redirect-live", "busy-date"):
                 await reader.readuntil(b"\r\n\r\n")
-                if behaviour == "portal":
+                if behaviour == "redirect-live":
+                    writer.write(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:%d/v1/events\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" % self.target_port)
+                elif behaviour == "busy-date":
+                    when = email.utils.formatdate(time.time() + self.retry_after, usegmt=True).encode()
+                    writer.write(b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" % when)
+                elif behaviour == "portal":
                     page = b"<html><body>Sign in to the Wi-Fi</body></html>"
                     writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(page), page))
                 else:
@@ -206,7 +219,10 @@ class BreakingProxy:
 
             async def client_to_server():
                 nonlocal budget
+                tail = b""
                 while data := await reader.read(4096):
+                    self.forwarded_posts += (tail + data).count(b"POST /v1/events ") - tail.count(b"POST /v1/events ")
+                    tail = data[-16:]
                     if budget is not None:
                         if len(data) >= budget:
                             upstream_writer.write(data[:budget])

@@ -149,8 +149,13 @@ def test_a_proxy_that_cuts_connections_mid_body_loses_and_doubles_nothing(stack,
     try:
         path = tmp_path / "events.jsonl"
         expected = write_events(path, 8_000, sessions=60)
+        started = time.time()
         result = s.send(path, tmp_path / "queue", url=proxy.url, timeout=300)
         assert result.returncode == 0, result.stderr
+        # No attempt waited out the 60 s request timeout: libcurl's own reconnect of a dead
+        # kept-alive connection sent no body and hung that long (HTTPTransport: one connection
+        # per batch on Linux).
+        assert time.time() - started < 50, proxy.arrivals
         assert proxy.behaviours["cut-request"] >= 1 and proxy.behaviours["cut-response"] >= 1, proxy.behaviours
         numbers = summary_numbers(result.stdout)
         assert numbers["attempts"] >= 2
@@ -209,3 +214,67 @@ def test_events_without_seq_are_numbered_per_session_across_runs(stack, tmp_path
         assert result.returncode == 0, result.stderr
     stored = s.stored_keys()
     assert sorted(stored) == sorted((f"n-{k}", seq) for k in range(3) for seq in range(1, 201))
+
+
+def test_a_line_over_the_intakes_limit_is_reported_and_a_rerun_resumes_after_it(stack, tmp_path):
+    # Lines without `seq` are numbered by the client's queue: a resume that started one line
+    # early would queue the file's last line again under a new number and store it twice.
+    s = stack()
+    s.stop("intake", signal.SIGKILL)
+    path = tmp_path / "events.jsonl"
+    with open(path, "w") as out:
+        for index in range(400):
+            if index == 99:
+                out.write(json.dumps({"type": "mark", "session": "long", "name": "x" * 70_000}) + "\n")
+            out.write(json.dumps({"type": "mark", "session": f"r-{index % 2}", "name": f"m{index}"}) + "\n")
+    queue = tmp_path / "queue"
+    offline = s.send(path, queue, timeout=3)
+    assert offline.returncode == 1
+    assert "events.jsonl: line 100: the event has 70" in offline.stderr, offline.stderr
+    assert "Run the same command again" in offline.stderr, offline.stderr
+    s.start_intake()
+    rerun = s.send(path, queue)
+    assert rerun.returncode == 1, rerun.stderr  # the long line is still rejected
+    assert "events.jsonl: line 100: the event has 70" in rerun.stderr, rerun.stderr
+    assert "400 events of these files are already in" in rerun.stderr, rerun.stderr
+    numbers = summary_numbers(rerun.stdout)
+    assert numbers["events"] == 400 and numbers["duplicates"] == 0 and numbers["lines"] == 1, rerun.stdout
+    stored = s.stored_keys()
+    assert sorted(stored) == sorted((f"r-{k}", seq) for k in range(2) for seq in range(1, 201))
+
+
+def test_retry_after_as_an_http_date_is_honoured(stack, tmp_path):
+    # navlog send retries after 0.25 s on its own; a 429 whose Retry-After is a date 3 s ahead
+    # must hold the next attempt back until then (to the second: the date has no fraction).
+    s = stack()
+    proxy = BreakingProxy(s.port, lambda n: "busy-date" if n == 1 else "through", retry_after=3)
+    try:
+        path = tmp_path / "events.jsonl"
+        expected = write_events(path, 300)
+        result = s.send(path, tmp_path / "queue", url=proxy.url)
+        assert result.returncode == 0, result.stderr
+        assert summary_numbers(result.stdout)["attempts"] == 1, result.stdout
+        (first, _), (second, _) = proxy.arrivals[:2]
+        assert second - first >= 2.0, proxy.arrivals
+        assert_exactly_once(s, expected)
+    finally:
+        proxy.close()
+
+
+def test_a_redirect_is_not_followed_even_to_a_live_intake(stack, tmp_path):
+    # The client posts only to the URL it was given: a redirect (a captive portal's, a
+    # misconfigured proxy's) is retried there, never followed, so no batch goes around the proxy.
+    s = stack()
+    proxy = BreakingProxy(s.port, lambda n: "redirect-live" if n <= 2 else "through")
+    try:
+        path = tmp_path / "events.jsonl"
+        expected = write_events(path, 900)
+        result = s.send(path, tmp_path / "queue", url=proxy.url)
+        assert result.returncode == 0, result.stderr
+        assert proxy.behaviours["redirect-live"] == 2 and summary_numbers(result.stdout)["attempts"] == 2, result.stdout
+        assert_exactly_once(s, expected)
+        # Every request the intake answered came through the proxy: none by the redirect.
+        assert proxy.forwarded_posts >= 1
+        assert sum(s.answers().values()) == proxy.forwarded_posts, (s.answers(), proxy.forwarded_posts)
+    finally:
+        proxy.close()
