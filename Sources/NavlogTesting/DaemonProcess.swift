@@ -32,7 +32,7 @@ public final class DaemonProcess: @unchecked Sendable {
         process.environment = env.merging(environment) { $1 }
         process.standardError = try FileHandle(forWritingTo: errorFile)
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runWithSignalsUnblocked()
         guard waitForSocket else { return }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {

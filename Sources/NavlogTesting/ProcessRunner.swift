@@ -1,5 +1,9 @@
 public import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The outcome of running a program to completion.
 public struct ProcessResult: Sendable {
     /// The exit status (or the signal number for a killed process).
@@ -59,7 +63,7 @@ public final class RunningProcess: @unchecked Sendable {
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.run()
+        try process.runWithSignalsUnblocked()
         if let input {
             let writer = inputPipe.fileHandleForWriting
             Thread.detachNewThread {
@@ -114,5 +118,25 @@ public final class RunningProcess: @unchecked Sendable {
             standardOutput: (try? Data(contentsOf: outFile)) ?? Data(),
             standardError: (try? Data(contentsOf: errFile)) ?? Data()
         )
+    }
+}
+
+extension Process {
+    /// Starts the process with SIGTERM and SIGINT unblocked in it. A child inherits the signal
+    /// mask of the thread that spawns it, and tests spawn from Swift's and libdispatch's worker
+    /// threads, which block those signals: a child that does not unblock them itself (as
+    /// `navlog` does since b22a79a) would never see the test's SIGTERM (`navlog tail -f` once
+    /// hung a whole test run that way). The calling thread's mask is restored at once.
+    func runWithSignalsUnblocked() throws {
+        #if canImport(Glibc)
+            var signals = sigset_t()
+            var previous = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGTERM)
+            sigaddset(&signals, SIGINT)
+            pthread_sigmask(SIG_UNBLOCK, &signals, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        #endif
+        try run()
     }
 }

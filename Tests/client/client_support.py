@@ -1,30 +1,18 @@
-"""navlogd + navlog intake on loopback, `navlog send --url` through NavlogClient's HTTP transport,
+"""navlogd + navlog intake on loopback (Tests/support), `navlog send --url` through NavlogClient's HTTP transport,
 and a loopback TCP proxy that breaks connections, for Tests/client."""
 
 import asyncio
 import collections
 import email.utils
 import json
-import os
-import pathlib
 import random
-import signal
-import socket
 import subprocess
 import threading
 import time
-import urllib.request
 
-BIN = pathlib.Path(os.environ.get("NAVLOG_BIN_DIR", pathlib.Path(__file__).resolve().parents[2] / ".build-client" / "debug"))
-NAVLOG = str(BIN / "navlog")
-NAVLOGD = str(BIN / "navlogd")
+from navlog_stack import NAVLOG, Stack, free_port
+
 SECRET = "client-test-secret-0123456789"
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def write_events(path, count, sessions=40, first_seq=1, app="Cookbook"):
@@ -42,96 +30,11 @@ def write_events(path, count, sessions=40, first_seq=1, app="Cookbook"):
     return written
 
 
-class Stack:
-    """navlogd (trusting this uid to relay keys) and navlog intake in front of it."""
+class ClientStack(Stack):
+    """A Stack whose key is SECRET, with `navlog send --url` pointed at its intake."""
 
-    def __init__(self, directory, intake_args=(), keys=None):
-        self.directory = pathlib.Path(directory)
-        self.socket = str(self.directory / "navlogd.sock")
-        self.data = str(self.directory / "data")
-        config = self.directory / "navlogd.json"
-        config.write_text(json.dumps({"relayUIDs": [os.getuid()]}))
-        self.config = str(config)
-        self.keys = self.directory / "keys.json"
-        self.keys.write_text(json.dumps({"keys": keys or [{"id": "ios-test", "secret": SECRET}]}))
-        os.chmod(self.keys, 0o600)
-        self.key_file = self.directory / "key.secret"
-        self.key_file.write_text(SECRET + "\n")
-        self.port = free_port()
-        self.metrics_port = free_port()
-        self.intake_args = list(intake_args)
-        self.daemon = None
-        self.intake = None
-        self.start_daemon()
-        self.start_intake()
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.port}/v1/events"
-
-    def start_daemon(self):
-        log = open(self.directory / "navlogd.log", "a")
-        self.daemon = subprocess.Popen([NAVLOGD, "--socket", self.socket, "--data-dir", self.data, "--config", self.config], stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while True:
-            try:
-                with socket.socket(socket.AF_UNIX) as probe:
-                    probe.connect(self.socket)
-                return
-            except OSError:
-                if self.daemon.poll() is not None or time.time() > deadline:
-                    raise AssertionError("navlogd did not start: " + (self.directory / "navlogd.log").read_text())
-                time.sleep(0.02)
-
-    def start_intake(self):
-        log_path = self.directory / "intake.log"
-        log = open(log_path, "a")
-        self.intake = subprocess.Popen(
-            [NAVLOG, "intake", "--socket", self.socket, "--listen", f"127.0.0.1:{self.port}", "--keys", str(self.keys),
-             "--metrics-listen", f"127.0.0.1:{self.metrics_port}", *self.intake_args],
-            stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                if self.intake.poll() is not None or time.time() > deadline:
-                    raise AssertionError("navlog intake did not start: " + log_path.read_text())
-                time.sleep(0.05)
-
-    def stop(self, which, sig=signal.SIGTERM):
-        process = getattr(self, which)
-        if process and process.poll() is None:
-            process.send_signal(sig)
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-    def close(self):
-        self.stop("intake")
-        self.stop("daemon")
-
-    def answers(self):
-        """The intake's answers so far by status (its Prometheus counters)."""
-        try:
-            text = urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5).read().decode()
-        except OSError:
-            return {}
-        counts = collections.Counter()
-        for line in text.splitlines():
-            if line.startswith("navlog_intake_requests_total{"):
-                labels, value = line.rsplit(" ", 1)
-                status = labels.split('status="')[1].split('"')[0]
-                counts[status] += int(float(value))
-        return counts
-
-    def stored_keys(self):
-        """(session, seq) of every stored event, with repeats."""
-        out = subprocess.run([NAVLOG, "cat", "--data-dir", self.data], capture_output=True, text=True, check=True).stdout
-        return [(event["session"], event["seq"]) for event in map(json.loads, filter(str.strip, out.splitlines()))]
+    def __init__(self, directory, **kwargs):
+        super().__init__(directory, SECRET, **kwargs)
 
     def send_command(self, path, queue, timeout=120, extra=()):
         return [NAVLOG, "send", "--url", self.url, "--key-file", str(self.key_file), "--queue", str(queue), "--timeout", str(timeout), *extra, str(path)]

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from client_support import BreakingProxy, Stack, assert_exactly_once, write_events
+from client_support import BreakingProxy, ClientStack, assert_exactly_once, write_events
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def stack(tmp_path):
     def make(**kwargs):
         directory = tmp_path / f"stack{len(made)}"
         directory.mkdir()
-        made.append(Stack(directory, **kwargs))
+        made.append(ClientStack(directory, **kwargs))
         return made[-1]
 
     yield make

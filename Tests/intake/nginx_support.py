@@ -13,34 +13,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from navlog_stack import BENCH, NAVLOG, NAVLOGD, ROOT, free_port, navlog, read_events  # noqa: F401 (re-exported to the nginx tests)
 TEMPLATES = ROOT / "tools" / "intake"
-
-
-def bin_dir():
-    configured = os.environ.get("NAVLOG_BIN_DIR")
-    if configured:
-        return pathlib.Path(configured).resolve()
-    path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    return pathlib.Path(path)
-
-
-BIN = bin_dir()
-NAVLOG = str(BIN / "navlog")
-NAVLOGD = str(BIN / "navlogd")
-BENCH = str(BIN / "navlog-bench")
-
-
-def navlog(*args, check=True, timeout=600):
-    result = subprocess.run([NAVLOG, *args], capture_output=True, text=True, timeout=timeout)
-    if check and result.returncode != 0:
-        raise AssertionError(f"navlog {' '.join(args)} failed ({result.returncode}): {result.stderr}")
-    return result
 
 
 def nginx_binary():
@@ -55,12 +33,6 @@ def nginx_binary():
         if found:
             return found
     pytest.skip("nginx is not installed and could not be installed (apt-get install nginx, or run tools/setup-deps as root)")
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for_port(port, timeout=30, host="127.0.0.1"):
@@ -117,8 +89,7 @@ class Navlogd:
 
     def events(self):
         """Every stored event (navlog cat)."""
-        out = navlog("cat", "--data-dir", self.data).stdout
-        return [json.loads(line) for line in out.splitlines() if line.strip()]
+        return read_events(self.data)
 
 
 class Intake:

@@ -11,7 +11,6 @@ import gzip
 import http.client
 import json
 import os
-import pathlib
 import signal
 import socket
 import subprocess
@@ -21,15 +20,11 @@ import zlib
 
 import pytest
 
-from nginx_support import NAVLOG, NAVLOGD, ROOT, free_port, navlog, self_signed
+from navlog_stack import NAVLOG, ROOT, Stack
+from nginx_support import self_signed
 
 SECRET = "s3cret-for-the-ios-test-key"
 OTHER_SECRET = "another-secret-for-android-key"
-
-
-def read_events(data):
-    out = navlog("cat", "--data-dir", data).stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
 def event(session, seq, kind="mark", **fields):
@@ -44,97 +39,6 @@ def body_of(lines):
     return ("\n".join(lines) + "\n").encode()
 
 
-class Stack:
-    """navlogd (trusting this uid to relay keys) and an intake in front of it."""
-
-    def __init__(self, directory, intake_args=(), keys=None, navlogd_config=None):
-        self.directory = pathlib.Path(directory)
-        self.socket = str(self.directory / "navlogd.sock")
-        self.data = str(self.directory / "data")
-        self.config = self.directory / "navlogd.json"
-        self.config.write_text(json.dumps(navlogd_config or {"relayUIDs": [os.getuid()]}))
-        self.keys = self.directory / "keys.json"
-        self.write_keys(keys or [{"id": "ios-test", "secret": SECRET}])
-        self.daemon = None
-        self.intake = None
-        self.port = free_port()
-        self.intake_args = list(intake_args)
-        self.start_daemon()
-        self.start_intake()
-
-    def write_keys(self, keys):
-        self.keys.write_text(json.dumps({"keys": keys}))
-        os.chmod(self.keys, 0o600)
-
-    def start_daemon(self):
-        self.daemon_log = open(self.directory / "navlogd.log", "a")
-        self.daemon = subprocess.Popen([NAVLOGD, "--socket", self.socket, "--data-dir", self.data, "--config", str(self.config)],
-                                       stdout=self.daemon_log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while True:
-            try:
-                with socket.socket(socket.AF_UNIX) as probe:
-                    probe.connect(self.socket)
-                return
-            except OSError:
-                if self.daemon.poll() is not None or time.time() > deadline:
-                    raise AssertionError("navlogd did not start: " + (self.directory / "navlogd.log").read_text())
-                time.sleep(0.02)
-
-    def start_intake(self):
-        log_path = self.directory / "intake.log"
-        self.intake_log = open(log_path, "a")
-        self.intake = subprocess.Popen(
-            [NAVLOG, "intake", "--socket", self.socket, "--listen", f"127.0.0.1:{self.port}", "--keys", str(self.keys), *self.intake_args],
-            stdout=self.intake_log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                if self.intake.poll() is not None or time.time() > deadline:
-                    raise AssertionError("navlog intake did not start: " + log_path.read_text())
-                time.sleep(0.05)
-
-    def stop(self, which, sig=signal.SIGTERM):
-        process = getattr(self, which)
-        if process and process.poll() is None:
-            process.send_signal(sig)
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        return process.returncode if process else None
-
-    def close(self):
-        self.stop("intake")
-        self.stop("daemon")
-
-    def post(self, body, secret=SECRET, encoding=None, headers=None, connection=None, timeout=60):
-        """POSTs `body` (bytes) to /v1/events; returns (status, parsed JSON, headers)."""
-        own = connection is None
-        connection = connection or http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        request_headers = {"Content-Type": "application/x-ndjson"}
-        if secret is not None:
-            request_headers["Authorization"] = f"Bearer {secret}"
-        if encoding:
-            request_headers["Content-Encoding"] = encoding
-        request_headers.update(headers or {})
-        try:
-            connection.request("POST", "/v1/events", body=body, headers=request_headers)
-            response = connection.getresponse()
-            payload = response.read()
-            return response.status, (json.loads(payload) if payload else None), dict(response.getheaders())
-        finally:
-            if own:
-                connection.close()
-
-    def events(self):
-        return read_events(self.data)
-
-
 @pytest.fixture
 def stack(tmp_path):
     created = []
@@ -142,7 +46,7 @@ def stack(tmp_path):
     def make(**kwargs):
         directory = tmp_path / f"stack{len(created)}"
         directory.mkdir()
-        made = Stack(directory, **kwargs)
+        made = Stack(directory, SECRET, **kwargs)
         created.append(made)
         return made
 
@@ -221,7 +125,7 @@ def test_a_device_cannot_forge_its_key_or_speak_to_navlogd(stack):
 def test_no_key_wrong_key_and_a_key_revoked_by_sighup_store_nothing(stack):
     s = stack(keys=[{"id": "ios-test", "secret": SECRET}, {"id": "android", "secret": OTHER_SECRET}])
     body = body_of([event("k", 1)])
-    status, answer, headers = s.post(body, secret=None)
+    status, answer, headers = s.post(body, authorize=False)
     assert status == 401 and answer["error"] == "unauthorized" and "Bearer" in headers.get("WWW-Authenticate", "")
     assert s.post(body, secret="not-a-key-of-this-intake")[0] == 401
     # One keep-alive connection across the reload: it is not dropped.
@@ -524,12 +428,11 @@ def test_a_key_limited_to_some_apps_cannot_start_sessions_of_others(stack):
 
 
 def test_metrics_count_what_the_intake_did(stack):
-    metrics_port = free_port()
-    s = stack(intake_args=["--metrics-listen", f"127.0.0.1:{metrics_port}"])
+    s = stack()
     assert s.post(gzip.compress(body_of([event("mx", n) for n in range(1, 11)] + ["nope"])), encoding="gzip")[0] == 200
     assert s.post(body_of([event("mx", 1)]))[0] == 200
-    assert s.post(b"x", secret=None)[0] == 401
-    connection = http.client.HTTPConnection("127.0.0.1", metrics_port, timeout=10)
+    assert s.post(b"x", authorize=False)[0] == 401
+    connection = http.client.HTTPConnection("127.0.0.1", s.metrics_port, timeout=10)
     connection.request("GET", "/metrics")
     text = connection.getresponse().read().decode()
     values = {}
