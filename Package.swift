@@ -12,6 +12,7 @@
 //   NavlogTesting (helpers that run the built binaries in tests)
 //   NavlogClient (the socket) ─► NavlogClientHTTP (HTTP, FoundationNetworking) ─► navlog-send
 //   NavlogIntake (HTTP server, TLS) ─► navlog-intake
+//   NavlogEvents ─► NavlogImport (Sentry, Datadog RUM, Firebase recordings → event lines) ─► navlog
 //   navlog runs navlog-send and navlog-intake for `navlog send` and `navlog intake`
 import PackageDescription
 
@@ -196,6 +197,13 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
+        // Recordings of other tools (Sentry breadcrumbs, Datadog RUM views, Firebase's BigQuery
+        // export) converted into navlog event lines: `navlog import`. No I/O.
+        .target(
+            name: "NavlogImport",
+            dependencies: ["NavlogEvents"],
+            swiftSettings: upcomingFeatures
+        ),
         // Deterministic, UIKit-like synthetic sessions as JSON Lines.
         .target(
             name: "NavlogWorkload",
@@ -213,6 +221,7 @@ let package = Package(
                 "NavlogAnalytics",
                 "NavlogClient",
                 "NavlogEvents",
+                "NavlogImport",
                 "NavlogReplay",
                 "NavlogReplayStore",
                 "NavlogServe",
@@ -276,6 +285,26 @@ let package = Package(
         .executableTarget(
             name: "NavlogFuzzStoryboard",
             dependencies: ["NavlogStoryboard"],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "NavlogFuzzImportSentry",
+            dependencies: ["NavlogEvents", "NavlogImport"],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "NavlogFuzzImportDatadog",
+            dependencies: ["NavlogEvents", "NavlogImport"],
+            swiftSettings: upcomingFeatures
+        ),
+        .executableTarget(
+            name: "NavlogFuzzImportFirebase",
+            dependencies: ["NavlogEvents", "NavlogImport"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
+            name: "NavlogImportTests",
+            dependencies: ["NavlogImport", "NavlogEvents", "NavlogTesting"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -20,7 +20,8 @@ struct NavlogCommand: AsyncParsableCommand {
             `navlog stats` talk to a running navlogd over its socket.
             """,
         subcommands: [
-            IngestCommand.self, CatCommand.self, VerifyCommand.self, CompactCommand.self, SendCommand.self, StatsCommand.self, TailCommand.self, SessionsCommand.self,
+            IngestCommand.self, ImportCommand.self, CatCommand.self, VerifyCommand.self, CompactCommand.self, SendCommand.self, StatsCommand.self, TailCommand.self,
+            SessionsCommand.self,
             ReplayCommand.self, TimelineCommand.self, AnomaliesCommand.self, IndexCommand.self, SimulateCommand.self, QueryCommand.self, ExportCommand.self,
             StoryboardCommand.self, ServeCommand.self, IntakeCommand.self,
         ]

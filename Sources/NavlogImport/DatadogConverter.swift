@@ -1,0 +1,205 @@
+/// Datadog RUM view events (dd-sdk-ios, DataDog/rum-events-format's view schema) → navlog sessions.
+///
+/// Takes raw RUM events, one per record (JSON Lines), or pages of the RUM events search API
+/// (`{"data": [{"attributes": {"attributes": EVENT, "timestamp": …}}], …}`). Events of other
+/// `type`s (action, resource, error, long_task) are ignored and counted. A view is sent again
+/// each time it changes, with a higher `_dd.document_version`: each `view.id`'s highest
+/// version is kept. A view is a did-appear at `date` (ms) and, once it is no longer active,
+/// a did-disappear `view.time_spent` (ns) later; a gap of a second or more before the next view
+/// of the session is taken as time in the background (the SDK stops the view when the app
+/// leaves the foreground and starts a new one when it returns).
+public struct DatadogConverter: RecordConverter {
+    /// The latest version of one view, kept compact.
+    private struct View {
+        var version: Int64
+        var session: String
+        var start: Int64
+        var timeSpent: Int64
+        var active: Bool
+        var controller: ImportedController
+        var app: String
+        var appVersion: String?
+        var os: String?
+        var device: String?
+        var order: Int
+    }
+
+    /// The least gap between two views taken as the app being in the background (µs).
+    public static let backgroundGap: Int64 = 1_000_000
+
+    private var views: [String: View] = [:]
+    private var order = 0
+
+    /// A converter with nothing read.
+    public init() {}
+
+    public mutating func convert(_ document: JSONDocument, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void) {
+        let root = document.root
+        if let data = document.member(root, "data"), document.kind(data) == .array {
+            // A page of the search API.
+            for (index, item) in document.elements(data).enumerated() {
+                let path = "data[\(index)]"
+                guard let event = document.member(item, path: ["attributes", "attributes"]), document.kind(event) == .object else {
+                    statistics.records += 1
+                    statistics.skipped += 1
+                    report(
+                        ImportIssue(
+                            code: .shape, line: line + document.lineOffset(of: document.offset(item)), path: path + ".attributes.attributes",
+                            reason: "expected the RUM event as an object at attributes.attributes; it was skipped"))
+                    continue
+                }
+                let fallback = document.member(item, path: ["attributes", "timestamp"])
+                convertEvent(document, event, fallbackTime: fallback, path: path + ".attributes.attributes", line: line, statistics: &statistics, report: report)
+            }
+        } else if document.kind(root) == .array {
+            for (index, event) in document.elements(root).enumerated() {
+                convertEvent(document, event, fallbackTime: nil, path: "[\(index)]", line: line, statistics: &statistics, report: report)
+            }
+        } else {
+            convertEvent(document, root, fallbackTime: nil, path: "", line: line, statistics: &statistics, report: report)
+        }
+    }
+
+    private mutating func convertEvent(
+        _ document: JSONDocument, _ event: JSONDocument.Node, fallbackTime: JSONDocument.Node?, path: String, line: Int, statistics: inout ImportStatistics,
+        report: (ImportIssue) -> Void
+    ) {
+        statistics.records += 1
+        func issue(_ code: ImportIssue.Code, _ node: JSONDocument.Node, _ field: String, _ reason: String) {
+            statistics.skipped += 1
+            let at = path.isEmpty ? field : field.isEmpty ? path : path + "." + field
+            report(ImportIssue(code: code, line: line + document.lineOffset(of: document.offset(node)), path: at, reason: reason + "; the event was skipped"))
+        }
+        guard document.kind(event) == .object else {
+            issue(.shape, event, "", "expected a RUM event (an object), found \(document.kind(event).name)")
+            return
+        }
+        guard let typeNode = document.member(event, "type") else {
+            issue(.shape, event, "type", "the event has no type")
+            return
+        }
+        guard let type = document.string(typeNode) else {
+            issue(.shape, typeNode, "type", "expected a string, found \(document.kind(typeNode).name)")
+            return
+        }
+        guard type == "view" else {
+            statistics.ignored += 1
+            return
+        }
+        func requiredString(_ keys: [String]) -> String? {
+            guard let node = document.member(event, path: keys) else {
+                issue(.shape, event, keys.joined(separator: "."), "a view event needs \(keys.joined(separator: "."))")
+                return nil
+            }
+            guard let text = document.string(node), !text.isEmpty else {
+                issue(.shape, node, keys.joined(separator: "."), "expected a non-empty string, found \(document.kind(node).name)")
+                return nil
+            }
+            return text
+        }
+        func optionalString(_ keys: [String]) -> String? {
+            document.member(event, path: keys).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard let viewID = requiredString(["view", "id"]), let session = requiredString(["session", "id"]) else { return }
+        let name = optionalString(["view", "name"])
+        let url = optionalString(["view", "url"])
+        guard let className = name ?? url else {
+            issue(.shape, event, "view.name", "a view event needs view.name or view.url to name its screen")
+            return
+        }
+        var version: Int64 = 0
+        if let node = document.member(event, path: ["_dd", "document_version"]) {
+            guard let value = document.number(node), value >= 0, value == value.rounded() else {
+                issue(.shape, node, "_dd.document_version", "expected a whole number, found \(document.kind(node).name)")
+                return
+            }
+            version = Int64(min(value, 9e18))
+        }
+        let start: Int64
+        if let node = document.member(event, "date") {
+            switch ImportTimestamp.microseconds(document, node, unit: .milliseconds) {
+            case .success(let value): start = value
+            case .failure(let error):
+                issue(.timestamp, node, "date", error.reason)
+                return
+            }
+        } else if let node = fallbackTime {
+            switch ImportTimestamp.microseconds(document, node, unit: .milliseconds) {
+            case .success(let value): start = value
+            case .failure(let error):
+                issue(.timestamp, node, "timestamp", error.reason)
+                return
+            }
+        } else {
+            issue(.timestamp, event, "date", "a view event needs date (ms since the epoch)")
+            return
+        }
+        guard let spentNode = document.member(event, path: ["view", "time_spent"]) else {
+            issue(.shape, event, "view.time_spent", "a view event needs view.time_spent (ns)")
+            return
+        }
+        let spent: Double
+        if let number = document.number(spentNode) {
+            spent = number
+        } else if let text = document.string(spentNode), let number = Double(text) {
+            spent = number
+        } else {
+            issue(.shape, spentNode, "view.time_spent", "expected a number of ns, found \(document.kind(spentNode).name)")
+            return
+        }
+        guard spent >= 0, spent < 9e18 else {
+            issue(.shape, spentNode, "view.time_spent", "\(spent) ns is not a duration")
+            return
+        }
+        if let kept = views[viewID], kept.version >= version {
+            statistics.superseded += 1
+            return
+        }
+        if views[viewID] != nil { statistics.superseded += 1 }
+        let os = optionalString(["os", "name"]).map { [$0, optionalString(["os", "version"])].compactMap { $0 }.joined(separator: " ") }
+        views[viewID] = View(
+            version: version, session: session, start: start, timeSpent: Int64(spent / 1000),
+            active: document.member(event, path: ["view", "is_active"]).flatMap { document.bool($0) } ?? false,
+            controller: ImportedController(id: url ?? className, className: className),
+            app: optionalString(["application", "id"]) ?? optionalString(["service"]) ?? "datadog",
+            appVersion: optionalString(["version"]), os: os, device: optionalString(["device", "model"]) ?? optionalString(["device", "name"]), order: order)
+        order += 1
+    }
+
+    public mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession] {
+        var bySession: [String: [View]] = [:]
+        for (_, view) in views { bySession[view.session, default: []].append(view) }
+        views.removeAll()
+        var result: [ImportedSession] = []
+        for sessionID in bySession.keys.sorted() {
+            let sessionViews = bySession[sessionID]!.sorted { ($0.start, $0.order) < ($1.start, $1.order) }
+            let first = sessionViews[0]
+            var session = ImportedSession(id: "datadog:" + sessionID, source: .datadog, app: first.app, sourceSession: sessionID)
+            session.version = first.appVersion
+            session.os = first.os
+            session.device = first.device
+            var order = 0
+            func add(_ timestamp: Int64, _ kind: ImportedObservation.Kind) {
+                session.observations.append(ImportedObservation(timestamp: timestamp, kind: kind, order: order))
+                order += 1
+            }
+            for (index, view) in sessionViews.enumerated() {
+                if index > 0 {
+                    let previous = sessionViews[index - 1]
+                    if !previous.active, view.start - (previous.start + previous.timeSpent) >= Self.backgroundGap {
+                        add(view.start, .foreground)
+                    }
+                }
+                add(view.start, .appear(view.controller, .screen))
+                guard !view.active else { continue }
+                let end = view.start + view.timeSpent
+                // A later view that starts before this one ended stops it then (the SDK keeps one active view).
+                let next = index + 1 < sessionViews.count ? sessionViews[index + 1].start : Int64.max
+                add(min(end, next), .disappear(view.controller))
+                if next != .max, next - end >= Self.backgroundGap { add(end, .background) }
+            }
+            result.append(session)
+        }
+        return result
+    }
+}

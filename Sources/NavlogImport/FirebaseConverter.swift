@@ -1,0 +1,172 @@
+/// Firebase Analytics events as exported to BigQuery (`events_YYYYMMDD` rows, written as JSON
+/// Lines by `bq extract --destination_format NEWLINE_DELIMITED_JSON`) → navlog sessions.
+///
+/// `screen_view` rows (logged from a swizzled viewDidAppear when the screen's name, class or
+/// id changes) become did-appearances of the screen (`firebase_screen_class`, told apart by
+/// `firebase_screen_id`). The app lifecycle rows (`first_open`, `session_start`, `app_update`,
+/// `os_update`) start the session but record no navigation; every other event name is ignored
+/// and counted. A session is (`user_pseudo_id`, the `ga_session_id` parameter); its rows are put
+/// in order by `event_timestamp` (µs, a number or a string), then `event_bundle_sequence_id`,
+/// then `batch_event_index`. A row repeated exactly (same time, bundle and index) is kept once.
+public struct FirebaseConverter: RecordConverter {
+    /// Event names of the app lifecycle: they begin a session and record no navigation.
+    public static let lifecycleEvents: Set<String> = ["first_open", "session_start", "app_update", "os_update"]
+
+    private struct RowKey: Hashable {
+        var timestamp: Int64
+        var bundle: Int64
+        var index: Int64
+    }
+
+    private struct SessionState {
+        var session: ImportedSession
+        var seen = Set<RowKey>()
+    }
+
+    private var sessions: [String: SessionState] = [:]
+
+    /// A converter with nothing read.
+    public init() {}
+
+    public mutating func convert(_ document: JSONDocument, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void) {
+        let root = document.root
+        if document.kind(root) == .array {
+            for (index, row) in document.elements(root).enumerated() { convertRow(document, row, path: "[\(index)]", line: line, statistics: &statistics, report: report) }
+        } else {
+            convertRow(document, root, path: "", line: line, statistics: &statistics, report: report)
+        }
+    }
+
+    /// An integer written as a JSON number or as a string of digits (BigQuery's INT64 in JSON).
+    static func integer(_ document: JSONDocument, _ node: JSONDocument.Node) -> Int64? {
+        if let text = document.numberText(node) ?? document.string(node) {
+            if let value = Int64(text) { return value }
+            if let value = Double(text), value == value.rounded(), abs(value) < 9e18 { return Int64(value) }
+        }
+        return nil
+    }
+
+    private mutating func convertRow(
+        _ document: JSONDocument, _ row: JSONDocument.Node, path: String, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void
+    ) {
+        statistics.records += 1
+        func issue(_ code: ImportIssue.Code, _ node: JSONDocument.Node, _ field: String, _ reason: String) {
+            statistics.skipped += 1
+            let at = path.isEmpty ? field : field.isEmpty ? path : path + "." + field
+            report(ImportIssue(code: code, line: line + document.lineOffset(of: document.offset(node)), path: at, reason: reason + "; the row was skipped"))
+        }
+        guard document.kind(row) == .object else {
+            issue(.shape, row, "", "expected a BigQuery export row (an object), found \(document.kind(row).name)")
+            return
+        }
+        guard let nameNode = document.member(row, "event_name") else {
+            issue(.shape, row, "event_name", "the row has no event_name")
+            return
+        }
+        guard let name = document.string(nameNode) else {
+            issue(.shape, nameNode, "event_name", "expected a string, found \(document.kind(nameNode).name)")
+            return
+        }
+        let isScreen = name == "screen_view"
+        guard isScreen || Self.lifecycleEvents.contains(name) else {
+            statistics.ignored += 1
+            return
+        }
+        guard let timeNode = document.member(row, "event_timestamp") else {
+            issue(.timestamp, row, "event_timestamp", "the row has no event_timestamp")
+            return
+        }
+        let timestamp: Int64
+        switch ImportTimestamp.microseconds(document, timeNode, unit: .microseconds) {
+        case .success(let value): timestamp = value
+        case .failure(let error):
+            issue(.timestamp, timeNode, "event_timestamp", error.reason)
+            return
+        }
+        guard let userNode = document.member(row, "user_pseudo_id") else {
+            issue(.shape, row, "user_pseudo_id", "the row has no user_pseudo_id")
+            return
+        }
+        guard let user = document.text(userNode), !user.isEmpty else {
+            issue(.shape, userNode, "user_pseudo_id", "expected a non-empty string, found \(document.kind(userNode).name)")
+            return
+        }
+        // event_params: [{key, value: {string_value | int_value | float_value | double_value}}].
+        var parameters: [String: JSONDocument.Node] = [:]
+        if let list = document.member(row, "event_params") {
+            guard document.kind(list) == .array else {
+                issue(.shape, list, "event_params", "expected an array of {key, value}, found \(document.kind(list).name)")
+                return
+            }
+            for (index, parameter) in document.elements(list).enumerated() {
+                guard let key = document.member(parameter, "key").flatMap({ document.string($0) }), let value = document.member(parameter, "value"),
+                    document.kind(value) == .object
+                else {
+                    issue(.shape, parameter, "event_params[\(index)]", "expected {\"key\": string, \"value\": {…}}")
+                    return
+                }
+                for field in ["string_value", "int_value", "double_value", "float_value"] {
+                    if let node = document.member(value, field), document.kind(node) != .null {
+                        parameters[key] = node
+                        break
+                    }
+                }
+            }
+        }
+        guard let sessionNode = parameters["ga_session_id"] else {
+            issue(.shape, row, "event_params", "the row has no ga_session_id parameter, so its session is unknown")
+            return
+        }
+        guard let gaSession = Self.integer(document, sessionNode) else {
+            issue(.shape, sessionNode, "event_params.ga_session_id", "expected an integer, found \(document.kind(sessionNode).name)")
+            return
+        }
+        let bundle = document.member(row, "event_bundle_sequence_id").flatMap { Self.integer(document, $0) } ?? 0
+        let batchIndex = document.member(row, "batch_event_index").flatMap { Self.integer(document, $0) } ?? 0
+        let sourceSession = user + ":" + String(gaSession)
+        let key = "firebase:" + sourceSession
+        var state =
+            sessions[key]
+            ?? {
+                func string(_ keys: [String]) -> String? { document.member(row, path: keys).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+                var session = ImportedSession(id: key, source: .firebase, app: string(["app_info", "id"]) ?? "firebase", sourceSession: sourceSession)
+                session.version = string(["app_info", "version"])
+                session.os = string(["device", "operating_system"]).map { os in
+                    // BigQuery's operating_system_version usually repeats the name ("iOS 17.4").
+                    guard let version = string(["device", "operating_system_version"]) else { return os }
+                    return version.hasPrefix(os) ? version : os + " " + version
+                }
+                session.device = string(["device", "mobile_model_name"])
+                return SessionState(session: session)
+            }()
+        defer { sessions[key] = state }
+        guard state.seen.insert(RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex)).inserted else {
+            statistics.superseded += 1
+            return
+        }
+        guard isScreen else {
+            state.session.earliest = min(state.session.earliest ?? .max, timestamp)
+            return
+        }
+        let screenClass = parameters["firebase_screen_class"].flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let screenName = parameters["firebase_screen"].flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        guard let className = screenClass ?? screenName else {
+            issue(.shape, row, "event_params", "a screen_view needs firebase_screen_class or firebase_screen")
+            return
+        }
+        let screenID = parameters["firebase_screen_id"].flatMap { document.text($0) }
+        let controller = ImportedController(id: screenID.map { className + "#" + $0 } ?? className, className: className, title: screenName)
+        // Rows are ordered by time, then bundle sequence, then index in the batch.
+        let order = Int(truncatingIfNeeded: min(max(bundle, 0), 1 << 40) << 20 | min(max(batchIndex, 0), (1 << 20) - 1))
+        state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: .appear(controller, .screen), order: order))
+    }
+
+    public mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession] {
+        let result = sessions.keys.sorted().compactMap { key -> ImportedSession? in
+            let state = sessions[key]!
+            return state.session.observations.isEmpty ? nil : state.session
+        }
+        sessions.removeAll()
+        return result
+    }
+}

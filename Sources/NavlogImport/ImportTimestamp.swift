@@ -1,0 +1,71 @@
+import NavlogEvents
+
+/// Reads the timestamps the sources write, into µs since the Unix epoch.
+///
+/// Sentry writes ISO 8601 strings (`2024-05-02T10:00:00.123Z`) in SDK payloads and epoch
+/// seconds as a float (`1714644000.123`) in stored events; Datadog writes ms numbers; the
+/// Firebase BigQuery export writes µs, as a number or, through `bq extract`, as a string.
+public enum ImportTimestamp {
+    /// The unit a bare number is in.
+    public enum Unit: Sendable {
+        /// Seconds (a float is allowed).
+        case seconds
+        /// Milliseconds.
+        case milliseconds
+        /// Microseconds.
+        case microseconds
+        /// Decided by the magnitude: below 10¹¹ seconds, below 10¹⁴ milliseconds, else microseconds
+        /// (10¹¹ s is the year 5138; 10¹⁴ ms is the year 5138 too; µs of today are about 1.7·10¹⁵).
+        case byMagnitude
+    }
+
+    /// The latest time accepted (the last µs of the year 9999, as events.md allows).
+    public static let latest: Int64 = 253_402_300_799_999_999
+
+    /// The time of a number or string node, or a phrase saying why it is none.
+    public static func microseconds(_ document: JSONDocument, _ node: JSONDocument.Node, unit: Unit) -> Result<Int64, TimestampError> {
+        switch document.kind(node) {
+        case .number:
+            return fromNumber(document.numberText(node) ?? "", unit: unit)
+        case .string:
+            let text = document.string(node) ?? ""
+            if let first = text.utf8.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39), !text.contains("T"), !text.contains(":") {
+                return fromNumber(text, unit: unit)
+            }
+            if let value = RFC3339.microseconds(text) { return .success(value) }
+            if let value = RFC3339.microseconds(text + "Z") { return .success(value) }  // naive ISO 8601: taken as UTC
+            return .failure(TimestampError(reason: "\"\(text.prefix(40))\" is neither an ISO 8601 time nor a number"))
+        default:
+            return .failure(TimestampError(reason: "expected a time (a number or a string), found \(document.kind(node).name)"))
+        }
+    }
+
+    /// A number's text in `unit`.
+    static func fromNumber(_ text: String, unit: Unit) -> Result<Int64, TimestampError> {
+        guard let value = Double(text), value.isFinite else {
+            return .failure(TimestampError(reason: "\"\(text.prefix(40))\" is not a number"))
+        }
+        let scale: Double
+        switch unit {
+        case .seconds: scale = 1_000_000
+        case .milliseconds: scale = 1_000
+        case .microseconds: scale = 1
+        case .byMagnitude:
+            let magnitude = abs(value)
+            scale = magnitude < 1e11 ? 1_000_000 : magnitude < 1e14 ? 1_000 : 1
+        }
+        // Integers of µs are taken exactly (a Double loses digits past 2⁵³).
+        if scale == 1, let exact = Int64(text) {
+            return exact >= 0 && exact <= latest ? .success(exact) : .failure(TimestampError(reason: "\(text) is outside 1970–9999"))
+        }
+        let micros = (value * scale).rounded()
+        guard micros >= 0, micros <= Double(latest) else { return .failure(TimestampError(reason: "\(text) is outside 1970–9999")) }
+        return .success(Int64(micros))
+    }
+}
+
+/// Why a value is not a time.
+public struct TimestampError: Error, Sendable {
+    /// A phrase saying what was found.
+    public var reason: String
+}

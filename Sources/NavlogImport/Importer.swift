@@ -1,0 +1,72 @@
+/// Reads one source's files as bytes and turns them into navlog event lines: the part of
+/// `navlog import` with no I/O (the command reads the files and stores the lines).
+///
+/// Feed each file's bytes with ``feed(_:report:)`` and end it with ``endFile(report:)``;
+/// once every file is read, ``finish(_:)`` writes the sessions. Records that cannot be
+/// imported are reported (line, JSON path, why) and counted; the rest import.
+public struct Importer: Sendable {
+    /// The source being read.
+    public let source: ImportSource
+    /// Counts so far.
+    public private(set) var statistics = ImportStatistics()
+    private var framer: JSONRecordFramer
+    private var converter: any RecordConverter
+
+    /// An importer of `source`'s records, each at most `maximumRecordBytes` long.
+    public init(source: ImportSource, maximumRecordBytes: Int = 32 << 20) {
+        self.source = source
+        framer = JSONRecordFramer(maximumRecordBytes: maximumRecordBytes)
+        switch source {
+        case .sentry: converter = SentryConverter()
+        case .datadog: converter = DatadogConverter()
+        case .firebase: converter = FirebaseConverter()
+        }
+    }
+
+    /// Reads the next bytes of the current file.
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer, report: (ImportIssue) -> Void) {
+        var framer = self.framer
+        framer.feed(chunk) { piece in handle(piece, report: report) }
+        self.framer = framer
+    }
+
+    /// Ends the current file (a record still open is reported as truncated); the next bytes fed
+    /// begin a new file, counted from line 1.
+    public mutating func endFile(report: (ImportIssue) -> Void) {
+        var framer = self.framer
+        framer.finish { piece in handle(piece, report: report) }
+        self.framer = JSONRecordFramer(maximumRecordBytes: framer.maximumRecordBytes)
+    }
+
+    private mutating func handle(_ piece: JSONRecordFramer.Piece, report: (ImportIssue) -> Void) {
+        switch piece {
+        case .malformed(let line, let reason):
+            statistics.records += 1
+            statistics.skipped += 1
+            report(ImportIssue(code: reason.contains("longer than") ? .tooLarge : .syntax, line: line, reason: reason))
+        case .record(let bytes, let line):
+            let document: JSONDocument
+            do {
+                document = try JSONDocument(parsing: bytes)
+            } catch {
+                statistics.records += 1
+                statistics.skipped += 1
+                let within = bytes[..<min(error.offset, bytes.count)].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                report(ImportIssue(code: .syntax, line: line + within, reason: "not valid JSON: \(error.reason) (byte \(error.offset + 1) of the record); it was skipped"))
+                return
+            }
+            converter.convert(document, line: line, statistics: &statistics, report: report)
+        }
+    }
+
+    /// Ends the import: every session read, written as event lines (`session.start` first,
+    /// `seq` from 1), sessions in order of their ids.
+    /// - Parameter emit: called with the session's id and one line, without its newline.
+    public mutating func finish(_ emit: (String, [UInt8]) throws -> Void) rethrows {
+        let sessions = converter.finish(statistics: &statistics)
+        for session in sessions {
+            statistics.sessions += 1
+            statistics.events += try session.writeEvents { try emit(session.id, $0) }
+        }
+    }
+}

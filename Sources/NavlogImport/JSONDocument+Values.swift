@@ -1,0 +1,157 @@
+extension JSONDocument {
+    /// The value of `key` in the object `node`, or `nil` (also when `node` is no object).
+    public func member(_ node: Node, _ key: String) -> Node? {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .object else { return nil }
+        var child = node.index + 1
+        let end = entry.next
+        var key = key
+        return key.withUTF8 { wanted in
+            while child < end {
+                let keyEntry = entries[Int(child)]
+                let value = child + 1
+                if keyEntry.escaped {
+                    if decodeString(keyEntry).utf8.elementsEqual(wanted) { return Node(index: value) }
+                } else if Int(keyEntry.end - keyEntry.start) == wanted.count {
+                    var same = true
+                    var offset = 0
+                    let start = Int(keyEntry.start)
+                    while offset < wanted.count {
+                        if bytes[start + offset] != wanted[offset] {
+                            same = false
+                            break
+                        }
+                        offset += 1
+                    }
+                    if same { return Node(index: value) }
+                }
+                child = entries[Int(value)].next
+            }
+            return nil
+        }
+    }
+
+    /// The value at a dotted path of object keys (`"_dd.document_version"` is two keys), or `nil`.
+    public func member(_ node: Node, path: [String]) -> Node? {
+        var current = node
+        for key in path {
+            guard let next = member(current, key) else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    /// The members of the object `node` as (key, value) pairs, in document order.
+    public func members(_ node: Node) -> [(key: String, value: Node)] {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .object else { return [] }
+        var result: [(key: String, value: Node)] = []
+        var child = node.index + 1
+        while child < entry.next {
+            result.append((decodeString(entries[Int(child)]), Node(index: child + 1)))
+            child = entries[Int(child + 1)].next
+        }
+        return result
+    }
+
+    /// The elements of the array `node`, in order (empty when it is no array).
+    public func elements(_ node: Node) -> [Node] {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .array else { return [] }
+        var result: [Node] = []
+        var child = node.index + 1
+        while child < entry.next {
+            result.append(Node(index: child))
+            child = entries[Int(child)].next
+        }
+        return result
+    }
+
+    /// The text of a string node, escapes decoded; `nil` for any other kind.
+    public func string(_ node: Node) -> String? {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .string else { return nil }
+        return decodeString(entry)
+    }
+
+    /// Whether the string node `node` is exactly `text` (no allocation for unescaped strings).
+    public func stringEquals(_ node: Node, _ text: StaticString) -> Bool {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .string else { return false }
+        if entry.escaped { return decodeString(entry).utf8.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        let count = Int(entry.end - entry.start)
+        guard count == text.utf8CodeUnitCount else { return false }
+        let start = Int(entry.start)
+        for offset in 0..<count where bytes[start + offset] != text.utf8Start[offset] { return false }
+        return true
+    }
+
+    /// The raw text of a number node (as written), or `nil` for any other kind.
+    public func numberText(_ node: Node) -> String? {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .number else { return nil }
+        return String(decoding: bytes[Int(entry.start)..<Int(entry.end)], as: UTF8.self)
+    }
+
+    /// The value of a number node as a `Double`, or `nil` for any other kind.
+    public func number(_ node: Node) -> Double? {
+        numberText(node).flatMap { Double($0) }
+    }
+
+    /// The value of a boolean node, or `nil` for any other kind.
+    public func bool(_ node: Node) -> Bool? {
+        let entry = entries[Int(node.index)]
+        return entry.kind == .bool ? entry.flag : nil
+    }
+
+    /// A string, or a number's text, as a string (ids are sometimes written either way).
+    public func text(_ node: Node) -> String? {
+        string(node) ?? numberText(node)
+    }
+
+    /// Decodes a string entry's escapes.
+    func decodeString(_ entry: Entry) -> String {
+        let range = Int(entry.start)..<Int(entry.end)
+        guard entry.escaped else { return String(decoding: bytes[range], as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(range.count)
+        var index = range.lowerBound
+        func scalar(at position: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for offset in 1...4 { value = value << 4 | (JSONDocument.hexValue(bytes[position + offset]) ?? 0) }
+            return value
+        }
+        while index < range.upperBound {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "\\") else {
+                out.append(byte)
+                index += 1
+                continue
+            }
+            let kind = bytes[index + 1]
+            index += 2
+            switch kind {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var value = scalar(at: index - 1)
+                index += 4
+                if value >= 0xD800, value < 0xDC00, index + 6 <= range.upperBound, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    let low = scalar(at: index + 1)
+                    if low >= 0xDC00, low < 0xE000 {
+                        value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                        index += 6
+                    }
+                }
+                // A lone surrogate becomes U+FFFD: what is stored must be valid UTF-8.
+                let character = Unicode.Scalar(value) ?? "\u{FFFD}"
+                out.append(contentsOf: Array(String(Character(character)).utf8))
+            default: out.append(kind)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

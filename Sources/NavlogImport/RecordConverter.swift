@@ -1,0 +1,17 @@
+/// A converter from one source's records to navlog sessions.
+///
+/// Each record is handed over parsed; the converter keeps only what it needs of it (a few
+/// strings and numbers per observation), so memory follows the number of observations kept,
+/// not the size of the input. ``finish()`` returns the sessions in a deterministic order.
+public protocol RecordConverter: Sendable {
+    /// Converts one record (a top-level JSON value) that begins at `line`.
+    /// - Parameters:
+    ///   - document: the parsed record.
+    ///   - line: its first line in the input, for reports.
+    ///   - statistics: counts to update.
+    ///   - report: called for each part that could not be imported.
+    mutating func convert(_ document: JSONDocument, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void)
+
+    /// The sessions read, each with its observations, sorted by session id.
+    mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession]
+}

@@ -1,0 +1,241 @@
+/// Sentry event JSON (sentry-cocoa) → navlog sessions.
+///
+/// Takes an event as the events API returns it (breadcrumbs under `entries[]` with
+/// `type == "breadcrumbs"`, at `data.values`) or as the SDK sends it (top-level `breadcrumbs`,
+/// an array or `{"values": [...]}`), one per record, or a top-level array of them.
+/// `ui.lifecycle` crumbs (viewDidAppear of every controller) become appearances placed as far
+/// as their `data` proves; `app.lifecycle` crumbs with `state` `foreground`/`background` become
+/// `app.foreground`/`app.background`. Other categories are ignored and counted.
+///
+/// A session is one Sentry event, unless events carry the same session tag (`session_id`,
+/// `session.id`, `sessionId` or `session` in `tags`, or `contexts.session.id`): then their
+/// crumbs are merged, a crumb repeated in a later event's ring buffer kept once.
+public struct SentryConverter: RecordConverter {
+    /// A crumb's identity for merging events of one session.
+    private struct CrumbKey: Hashable {
+        var timestamp: Int64
+        var category: String
+        var value: String
+    }
+
+    private struct SessionState {
+        var session: ImportedSession
+        var seen = Set<CrumbKey>()
+        var events = 0
+    }
+
+    private var sessions: [String: SessionState] = [:]
+    private var order = 0
+
+    /// A converter with nothing read.
+    public init() {}
+
+    public mutating func convert(_ document: JSONDocument, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void) {
+        let root = document.root
+        if document.kind(root) == .array {
+            for (index, element) in document.elements(root).enumerated() {
+                convertEvent(document, element, path: "[\(index)]", line: line, statistics: &statistics, report: report)
+            }
+        } else {
+            convertEvent(document, root, path: "", line: line, statistics: &statistics, report: report)
+        }
+    }
+
+    private mutating func convertEvent(
+        _ document: JSONDocument, _ event: JSONDocument.Node, path: String, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void
+    ) {
+        statistics.records += 1
+        func issue(_ code: ImportIssue.Code, _ node: JSONDocument.Node, _ subpath: String, _ reason: String) {
+            statistics.skipped += 1
+            let at = path.isEmpty ? subpath : subpath.isEmpty ? path : path + (subpath.hasPrefix("[") ? "" : ".") + subpath
+            report(ImportIssue(code: code, line: line + document.lineOffset(of: document.offset(node)), path: at, reason: reason))
+        }
+        guard document.kind(event) == .object else {
+            issue(.shape, event, "", "expected a Sentry event (an object), found \(document.kind(event).name); it was skipped")
+            return
+        }
+        // The breadcrumbs, wherever this form keeps them.
+        var crumbs: [(JSONDocument.Node, String)] = []
+        var found = false
+        if let entries = document.member(event, "entries") {
+            guard document.kind(entries) == .array else {
+                issue(.shape, entries, "entries", "expected an array of entries, found \(document.kind(entries).name); the event was skipped")
+                return
+            }
+            for (index, entry) in document.elements(entries).enumerated() {
+                guard let type = document.member(entry, "type"), document.stringEquals(type, "breadcrumbs") else { continue }
+                found = true
+                guard let values = document.member(entry, path: ["data", "values"]), document.kind(values) == .array else {
+                    issue(.shape, entry, "entries[\(index)].data.values", "expected the breadcrumbs as an array at data.values; this entry was skipped")
+                    continue
+                }
+                for (k, crumb) in document.elements(values).enumerated() { crumbs.append((crumb, "entries[\(index)].data.values[\(k)]")) }
+            }
+        }
+        if let top = document.member(event, "breadcrumbs") {
+            found = true
+            if document.kind(top) == .array {
+                for (k, crumb) in document.elements(top).enumerated() { crumbs.append((crumb, "breadcrumbs[\(k)]")) }
+            } else if let values = document.member(top, "values"), document.kind(values) == .array {
+                for (k, crumb) in document.elements(values).enumerated() { crumbs.append((crumb, "breadcrumbs.values[\(k)]")) }
+            } else if document.kind(top) != .null {
+                issue(.shape, top, "breadcrumbs", "expected an array of breadcrumbs or {\"values\": [...]}, found \(document.kind(top).name); the event was skipped")
+                return
+            }
+        }
+        if !found {
+            // An event without breadcrumbs records no navigation: nothing to import.
+            statistics.ignored += 1
+            return
+        }
+        let eventID = ["eventID", "event_id", "id"].lazy.compactMap { document.member(event, $0).flatMap { document.text($0) } }.first ?? ""
+        let sessionTag = Self.sessionTag(document, event)
+        guard let sourceSession = sessionTag ?? (eventID.isEmpty ? nil : eventID) else {
+            issue(.shape, event, "event_id", "the event has no event_id (or eventID, id) and no session tag, so it cannot be given a stable session id; it was skipped")
+            return
+        }
+        let key = "sentry:" + sourceSession
+        var state = sessions[key] ?? SessionState(session: Self.makeSession(key, sourceSession: sourceSession, document, event))
+        state.events += 1
+        for (crumb, crumbPath) in crumbs {
+            guard document.kind(crumb) == .object else {
+                issue(.shape, crumb, crumbPath, "expected a breadcrumb object, found \(document.kind(crumb).name); it was skipped")
+                continue
+            }
+            guard let categoryNode = document.member(crumb, "category") else {
+                statistics.ignored += 1
+                continue
+            }
+            guard let category = document.string(categoryNode) else {
+                issue(.shape, categoryNode, crumbPath + ".category", "expected a string, found \(document.kind(categoryNode).name); the breadcrumb was skipped")
+                continue
+            }
+            guard category == "ui.lifecycle" || category == "app.lifecycle" else {
+                statistics.ignored += 1
+                continue
+            }
+            guard let timeNode = document.member(crumb, "timestamp") else {
+                issue(.timestamp, crumb, crumbPath + ".timestamp", "the breadcrumb has no timestamp; it was skipped")
+                continue
+            }
+            let timestamp: Int64
+            switch ImportTimestamp.microseconds(document, timeNode, unit: .byMagnitude) {
+            case .success(let value): timestamp = value
+            case .failure(let error):
+                issue(.timestamp, timeNode, crumbPath + ".timestamp", error.reason + "; the breadcrumb was skipped")
+                continue
+            }
+            guard let data = document.member(crumb, "data"), document.kind(data) == .object else {
+                let node = document.member(crumb, "data") ?? crumb
+                issue(.shape, node, crumbPath + ".data", "a \(category) breadcrumb needs a data object; it was skipped")
+                continue
+            }
+            func text(_ name: String) -> String? {
+                guard let node = document.member(data, name) else { return nil }
+                return document.string(node) ?? document.bool(node).map { $0 ? "true" : "false" }
+            }
+            if category == "app.lifecycle" {
+                guard let stateNode = document.member(data, "state"), let value = document.string(stateNode) else {
+                    issue(.shape, document.member(data, "state") ?? data, crumbPath + ".data.state", "expected the state as a string; the breadcrumb was skipped")
+                    continue
+                }
+                let kind: ImportedObservation.Kind
+                switch value {
+                case "foreground": kind = .foreground
+                case "background": kind = .background
+                default:
+                    statistics.ignored += 1  // active, inactive: no change of foreground
+                    continue
+                }
+                guard state.seen.insert(CrumbKey(timestamp: timestamp, category: category, value: value)).inserted else {
+                    statistics.superseded += 1
+                    continue
+                }
+                state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: kind, order: order))
+                order += 1
+                continue
+            }
+            guard let screenNode = document.member(data, "screen") else {
+                issue(.shape, data, crumbPath + ".data.screen", "a ui.lifecycle breadcrumb needs data.screen (the controller's class); it was skipped")
+                continue
+            }
+            guard let screen = document.string(screenNode), !screen.isEmpty else {
+                issue(.shape, screenNode, crumbPath + ".data.screen", "expected a non-empty string, found \(document.kind(screenNode).name); the breadcrumb was skipped")
+                continue
+            }
+            guard state.seen.insert(CrumbKey(timestamp: timestamp, category: category, value: screen)).inserted else {
+                statistics.superseded += 1
+                continue
+            }
+            guard ControllerClassification(className: screen) == .content else {
+                statistics.notScreens += 1
+                continue
+            }
+            let placement: ImportedObservation.Placement
+            if let parent = text("parentViewController"), ControllerClassification(className: parent) == .content {
+                placement = .child
+            } else if text("beingPresented") == "true" {
+                placement = .presented
+            } else if text("presentingViewController") != nil, text("is_window_rootViewController") != "true" {
+                placement = .insidePresentation
+            } else {
+                placement = .screen
+            }
+            let controller = ImportedController(id: screen, className: screen, title: text("title"))
+            state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: .appear(controller, placement), order: order))
+            order += 1
+        }
+        sessions[key] = state
+    }
+
+    public mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession] {
+        let result = sessions.keys.sorted().compactMap { key -> ImportedSession? in
+            let state = sessions[key]!
+            return state.session.observations.isEmpty ? nil : state.session
+        }
+        sessions.removeAll()
+        return result
+    }
+
+    /// The session tag that ties several events of one app run together, if any.
+    static func sessionTag(_ document: JSONDocument, _ event: JSONDocument.Node) -> String? {
+        let names: Set<String> = ["session_id", "session.id", "sessionId", "session"]
+        if let tags = document.member(event, "tags") {
+            switch document.kind(tags) {
+            case .object:
+                for (key, value) in document.members(tags) where names.contains(key) {
+                    if let text = document.text(value), !text.isEmpty { return text }
+                }
+            case .array:
+                for tag in document.elements(tags) {
+                    // The API's [{"key": …, "value": …}] and the SDK's [["key", "value"]].
+                    if let key = document.member(tag, "key").flatMap({ document.string($0) }), names.contains(key),
+                        let value = document.member(tag, "value").flatMap({ document.text($0) }), !value.isEmpty
+                    {
+                        return value
+                    }
+                    let pair = document.elements(tag)
+                    if pair.count == 2, let key = document.string(pair[0]), names.contains(key), let value = document.text(pair[1]), !value.isEmpty { return value }
+                }
+            default: break
+            }
+        }
+        if let id = document.member(event, path: ["contexts", "session", "id"]).flatMap({ document.text($0) }), !id.isEmpty { return id }
+        return nil
+    }
+
+    /// `session.start`'s fields from the event's `contexts` and `release`.
+    static func makeSession(_ key: String, sourceSession: String, _ document: JSONDocument, _ event: JSONDocument.Node) -> ImportedSession {
+        func string(_ path: [String]) -> String? {
+            document.member(event, path: path).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let release = string(["release"]) ?? document.member(event, path: ["release", "version"]).flatMap { document.string($0) }
+        let app =
+            string(["contexts", "app", "app_identifier"]) ?? string(["contexts", "app", "app_name"]) ?? release.map { String($0.split(separator: "@").first ?? "") } ?? "sentry"
+        var session = ImportedSession(id: key, source: .sentry, app: app, sourceSession: sourceSession)
+        session.version = string(["contexts", "app", "app_version"]) ?? release.flatMap { $0.split(separator: "@").dropFirst().first.map(String.init) }
+        if let os = string(["contexts", "os", "name"]) { session.os = [os, string(["contexts", "os", "version"])].compactMap { $0 }.joined(separator: " ") }
+        session.device = string(["contexts", "device", "model"])
+        return session
+    }
+}

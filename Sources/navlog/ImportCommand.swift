@@ -1,0 +1,194 @@
+import ArgumentParser
+import NavlogEvents
+import NavlogImport
+import NavlogStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `navlog import`: other tools' navigation recordings (Sentry breadcrumbs, Datadog RUM views,
+/// Firebase's BigQuery export) converted into navlog events and stored like `navlog ingest`'s.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import navigation recorded by Sentry, Datadog RUM or Firebase Analytics.",
+        discussion: """
+            Converts each source's records into navlog events (docs/IMPORT.md says how each field \
+            maps and what navlog cannot know from it) and stores them with the same validation as \
+            navlog ingest. Files are streamed: JSON Lines, one JSON value per file, or values one \
+            after another; - reads standard input. Each session is tagged with a mark named \
+            "import" saying its source, and its id says it too (sentry:…, datadog:…, firebase:…). \
+            Session ids and seq are derived from the records, so importing the same files again \
+            stores nothing new (each event already stored is counted as a duplicate); give all the \
+            files of one session in one run. A record that cannot be imported is reported on \
+            standard error with its file, line, JSON path and why, and the rest still imports. \
+            Exits 1 when anything was skipped.
+
+            Sources:
+              sentry    Sentry event JSON (the events API's or the SDK's): ui.lifecycle and app.lifecycle breadcrumbs
+              datadog   Datadog RUM events (JSON Lines) or pages of the RUM events search API: view events
+              firebase  Firebase Analytics BigQuery export rows (bq extract, NEWLINE_DELIMITED_JSON): screen_view and app lifecycle rows
+            """
+    )
+
+    @Option(name: .customLong("from"), help: ArgumentHelp("The tool that recorded the files: sentry, datadog or firebase.", valueName: "source"))
+    var from: String
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(help: ArgumentHelp("Skip (and report) records longer than this many bytes; no more than this is held of any record.", valueName: "bytes"))
+    var maxRecordBytes = 32 << 20
+
+    @Flag(help: "Do not list each skipped record, only the counts.")
+    var quiet = false
+
+    @Argument(help: ArgumentHelp("Files to import (- for standard input).", valueName: "file"))
+    var files: [String]
+
+    func validate() throws {
+        guard ImportSource(rawValue: from) != nil else {
+            throw ValidationError("--from \(from) is not a source navlog imports; use sentry, datadog or firebase.")
+        }
+        guard !files.isEmpty else { throw ValidationError("Name at least one file to import (or - for standard input).") }
+        guard maxRecordBytes >= 1024, maxRecordBytes <= 1 << 30 else { throw ValidationError("--max-record-bytes must be between 1024 and 1073741824.") }
+    }
+
+    func run() throws {
+        let source = ImportSource(rawValue: from)!
+        let log: EventLog
+        do {
+            log = try EventLog(directory: data.dataDirectory)
+        } catch {
+            printError("navlog import: \(error.message)")
+            throw ExitCode.failure
+        }
+        if !log.recovery.isClean { reportRecovery(log.recovery) }
+        var importer = Importer(source: source, maximumRecordBytes: maxRecordBytes)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var shown = 0
+        for path in files {
+            let name = path == "-" ? "<stdin>" : path
+            let report: (ImportIssue) -> Void = { issue in
+                guard !quiet else { return }
+                printError("\(name): \(issue)")
+            }
+            let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                printError("navlog import: cannot open \(path): \(String(cString: strerror(errno))). Nothing was imported; check the path and run the command again.")
+                throw ExitCode.failure
+            }
+            defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    printError("navlog import: reading \(name) failed: \(String(cString: strerror(errno))). Nothing was imported.")
+                    throw ExitCode.failure
+                }
+                if n == 0 { break }
+                chunk.withUnsafeBytes { importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), report: report) }
+            }
+            importer.endFile(report: report)
+            shown += 1
+        }
+        // Dedupe by (session, seq) against what earlier imports of this source stored.
+        let stored: [String: Set<UInt64>]
+        do {
+            stored = try Self.storedSequences(in: log.directory, prefix: source.rawValue + ":")
+        } catch {
+            printError("navlog import: reading the log to find what is already stored failed: \(error). Nothing was imported.")
+            throw ExitCode.failure
+        }
+        let peer = PeerCredentials(uid: getuid(), gid: getgid(), pid: getpid())
+        var parser = EventLineParser()
+        var batch = EventBatch()
+        var duplicates = 0
+        var rejected = 0
+        var lineNumber = 0
+        let firstLSN = log.nextLSN
+        let now = currentMicroseconds()
+        try importer.finish { session, line in
+            lineNumber += 1
+            if let sequences = stored[session], let sequence = Self.sequence(of: line), sequences.contains(sequence) {
+                duplicates += 1
+                return
+            }
+            do throws(EventRejection) {
+                _ = try line.withBytes { (raw) throws(EventRejection) in
+                    try parser.parse(raw, lineNumber: lineNumber, receivedAt: now, peer: peer, into: &batch)
+                }
+            } catch {
+                // A line the converter wrote that navlog rejects is a bug in the converter.
+                rejected += 1
+                printError("navlog import: converted event \(lineNumber) was rejected (\(error)); please report this with the record that produced it.")
+            }
+            if batch.count >= 16_384 { try append(&batch, to: log) }
+        }
+        try append(&batch, to: log)
+        do {
+            try log.close()
+        } catch {
+            printError("navlog import: \(error.message)")
+            throw ExitCode.failure
+        }
+        let statistics = importer.statistics
+        let storedEvents = statistics.events - duplicates - rejected
+        let range = storedEvents > 0 ? " (LSNs \(firstLSN)–\(log.nextLSN - 1))" : ""
+        print(
+            "Imported \(source.rawValue) from \(shown) file\(shown == 1 ? "" : "s"): \(statistics.records) records read, \(statistics.sessions) sessions, "
+                + "\(storedEvents) events stored in \(data.dataDirectory)\(range), \(duplicates) duplicates (already stored), \(statistics.skipped) skipped, "
+                + "\(statistics.ignored) ignored (kinds navlog does not import), \(statistics.superseded) superseded or repeated, "
+                + "\(statistics.notScreens) containers and system controllers left out."
+        )
+        if statistics.skipped > 0 {
+            printError(
+                "navlog import: \(statistics.skipped) records or parts of records were skipped (listed above\(quiet ? " without --quiet" : "")); the rest was imported. Fix or remove them and import again: what is stored already is not stored twice."
+            )
+        }
+        if statistics.skipped > 0 || rejected > 0 { throw ExitCode.failure }
+    }
+
+    /// The `seq` of a line the importer wrote (`…,"seq":N,…` right after `ts`).
+    static func sequence(of line: [UInt8]) -> UInt64? {
+        let key = Array(#""seq":"#.utf8)
+        guard let start = line.firstRange(of: key)?.upperBound else { return nil }
+        var value: UInt64 = 0
+        var index = start
+        while index < line.count, line[index] >= 0x30, line[index] <= 0x39 {
+            value = value &* 10 &+ UInt64(line[index] - 0x30)
+            index += 1
+        }
+        return index > start ? value : nil
+    }
+
+    /// The `(session, seq)` pairs stored for sessions whose id starts with `prefix`.
+    static func storedSequences(in directory: String, prefix: String) throws -> [String: Set<UInt64>] {
+        let reader = try LogReader(directory: directory)
+        let wanted = Array(prefix.utf8)
+        var result: [String: Set<UInt64>] = [:]
+        try reader.scan(LogQuery()) { block, index in
+            guard let sequence = block.sequence(index) else { return true }
+            let session: String? = block.withSession(index) { bytes in
+                guard bytes.count >= wanted.count, bytes.prefix(wanted.count).elementsEqual(wanted) else { return nil }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            if let session { result[session, default: []].insert(sequence) }
+            return true
+        }
+        return result
+    }
+
+    private func append(_ batch: inout EventBatch, to log: EventLog) throws {
+        guard !batch.isEmpty else { return }
+        do {
+            try log.append(batch)
+        } catch {
+            printError("navlog import: \(error.description) Run the command again once the problem is fixed; events already stored are not stored twice.")
+            throw ExitCode.failure
+        }
+        batch.removeAll()
+    }
+}
