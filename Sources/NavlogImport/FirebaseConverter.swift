@@ -21,6 +21,15 @@ public struct FirebaseConverter: RecordConverter {
     private struct SessionState {
         var session: ImportedSession
         var seen = Set<RowKey>()
+        /// Each `session.start` field with the row it came from: the earliest row that has it
+        /// (by time, bundle, index), so that the order of the input does not matter.
+        var fields: [String: (rank: RowKey, value: String)] = [:]
+
+        mutating func offer(_ name: String, _ value: String?, rank: RowKey) {
+            guard let value else { return }
+            if let kept = fields[name], (kept.rank.timestamp, kept.rank.bundle, kept.rank.index) <= (rank.timestamp, rank.bundle, rank.index) { return }
+            fields[name] = (rank, value)
+        }
     }
 
     private var sessions: [String: SessionState] = [:]
@@ -125,21 +134,22 @@ public struct FirebaseConverter: RecordConverter {
         let batchIndex = document.member(row, "batch_event_index").flatMap { Self.integer(document, $0) } ?? 0
         let sourceSession = user + ":" + String(gaSession)
         let key = "firebase:" + sourceSession
-        var state =
-            sessions[key]
-            ?? {
-                func string(_ keys: [String]) -> String? { document.member(row, path: keys).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 } }
-                var session = ImportedSession(id: key, source: .firebase, app: string(["app_info", "id"]) ?? "firebase", sourceSession: sourceSession)
-                session.version = string(["app_info", "version"])
-                session.os = string(["device", "operating_system"]).map { os in
+        var state = sessions[key] ?? SessionState(session: ImportedSession(id: key, source: .firebase, app: "firebase", sourceSession: sourceSession))
+        defer { sessions[key] = state }
+        do {
+            func string(_ keys: [String]) -> String? { document.member(row, path: keys).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+            let rank = RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex)
+            state.offer("app", string(["app_info", "id"]), rank: rank)
+            state.offer("version", string(["app_info", "version"]), rank: rank)
+            state.offer(
+                "os",
+                string(["device", "operating_system"]).map { os in
                     // BigQuery's operating_system_version usually repeats the name ("iOS 17.4").
                     guard let version = string(["device", "operating_system_version"]) else { return os }
                     return version.hasPrefix(os) ? version : os + " " + version
-                }
-                session.device = string(["device", "mobile_model_name"])
-                return SessionState(session: session)
-            }()
-        defer { sessions[key] = state }
+                }, rank: rank)
+            state.offer("device", string(["device", "mobile_model_name"]), rank: rank)
+        }
         guard state.seen.insert(RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex)).inserted else {
             statistics.superseded += 1
             return
@@ -164,7 +174,13 @@ public struct FirebaseConverter: RecordConverter {
     public mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession] {
         let result = sessions.keys.sorted().compactMap { key -> ImportedSession? in
             let state = sessions[key]!
-            return state.session.observations.isEmpty ? nil : state.session
+            guard !state.session.observations.isEmpty else { return nil }
+            var session = state.session
+            session.app = state.fields["app"]?.value ?? "firebase"
+            session.version = state.fields["version"]?.value
+            session.os = state.fields["os"]?.value
+            session.device = state.fields["device"]?.value
+            return session
         }
         sessions.removeAll()
         return result

@@ -22,6 +22,9 @@ public struct SentryConverter: RecordConverter {
         var session: ImportedSession
         var seen = Set<CrumbKey>()
         var events = 0
+        /// Which event `session.start`'s fields came from: the one with the smallest
+        /// (first crumb time, event id), so that the order of the input does not matter.
+        var infoRank: (Int64, String) = (.max, "")
     }
 
     private var sessions: [String: SessionState] = [:]
@@ -95,8 +98,20 @@ public struct SentryConverter: RecordConverter {
             return
         }
         let key = "sentry:" + sourceSession
-        var state = sessions[key] ?? SessionState(session: Self.makeSession(key, sourceSession: sourceSession, document, event))
+        var state = sessions[key] ?? SessionState(session: ImportedSession(id: key, source: .sentry, app: "sentry", sourceSession: sourceSession))
         state.events += 1
+        let firstCrumbTime =
+            crumbs.lazy.compactMap { crumb, _ in
+                document.member(crumb, "timestamp").flatMap { try? ImportTimestamp.microseconds(document, $0, unit: .byMagnitude).get() }
+            }.min() ?? .max
+        if (firstCrumbTime, eventID) < state.infoRank {
+            state.infoRank = (firstCrumbTime, eventID)
+            let info = Self.makeSession(key, sourceSession: sourceSession, document, event)
+            state.session.app = info.app
+            state.session.version = info.version
+            state.session.os = info.os
+            state.session.device = info.device
+        }
         for (crumb, crumbPath) in crumbs {
             guard document.kind(crumb) == .object else {
                 issue(.shape, crumb, crumbPath, "expected a breadcrumb object, found \(document.kind(crumb).name); it was skipped")

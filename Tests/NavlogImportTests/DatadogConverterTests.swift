@@ -1,0 +1,111 @@
+import NavlogImport
+import Testing
+
+@Suite("Datadog RUM views → navlog events")
+struct DatadogConverterTests {
+    /// 2024-05-02T10:00:00Z in µs.
+    static let base: Int64 = 1_714_644_000_000_000
+
+    @Test("raw events: each view's highest document_version, a view is did-appear at date and did-disappear time_spent later, a gap is the background")
+    func rawEvents() throws {
+        let result = try ImportTestSupport.convert(.datadog, ImportTestSupport.fixture("datadog-views.jsonl"), base: Self.base, chunk: 333)
+        let session = "datadog:3e9b6c2a-2222-4d4e-8f5a-000000000001"
+        // Written by hand: list 0–4 s (version 4 of its view), detail 4–10 s, a minute away,
+        // detail again 70–75 s (a new view of the same screen: the same screen continuing),
+        // list from 75 s, still active.
+        #expect(
+            result.lines == [
+                "1 +0 session.start \(session) app=7c1f8a52-1111-4c2b-9d3e-000000000001 version=2.3.1 os=iOS 17.4 device=iPhone15,2",
+                "2 +0 mark import source=datadog",
+                "3 +0 window.root RecipeListViewController",
+                "4 +0 vc.appear RecipeListViewController did",
+                "5 +4000 vc.disappear RecipeListViewController did",
+                "6 +4000 window.root RecipeDetailViewController",
+                "7 +4000 vc.appear RecipeDetailViewController did",
+                "8 +10000 vc.disappear RecipeDetailViewController did",
+                "9 +10000 app.background",
+                "10 +70000 app.foreground",
+                "11 +70000 vc.appear RecipeDetailViewController did",
+                "12 +75000 vc.disappear RecipeDetailViewController did",
+                "13 +75000 window.root RecipeListViewController",
+                "14 +75000 vc.appear RecipeListViewController did",
+            ])
+        #expect(result.issues.isEmpty)
+        #expect(result.statistics.records == 8)
+        #expect(result.statistics.ignored == 2)
+        #expect(result.statistics.superseded == 2)
+    }
+
+    @Test("a page of the search API: events under data[].attributes.attributes, the page's timestamp when date is missing, time_spent as a string")
+    func searchPage() throws {
+        let result = try ImportTestSupport.convert(.datadog, ImportTestSupport.fixture("datadog-search-page.json"), base: Self.base)
+        let session = "datadog:8d2e4f6a-3333-4b5c-9d6e-000000000002"
+        #expect(
+            result.lines == [
+                "1 +3600000 session.start \(session) app=7c1f8a52-1111-4c2b-9d3e-000000000001",
+                "2 +3600000 mark import source=datadog",
+                "3 +3600000 window.root OnboardingViewController",
+                "4 +3600000 vc.appear OnboardingViewController did",
+                "5 +3602500 vc.disappear OnboardingViewController did",
+                "6 +3602500 window.root HomeViewController",
+                "7 +3602500 vc.appear HomeViewController did",
+                "8 +3606500 vc.disappear HomeViewController did",
+            ])
+        #expect(result.issues.isEmpty)
+        #expect(result.statistics.records == 3)
+        #expect(result.statistics.ignored == 1)
+    }
+
+    @Test("versions in any order and repeated events give the same lines")
+    func reordered() throws {
+        let lines = try ImportTestSupport.fixture("datadog-views.jsonl").split(separator: 0x0A).map(Array.init)
+        let original = try ImportTestSupport.convert(.datadog, ImportTestSupport.fixture("datadog-views.jsonl"), base: Self.base)
+        let shuffled: [UInt8] = (lines.reversed() + lines.prefix(3)).flatMap { $0 + [UInt8(0x0A)] }
+        #expect(try ImportTestSupport.convert(.datadog, shuffled, base: Self.base).raw == original.raw)
+    }
+
+    @Test("wrong types and missing fields are reported with line and path; other event types are ignored")
+    func badEvents() throws {
+        let good = #"{"type":"view","date":1714644000000,"session":{"id":"s"},"view":{"id":"v1","name":"AViewController","time_spent":1000000},"_dd":{"document_version":1}}"#
+        let input = [
+            good,
+            #"{"type":"view","date":"1714644001000","session":{"id":"s"},"view":{"id":"v2","name":"BViewController","time_spent":1000000}}"#,
+            #"{"type":"view","date":1714644002000,"session":{"id":"s"},"view":{"id":"v3","name":"C","time_spent":"long"}}"#,
+            #"{"type":"view","date":1714644002000,"session":{"id":7},"view":{"id":"v4","name":"D","time_spent":1}}"#,
+            #"{"type":"view","date":1714644002000,"session":{"id":"s"},"view":{"id":"v5","time_spent":1}}"#,
+            #"{"type":"view","date":true,"session":{"id":"s"},"view":{"id":"v6","name":"E","time_spent":1}}"#,
+            #"{"type":"view","date":1714644002000,"session":{"id":"s"},"view":{"id":"v7","name":"F","time_spent":1},"_dd":{"document_version":"2"}}"#,
+            #"{"type":3}"#,
+            #"{"type":"long_task","date":1714644002000}"#,
+            #"{"type":"view","date":1714644002000,"session":{"id":"s"},"view":{"id":"v8","name":"G","time_spent":1}"#,
+            #"[1, 2"#,
+            #"plain text"#,
+        ].joined(separator: "\n")
+        let result = try ImportTestSupport.convert(.datadog, Array(input.utf8), base: Self.base)
+        #expect(
+            result.issues.map(\.description) == [
+                "line 3, view.time_spent: expected a number of ns, found a string; the event was skipped",
+                "line 4, session.id: expected a non-empty string, found a number; the event was skipped",
+                "line 5, view.name: a view event needs view.name or view.url to name its screen; the event was skipped",
+                "line 6, date: expected a time (a number or a string), found a boolean; the event was skipped",
+                "line 7, _dd.document_version: expected a whole number, found a string; the event was skipped",
+                "line 8, type: expected a string, found a number; the event was skipped",
+                "line 10: the line ends before its JSON value does (a truncated or split record)",
+                "line 11: the line ends before its JSON value does (a truncated or split record)",
+                "line 12: expected a JSON object, found text that is not one",
+            ])
+        #expect(
+            result.lines == [
+                "1 +0 session.start datadog:s app=datadog",
+                "2 +0 mark import source=datadog",
+                "3 +0 window.root AViewController",
+                "4 +0 vc.appear AViewController did",
+                "5 +1 vc.disappear AViewController did",
+                "6 +1000 window.root BViewController",
+                "7 +1000 vc.appear BViewController did",
+                "8 +1001 vc.disappear BViewController did",
+            ])
+        #expect(result.statistics.ignored == 1)
+        #expect(result.statistics.skipped == 9)
+    }
+}
