@@ -98,7 +98,8 @@ public struct DerivedTableScanner {
             // A screen view that closed (E3: it held the focus for a positive time) makes a
             // view row and the transition into it (the view the focus journal records).
             let focus = state.replayer.focusedScreenHandle
-            if let closedView = state.replayer.closedView, let closed = FocusJournal.view(state.replayer, closedView, end: timestamp) {
+            for closedView in [state.replayer.earlierClosedView, state.replayer.closedView] {
+                guard let closedView, let closed = FocusJournal.view(state.replayer, closedView, end: closedView.end ?? timestamp) else { continue }
                 state.screens.insert(closed.screen)
                 if state.included {
                     if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }

@@ -10,7 +10,8 @@ extension SessionReplayer {
     /// The version of the encoding; a checkpoint of another version is rebuilt from the events.
     /// 2: dwell (F4) added. 3: the focus visit and deepest depths (analytics). 4: recording
     /// evidence (E1–E5), transition ends in time (E2), views (E3). 5: events replayed late (E4).
-    public static let checkpointVersion: UInt8 = 5
+    /// 6: a pending pop or dismissal and the last cancelled one (E6).
+    public static let checkpointVersion: UInt8 = 6
 
     /// Appends the state to `output`.
     public func encodeCheckpoint(into output: inout [UInt8]) {
@@ -86,6 +87,19 @@ extension SessionReplayer {
         for reference in 0..<slotNames.count {
             slotNames.withString(UInt32(reference)) { writer.bytes($0) }
         }
+        writer.byte(pendingRemoval == nil ? 0 : 1)
+        if let pending = pendingRemoval {
+            writer.hierarchy(pending.snapshot)
+            writer.signed(pending.began)
+            writer.optionalUnsigned(pending.sequence)
+            writer.byte(pending.cause.rawValue)
+            writer.handles(pending.removed)
+            writer.handle(pending.revealed)
+            writer.signed(pending.foregroundTime)
+        }
+        writer.handles(cancelledRemoval)
+        writer.count(removalsResolved)
+        writer.count(removalsCancelled)
         output = writer.output
     }
 
@@ -439,6 +453,22 @@ private struct CheckpointReader {
             guard let length = count(), let bytes = reader.readBytes(length) else { return nil }
             _ = state.slotNames.intern(bytes)
         }
+        guard let hasPending = byte(), hasPending <= 1 else { return nil }
+        if hasPending == 1 {
+            guard let snapshot = self.hierarchy(isSnapshot: true), snapshot.isConsistent(),
+                snapshot.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }), let began = signed(),
+                let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)), let removed = handles(),
+                removed.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }), let revealed = handle(), revealed < Int32(controllerCount),
+                let foregroundTime = signed(), foregroundTime >= 0
+            else { return nil }
+            state.pendingRemoval = SessionReplayer.PendingRemoval(
+                snapshot: snapshot, began: began, sequence: sequence, cause: cause, removed: removed, revealed: revealed, foregroundTime: foregroundTime)
+        }
+        guard let cancelled = handles(), cancelled.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }) else { return nil }
+        state.cancelledRemoval = cancelled
+        guard let resolved = number(), let cancelledCount = number(), cancelledCount <= resolved else { return nil }
+        state.removalsResolved = resolved
+        state.removalsCancelled = cancelledCount
         guard state.hierarchy.isConsistent(),
             state.transitions.allSatisfy({ $0.snapshot?.isConsistent() ?? true }),
             state.focusedScreen < Int32(controllerCount), state.dwell.allSatisfy({ $0 >= 0 })

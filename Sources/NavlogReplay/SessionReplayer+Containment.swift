@@ -66,9 +66,15 @@ extension SessionReplayer {
         let state = appearance[Int(vc)]
         // E5: a will reversed before its did is what a cancelled interactive transition does.
         // It is a misuse only when the session records transitions and none was in progress.
-        let reversal =
-            !evidence.contains(.transitions) || interactiveTransitionInProgress
-            || (cancelledTransitionAt != .min && current.timestamp &- cancelledTransitionAt <= Self.cancelledTransitionGrace)
+        // Without recorded transitions (E5 tightened): only for a controller such a transition
+        // could reveal or cover; read lazily, as few callbacks need it.
+        var reversal: Bool {
+            if evidence.contains(.transitions) {
+                return interactiveTransitionInProgress
+                    || (cancelledTransitionAt != .min && current.timestamp &- cancelledTransitionAt <= Self.cancelledTransitionGrace)
+            }
+            return couldBeInteractivelyExposed(vc)
+        }
         var problem: String?
         switch (appearing, will, state) {
         case (true, true, .appearing):

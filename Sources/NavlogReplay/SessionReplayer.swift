@@ -49,9 +49,12 @@ public struct SessionReplayer: Sendable {
     /// What holds the focus now: the current view, or none (E3).
     public internal(set) var visit = FocusVisit()
     /// The view the last event closed, if it closed one (E3: a screen that held the focus for
-    /// a positive time); it ended at that event. Analytics emit a screen view and its
-    /// transition from it.
+    /// a positive time); it ended at that event, or at its ``FocusVisit/end`` when that is set.
+    /// Analytics emit a screen view and its transition from it.
     public internal(set) var closedView: FocusVisit?
+    /// A view the last event closed before ``closedView`` (E6: a pop that event proved
+    /// completed ended the view before it at the pop, then the event itself moved the focus).
+    public internal(set) var earlierClosedView: FocusVisit?
     /// How many views have closed.
     public internal(set) var viewsClosed = 0
     /// Which kinds of callbacks the session records (E1–E5), learned from its events so far.
@@ -94,6 +97,15 @@ public struct SessionReplayer: Sendable {
     var intents: [IntentRecord] = []
     /// Transitions begun and not yet ended, with the hierarchy to restore if cancelled (R19).
     var transitions: [OpenTransition] = []
+    /// A pop or dismissal that may be a cancelled interactive gesture (E6), until the evidence tells.
+    var pendingRemoval: PendingRemoval?
+    /// How many pending removals were resolved, and how many of them as cancelled gestures
+    /// (E6): a reader that looks ahead on a copy compares them to see how one was resolved.
+    public internal(set) var removalsResolved = 0
+    public internal(set) var removalsCancelled = 0
+    /// The controllers of the last pending removal found cancelled (E5: their reversed
+    /// callbacks follow, within ``cancelledTransitionGrace`` of ``cancelledTransitionAt``).
+    var cancelledRemoval: [Int32] = []
     /// Slot names of contained children.
     var slotNames = ByteStringTable()
     /// The event being applied.
@@ -115,47 +127,29 @@ public struct SessionReplayer: Sendable {
             let (delta, overflow) = event.timestamp.subtractingReportingOverflow(focusSince)
             let (sum, sumOverflow) = dwell[Int(focusedScreen)].addingReportingOverflow(overflow ? .max : delta)
             dwell[Int(focusedScreen)] = sumOverflow ? .max : sum
+            if pendingRemoval != nil {
+                let (time, timeOverflow) = pendingRemoval!.foregroundTime.addingReportingOverflow(overflow ? .max : delta)
+                pendingRemoval!.foregroundTime = timeOverflow ? .max : time
+            }
         }
         focusSince = max(focusSince, event.timestamp)
         closedView = nil
+        earlierClosedView = nil
+        if pendingRemoval != nil {
+            current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
+            decidePendingRemoval(event)
+        }
         let resolution = dispatch(event)
         if dwell.count < controllers.count { dwell.append(contentsOf: repeatElement(0, count: controllers.count - dwell.count)) }
         // R19: while an interactive transition is in progress its change may still be rolled
         // back as if it never happened, so the focus (dwell, views) stays where it was until
-        // the transition ends; `focus` and the hierarchy show the change in progress.
-        let newFocus = interactiveTransitionInProgress ? focusedScreen : focusedHandle()
+        // the transition ends; `focus` and the hierarchy show the change in progress. E6: so
+        // does a pop or dismissal that may be an interactive gesture, until the evidence tells.
+        let newFocus = interactiveTransitionInProgress || pendingRemoval != nil ? focusedScreen : focusedHandle()
         if newFocus != focusedScreen {
-            // E3: what held the focus since this same instant was replaced at once: it is no
-            // view, and the view that follows keeps the cause of the event that began the
-            // instant (a present of a navigation controller whose root is pushed at the same
-            // time is one `present`).
-            let instant = visit.since == event.timestamp && visit.started
-            var next = FocusVisit(
-                since: event.timestamp, dwellBaseline: newFocus >= 0 ? dwell[Int(newFocus)] : 0, cause: event.type,
-                detail: event.type == .segue ? Self.segueDetail(event.body) : nil, index: viewsClosed, sequence: event.sequence,
-                screen: newFocus, from: visit.from, started: true)
-            if instant {
-                next.cause = visit.cause
-                next.detail = visit.detail
-                next.sequence = visit.sequence
-            } else if focusedScreen >= 0 {
-                // A screen that held the focus for a positive time: a view (E3), closed at this event.
-                closedView = visit
-                viewsClosed += 1
-                next.index = viewsClosed
-                next.from = focusedScreen
-            }
-            visit = next
-            if newFocus >= 0 {
-                var stack = 0
-                var presentations = 0
-                forEachOnFocusPath { handle in
-                    if hierarchy[handle].placement == .presented { presentations += 1 }
-                    if controllers.kind(of: handle) == .navigation { stack = max(stack, hierarchy[handle].items.count) }
-                }
-                deepest.stack = max(deepest.stack, stack)
-                deepest.presentations = max(deepest.presentations, presentations)
-            }
+            moveFocus(
+                to: newFocus, at: event.timestamp, cause: event.type, detail: event.type == .segue ? Self.segueDetail(event.body) : nil,
+                sequence: event.sequence)
         } else if newFocus < 0, event.type.changesHierarchy, !(visit.started && visit.since == event.timestamp), focusedWindow != nil {
             // A window shows an empty container (the hierarchy is being built): the first event
             // that showed it at this instant is the cause the first view inherits (E3: `root`
@@ -166,6 +160,44 @@ public struct SessionReplayer: Sendable {
         }
         focusedScreen = newFocus
         return resolution
+    }
+
+    /// Moves the focus (F1) to `newFocus` at `timestamp` (the current event's, or the instant
+    /// of a pop found completed afterwards: E6), closing the view that held it (E3).
+    mutating func moveFocus(to newFocus: Int32, at timestamp: Int64, cause: EventType, detail: String?, sequence: UInt64?) {
+        // E3: what held the focus since this same instant was replaced at once: it is no
+        // view, and the view that follows keeps the cause of the event that began the
+        // instant (a present of a navigation controller whose root is pushed at the same
+        // time is one `present`).
+        let instant = visit.since == timestamp && visit.started
+        var next = FocusVisit(
+            since: timestamp, dwellBaseline: newFocus >= 0 && Int(newFocus) < dwell.count ? dwell[Int(newFocus)] : 0, cause: cause, detail: detail,
+            index: viewsClosed, sequence: sequence, screen: newFocus, from: visit.from, started: true)
+        if instant {
+            next.cause = visit.cause
+            next.detail = visit.detail
+            next.sequence = visit.sequence
+        } else if focusedScreen >= 0 {
+            // A screen that held the focus for a positive time: a view (E3), closed here.
+            if closedView != nil { earlierClosedView = closedView }
+            closedView = visit
+            if timestamp != current.timestamp { closedView!.end = timestamp }
+            viewsClosed += 1
+            next.index = viewsClosed
+            next.from = focusedScreen
+        }
+        visit = next
+        focusedScreen = newFocus
+        if newFocus >= 0 {
+            var stack = 0
+            var presentations = 0
+            forEachOnFocusPath { handle in
+                if hierarchy[handle].placement == .presented { presentations += 1 }
+                if controllers.kind(of: handle) == .navigation { stack = max(stack, hierarchy[handle].items.count) }
+            }
+            deepest.stack = max(deepest.stack, stack)
+            deepest.presentations = max(deepest.presentations, presentations)
+        }
     }
 
     /// Whether an interactive transition has begun and not ended (R19: it may still be cancelled).
@@ -197,6 +229,9 @@ public struct SessionReplayer: Sendable {
         public var from: Int32 = -1
         /// False only for the state before the session's first event.
         public var started = false
+        /// For a closed view that ended before the event that closed it (E6: at a pop found
+        /// completed afterwards): when it ended. Nil when it ended at that event.
+        public var end: Int64?
 
         /// Creates a visit.
         public init(
@@ -274,7 +309,10 @@ public struct SessionReplayer: Sendable {
             push(vc, onto: nav, animated: body.field(.animated)?.bool ?? false, rule: "R8")
         case .navPop:
             guard let nav = controller(body, .nav, use: .navigation) else { break }
-            pop(nav, animated: body.field(.animated)?.bool ?? false)
+            let animated = body.field(.animated)?.bool ?? false
+            let before = mayBeInteractiveGesture(animated: animated) ? hierarchy : nil
+            pop(nav, animated: animated)
+            if let before { beginPendingRemoval(before: before, cause: .navPop) }
         case .navPopTo:
             guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
             pop(nav, to: vc)
@@ -298,7 +336,9 @@ public struct SessionReplayer: Sendable {
         case .present: presentEvent(body)
         case .dismiss:
             guard let vc = controller(body, .vc) else { break }
+            let before = mayBeInteractiveGesture(animated: body.field(.animated)?.bool ?? false) ? hierarchy : nil
             dismiss(from: vc)
+            if let before { beginPendingRemoval(before: before, cause: .dismiss) }
         case .show:
             guard let source = controller(body, .from), let vc = controller(body, .vc) else { return remember(.ignored, rule: "R1") }
             return remember(show(vc, from: source), rule: "R1")

@@ -308,7 +308,8 @@ public enum FocusJournal {
                 }
             }
             let focus = after.focusedScreenHandle
-            if let closedView = after.closedView, let closed = FocusJournal.view(after, closedView, end: timestamp) {
+            for closedView in [after.earlierClosedView, after.closedView] {
+                guard let closedView, let closed = FocusJournal.view(after, closedView, end: closedView.end ?? timestamp) else { continue }
                 begin(2, key: key, timestamp: timestamp)
                 visit(closed, key: key, timestamp: timestamp)
             }

@@ -36,9 +36,33 @@ public final class SessionSeeker {
     ///     A replay to `.end` that the index's kept end state answers applies no event: pass
     ///     `useCheckpoints: false` to visit every event.
     /// - Throws: ``StoreError`` for I/O failures reading the log.
+    ///
+    /// A replay that stops while a pop or dismissal is pending (E6: the session records no
+    /// transitions, and the callbacks that tell whether it was a cancelled gesture come later)
+    /// shows it as the rest of the session proves it: rolled back, or completed with the focus
+    /// moved at its call. A replay that visits each event sees each state as it was then.
     public func replay(
         session: String, to target: ReplayTarget, useCheckpoints: Bool = true, indexIsCurrent: Bool = true,
         visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)? = nil
+    ) throws -> SessionReplayer? {
+        let stopped = try replayForward(session: session, to: target, useCheckpoints: useCheckpoints, indexIsCurrent: indexIsCurrent, visit: visit)
+        guard visit == nil, target != .end, var state = stopped, state.hasPendingRemoval else { return stopped }
+        // E6 hindsight: replay on until the removal is resolved, and resolve it the same way here.
+        let eventsApplied = state.eventCount
+        let (resolved, cancelled) = (state.removalsResolved, state.removalsCancelled)
+        var wasCancelled = false
+        _ = try replayForward(session: session, to: .index(Int.max), useCheckpoints: false, indexIsCurrent: indexIsCurrent) { _, _, later, _ in
+            guard later.eventCount > eventsApplied, later.removalsResolved > resolved else { return true }
+            wasCancelled = later.removalsCancelled > cancelled
+            return false
+        }
+        state.resolvePendingRemoval(cancelled: wasCancelled)
+        return state
+    }
+
+    private func replayForward(
+        session: String, to target: ReplayTarget, useCheckpoints: Bool, indexIsCurrent: Bool,
+        visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
     ) throws -> SessionReplayer? {
         // E4: a session whose events were stored out of seq order (delivery over several
         // connections, a late resend) is replayed in seq order from its first event: its

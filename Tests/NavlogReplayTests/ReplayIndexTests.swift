@@ -190,14 +190,20 @@ struct ReplayIndexTests {
             for (session, count) in sampled {
                 // Every state from the first event, in one pass…
                 var expected: [String] = []
+                var pending: [Bool] = []
                 _ = try seeker.replay(session: session, to: .end, useCheckpoints: false) { _, _, state, _ in
                     expected.append(Self.json(state, session))
+                    pending.append(state.hasPendingRemoval)
                     return true
                 }
                 #expect(expected.count == count)
-                // …equals a replay through the nearest checkpoint to each of them.
+                // …equals a replay through the nearest checkpoint to each of them. A replay that
+                // stops while a pop is pending shows it as the later events prove it (E6): that
+                // state is compared with the same replay from the first event.
                 for position in 0..<count {
-                    #expect(Self.json(try seeker.replay(session: session, to: .index(position)), session) == expected[position], "\(session) at \(position)")
+                    let reference =
+                        pending[position] ? Self.json(try seeker.replay(session: session, to: .index(position), useCheckpoints: false), session) : expected[position]
+                    #expect(Self.json(try seeker.replay(session: session, to: .index(position)), session) == reference, "\(session) at \(position)")
                 }
                 #expect(Self.json(try seeker.replay(session: session, to: .end), session) == expected.last, "\(session) at its end")
             }

@@ -31,9 +31,13 @@ Profiles (what each recorder is known to hook; see docs/anomalies.md "Recording 
               hand-instrumented app.
   mix         each session one of the above, chosen at random.
 
-Every profile records the navigation calls an app makes; what a gesture does without a call
-the app made (an interactive swipe-back that is cancelled) is recorded as a transition only by
-`full`. Containers (the tab bar, the navigation controllers) get no appearance callbacks in any
+Every profile records the navigation calls an app makes. An interactive swipe-back or sheet
+swipe-down makes UIKit call `popViewController` / `dismiss` when the gesture begins, cancelled or
+not: every recorder that hooks UIKit's methods (full, didOnly, willDid, appearOnly) records that
+call, and only `full` records the transition that says it was cancelled (E6: the others show it
+by the removed controller appearing again). navOnly is a hand-instrumented app recording the
+calls it makes itself: a gesture's pop is UIKit's, not the app's, so it records nothing of it.
+Containers (the tab bar, the navigation controllers) get no appearance callbacks in any
 profile: RUM SDKs leave out UIKit's own classes.
 
 Deterministic for a seed. Usage:
@@ -353,6 +357,11 @@ class Session:
         self.appear(self.top(), "did")
         return True
 
+    def hooks_uikit(self):
+        """Whether this recorder hooks UIKit's methods (and so records the pop or dismiss UIKit
+        calls when an interactive gesture begins) rather than only the app's own calls."""
+        return self.rec["transitions"] or self.rec["will"] or self.rec["did"]
+
     def cancelled_swipe_back(self):
         """R19/E5: an edge swipe that begins a pop and is cancelled."""
         nav, stack = self.nav(), self.stack()
@@ -362,6 +371,7 @@ class Session:
         name = None
         if self.rec["transitions"]:
             name = self.begin_transition(interactive=True)
+        if self.hooks_uikit():
             self.emit("nav.pop", nav=nav, animated=True)
         self.disappear(top, "will")
         self.appear(below, "will")
@@ -383,6 +393,7 @@ class Session:
         name = None
         if self.rec["transitions"]:
             name = self.begin_transition(interactive=True)
+        if self.hooks_uikit():
             self.emit("dismiss", vc=sheet, animated=True)
         self.disappear(sheet, "will")
         self.advance(self.rng.randrange(200_000, 700_000))

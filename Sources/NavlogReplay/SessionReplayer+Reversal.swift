@@ -1,0 +1,159 @@
+import NavlogEvents
+
+/// Cancelled interactive pops and dismissals in sessions that record no transitions (E6, E5).
+///
+/// UIKit calls `popViewController` or `dismiss` when an interactive gesture begins, so the call
+/// is recorded whether or not the user completes the gesture. Without `transition.end`, only
+/// the appearance callbacks that follow tell: the removed controller appearing again before the
+/// revealed one's did-appear means the gesture was cancelled. Until one of them comes the
+/// removal is pending: the hierarchy shows it in progress and the focus (dwell, views) stays
+/// where it was, as R19 does for a recorded interactive transition. Then it is resolved from its
+/// own event: rolled back as if it never happened, or completed with the focus moved at the
+/// instant of the call (the view before it ends there, the dwell since is the revealed screen's).
+extension SessionReplayer {
+    /// E6: a pop or dismissal whose outcome the evidence does not show yet.
+    struct PendingRemoval: Sendable, Equatable {
+        /// The hierarchy before it, restored if it was cancelled.
+        var snapshot: Hierarchy
+        /// Its event: when, its `seq`, and which operation (`nav.pop` or `dismiss`).
+        var began: Int64
+        var sequence: UInt64?
+        var cause: EventType
+        /// The controllers it took out of the hierarchy (with their children): one of them
+        /// appearing again proves the gesture was cancelled; one's did-disappear that it completed.
+        var removed: [Int32]
+        /// The screen it reveals: its did-appear proves the gesture completed.
+        var revealed: Int32
+        /// Foreground time since `began`, counted meanwhile to the screen focused before it.
+        var foregroundTime: Int64 = 0
+    }
+
+    /// How long a removal may stay pending: a gesture held longer than this is taken as
+    /// completed when nothing decided it (UIKit's interactive transitions rarely last a second).
+    static let pendingRemovalLimit: Int64 = 10_000_000
+
+    /// Whether a `nav.pop` or `dismiss` about to be applied may be an interactive gesture whose
+    /// outcome only later callbacks tell (E6): animated, in a session that records appearance
+    /// callbacks and no transitions.
+    func mayBeInteractiveGesture(animated: Bool) -> Bool {
+        animated && !evidence.contains(.transitions) && !evidence.intersection([.willAppear, .didAppear, .willDisappear, .didDisappear]).isEmpty
+    }
+
+    /// After a pop or dismissal that ``mayBeInteractiveGesture(animated:)``: holds the focus
+    /// until the evidence shows whether it completed (`before` is the hierarchy before it).
+    mutating func beginPendingRemoval(before: Hierarchy, cause: EventType) {
+        let revealed = focusedHandle()
+        guard revealed != focusedScreen else { return }
+        var removed: [Int32] = []
+        for index in before.nodes.indices where before.isAttached(Int32(index)) && !hierarchy.isAttached(Int32(index)) {
+            removed.append(Int32(index))
+        }
+        guard !removed.isEmpty else { return }
+        pendingRemoval = PendingRemoval(snapshot: before, began: current.timestamp, sequence: current.sequence, cause: cause, removed: removed, revealed: revealed)
+    }
+
+    /// Before `event` is applied: resolves the pending removal when the event decides it.
+    mutating func decidePendingRemoval(_ event: ReplayEvent) {
+        guard let pending = pendingRemoval else { return }
+        if event.timestamp &- pending.began > Self.pendingRemovalLimit { return completePendingRemoval() }
+        switch event.type {
+        case .vcAppear, .vcDisappear:
+            guard let value = event.body.field(.vc), let reference = ControllerReference(value),
+                let vc = controllers.handle(forID: reference.id)?.index
+            else { return }
+            let did = event.body.field(.phase)?.equals("did") ?? false
+            if event.type == .vcAppear, pending.removed.contains(vc) {
+                cancelPendingRemoval()
+            } else if did, event.type == .vcAppear ? vc == pending.revealed : pending.removed.contains(vc) {
+                completePendingRemoval()
+            }
+        case .mark, .appForeground, .appBackground:
+            break
+        default:
+            completePendingRemoval()
+        }
+    }
+
+    /// E6: the gesture was cancelled: the hierarchy is as if the pop or dismissal never
+    /// happened; the focus never moved. The reversed callbacks that follow are E5's.
+    mutating func cancelPendingRemoval() {
+        guard var pending = pendingRemoval else { return }
+        pendingRemoval = nil
+        removalsResolved += 1
+        removalsCancelled += 1
+        if controllers.count > 0 { pending.snapshot.ensure(ControllerHandle(index: Int32(controllers.count - 1))) }
+        hierarchy = pending.snapshot
+        cancelledTransitionAt = current.timestamp
+        cancelledRemoval = pending.removed + (pending.revealed >= 0 ? [pending.revealed] : [])
+    }
+
+    /// E6: the pop or dismissal completed: the focus moves at the instant of its call, with the
+    /// foreground time since then counted to the revealed screen.
+    mutating func completePendingRemoval() {
+        guard let pending = pendingRemoval else { return }
+        pendingRemoval = nil
+        removalsResolved += 1
+        let newFocus = focusedHandle()
+        guard newFocus != focusedScreen else { return }
+        if focusedScreen >= 0, Int(focusedScreen) < dwell.count { dwell[Int(focusedScreen)] = max(0, dwell[Int(focusedScreen)] &- pending.foregroundTime) }
+        if dwell.count < controllers.count { dwell.append(contentsOf: repeatElement(0, count: controllers.count - dwell.count)) }
+        moveFocus(to: newFocus, at: pending.began, cause: pending.cause, detail: nil, sequence: pending.sequence)
+        if newFocus >= 0, Int(newFocus) < dwell.count {
+            dwell[Int(newFocus)] = dwell[Int(newFocus)].addingReportingOverflow(pending.foregroundTime).overflow ? .max : dwell[Int(newFocus)] + pending.foregroundTime
+        }
+    }
+
+    /// The state as the rest of the session shows it (E6 hindsight for a replay stopped while a
+    /// removal is pending): `cancelled` when the session's later events prove the gesture was
+    /// cancelled, else completed.
+    public mutating func resolvePendingRemoval(cancelled: Bool) {
+        if cancelled { cancelPendingRemoval() } else { completePendingRemoval() }
+    }
+
+    /// Whether a pop or dismissal is pending (E6): readers that stop here resolve it with the
+    /// session's later events (``resolvePendingRemoval(cancelled:)``).
+    public var hasPendingRemoval: Bool { pendingRemoval != nil }
+
+    /// E5: whether an interactive transition nobody recorded could have revealed or covered
+    /// `vc` (then a reversal of its callbacks is no A14): a controller of a pending pop or
+    /// dismissal, of one found cancelled within ``cancelledTransitionGrace``, the focused
+    /// screen, the controller beneath it on its navigation stack, the presenter's screen under
+    /// a presented one; each with its embedded children.
+    func couldBeInteractivelyExposed(_ vc: Int32) -> Bool {
+        if let pending = pendingRemoval, pending.revealed == vc || pending.removed.contains(vc) { return true }
+        if cancelledTransitionAt != .min, current.timestamp &- cancelledTransitionAt <= Self.cancelledTransitionGrace, cancelledRemoval.contains(vc) {
+            return true
+        }
+        // A controller never placed, in a session that records no containment calls, may be an
+        // embedded child of one the gesture moves (its callbacks come with its parent's).
+        if evidence.intersection(.containment).isEmpty, !hierarchy[vc].everPlaced,
+            pendingRemoval != nil || (cancelledTransitionAt != .min && current.timestamp &- cancelledTransitionAt <= Self.cancelledTransitionGrace)
+        {
+            return true
+        }
+        var base = vc
+        var steps = 0
+        while hierarchy[base].placement == .child, hierarchy[base].parent >= 0, steps < 64 {
+            base = hierarchy[base].parent
+            steps += 1
+        }
+        let focus = focusedHandle()
+        guard focus >= 0 else { return false }
+        if base == focus || base == focusedScreen { return true }
+        let top = hierarchy[focus]
+        if top.placement == .stack, top.parent >= 0 {
+            let items = hierarchy[top.parent].items
+            if items.count >= 2, items[items.count - 2] == base { return true }
+        }
+        let root = hierarchy.contextRoot(of: focus)
+        if hierarchy[root].placement == .presented, hierarchy[root].presenter >= 0 {
+            let presenter = hierarchy[root].presenter
+            if base == presenter { return true }
+            // The screen the presenter shows: in its subtree, the top of its stack if in one.
+            let node = hierarchy[base]
+            let shownByPresenter = hierarchy.isAncestor(presenter, of: base) && (node.placement != .stack || hierarchy[node.parent].items.last == base)
+            if shownByPresenter { return true }
+        }
+        return false
+    }
+}
