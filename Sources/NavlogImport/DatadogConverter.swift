@@ -27,8 +27,28 @@ public struct DatadogConverter: RecordConverter {
     /// The least gap between two views taken as the app being in the background (µs).
     public static let backgroundGap: Int64 = 1_000_000
 
-    private var views: [String: View] = [:]
+    /// A view id, kept as two independent 64-bit hashes of its bytes (a collision of both is
+    /// out of reach: 2⁻¹²⁸ per pair), so a million views do not each keep a 36-byte string.
+    private struct ViewKey: Hashable {
+        var first: UInt64
+        var second: UInt64
+
+        init(_ id: String) {
+            var a: UInt64 = 0xcbf2_9ce4_8422_2325
+            var b: UInt64 = 0x8422_2325_cbf2_9ce4
+            for byte in id.utf8 {
+                a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                b = (b &+ UInt64(byte)) &* 0x9e37_79b9_7f4a_7c15
+                b ^= b >> 29
+            }
+            first = a
+            second = b
+        }
+    }
+
+    private var views: [ViewKey: View] = [:]
     private var order = 0
+    private var strings = StringInterner()
 
     /// A converter with nothing read.
     public init() {}
@@ -151,29 +171,37 @@ public struct DatadogConverter: RecordConverter {
             issue(.shape, spentNode, "view.time_spent", "\(spent) ns is not a duration")
             return
         }
-        if let kept = views[viewID], kept.version >= version {
+        let key = ViewKey(viewID)
+        if let kept = views[key], kept.version >= version {
             statistics.superseded += 1
             return
         }
-        if views[viewID] != nil { statistics.superseded += 1 }
+        if views[key] != nil { statistics.superseded += 1 }
         let os = optionalString(["os", "name"]).map { [$0, optionalString(["os", "version"])].compactMap { $0 }.joined(separator: " ") }
-        views[viewID] = View(
-            version: version, session: session, start: start, timeSpent: Int64(spent / 1000),
+        let screenID = strings.intern(ImportedController.cut(url ?? className))
+        views[key] = View(
+            version: version, session: strings.intern(session), start: start, timeSpent: Int64(spent / 1000),
             active: document.member(event, path: ["view", "is_active"]).flatMap { document.bool($0) } ?? false,
-            controller: ImportedController(id: url ?? className, className: className),
-            app: optionalString(["application", "id"]) ?? optionalString(["service"]) ?? "datadog",
-            appVersion: optionalString(["version"]), os: os, device: optionalString(["device", "model"]) ?? optionalString(["device", "name"]), order: order)
+            controller: ImportedController(id: screenID, className: strings.intern(ImportedController.cut(className))),
+            app: strings.intern(optionalString(["application", "id"]) ?? optionalString(["service"]) ?? "datadog"),
+            appVersion: strings.intern(optionalString(["version"])), os: strings.intern(os),
+            device: strings.intern(optionalString(["device", "model"]) ?? optionalString(["device", "name"])), order: order)
         order += 1
     }
 
-    public mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession] {
-        var bySession: [String: [View]] = [:]
-        for (_, view) in views { bySession[view.session, default: []].append(view) }
-        views.removeAll()
-        var result: [ImportedSession] = []
-        for sessionID in bySession.keys.sorted() {
-            let sessionViews = bySession[sessionID]!.sorted { ($0.start, $0.order) < ($1.start, $1.order) }
-            let first = sessionViews[0]
+    public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
+        // One array sorted by session, then start: no second copy of the views per session.
+        var all = Array(views.values)
+        views = [:]
+        all.sort { ($0.session, $0.start, $0.order) < ($1.session, $1.start, $1.order) }
+        var lower = 0
+        while lower < all.count {
+            var upper = lower + 1
+            while upper < all.count, all[upper].session == all[lower].session { upper += 1 }
+            let sessionID = all[lower].session
+            let sessionViews = all[lower..<upper]
+            lower = upper
+            let first = sessionViews[sessionViews.startIndex]
             var session = ImportedSession(id: "datadog:" + sessionID, source: .datadog, app: first.app, sourceSession: sessionID)
             session.version = first.appVersion
             session.os = first.os
@@ -183,8 +211,9 @@ public struct DatadogConverter: RecordConverter {
                 session.observations.append(ImportedObservation(timestamp: timestamp, kind: kind, order: order))
                 order += 1
             }
-            for (index, view) in sessionViews.enumerated() {
-                if index > 0 {
+            for index in sessionViews.indices {
+                let view = sessionViews[index]
+                if index > sessionViews.startIndex {
                     let previous = sessionViews[index - 1]
                     if !previous.active, view.start - (previous.start + previous.timeSpent) >= Self.backgroundGap {
                         add(view.start, .foreground)
@@ -194,12 +223,11 @@ public struct DatadogConverter: RecordConverter {
                 guard !view.active else { continue }
                 let end = view.start + view.timeSpent
                 // A later view that starts before this one ended stops it then (the SDK keeps one active view).
-                let next = index + 1 < sessionViews.count ? sessionViews[index + 1].start : Int64.max
+                let next = index + 1 < sessionViews.endIndex ? sessionViews[index + 1].start : Int64.max
                 add(min(end, next), .disappear(view.controller))
                 if next != .max, next - end >= Self.backgroundGap { add(end, .background) }
             }
-            result.append(session)
+            try body(session)
         }
-        return result
     }
 }

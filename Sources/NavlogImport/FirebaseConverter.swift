@@ -33,6 +33,7 @@ public struct FirebaseConverter: RecordConverter {
     }
 
     private var sessions: [String: SessionState] = [:]
+    private var strings = StringInterner()
 
     /// A converter with nothing read.
     public init() {}
@@ -165,24 +166,24 @@ public struct FirebaseConverter: RecordConverter {
             return
         }
         let screenID = parameters["firebase_screen_id"].flatMap { document.text($0) }
-        let controller = ImportedController(id: screenID.map { className + "#" + $0 } ?? className, className: className, title: screenName)
+        let internedClass = strings.intern(ImportedController.cut(className))
+        let controller = ImportedController(
+            id: strings.intern(ImportedController.cut(screenID.map { className + "#" + $0 } ?? className)), className: internedClass,
+            title: strings.intern(screenName.map { ImportedController.cut($0) }))
         // Rows are ordered by time, then bundle sequence, then index in the batch.
         let order = Int(truncatingIfNeeded: min(max(bundle, 0), 1 << 40) << 20 | min(max(batchIndex, 0), (1 << 20) - 1))
         state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: .appear(controller, .screen), order: order))
     }
 
-    public mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession] {
-        let result = sessions.keys.sorted().compactMap { key -> ImportedSession? in
-            let state = sessions[key]!
-            guard !state.session.observations.isEmpty else { return nil }
+    public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
+        for key in sessions.keys.sorted() {
+            guard let state = sessions.removeValue(forKey: key), !state.session.observations.isEmpty else { continue }
             var session = state.session
             session.app = state.fields["app"]?.value ?? "firebase"
             session.version = state.fields["version"]?.value
             session.os = state.fields["os"]?.value
             session.device = state.fields["device"]?.value
-            return session
+            try body(session)
         }
-        sessions.removeAll()
-        return result
     }
 }

@@ -32,9 +32,13 @@ public enum ImportTimestamp {
             if let first = text.utf8.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39), !text.contains("T"), !text.contains(":") {
                 return fromNumber(text, unit: unit)
             }
-            if let value = RFC3339.microseconds(text) { return .success(value) }
-            if let value = RFC3339.microseconds(text + "Z") { return .success(value) }  // naive ISO 8601: taken as UTC
-            return .failure(TimestampError(reason: "\"\(text.prefix(40))\" is neither an ISO 8601 time nor a number"))
+            // A naive ISO 8601 time (no offset) is taken as UTC.
+            guard let value = RFC3339.microseconds(text) ?? RFC3339.microseconds(text + "Z") else {
+                return .failure(TimestampError(reason: "\"\(text.prefix(40))\" is neither an ISO 8601 time nor a number"))
+            }
+            // navlog stores times from 1970 to 9999 (events.md); RFC 3339 also writes earlier years.
+            guard value >= 0, value <= latest else { return .failure(TimestampError(reason: "\"\(text.prefix(40))\" is outside 1970–9999")) }
+            return .success(value)
         default:
             return .failure(TimestampError(reason: "expected a time (a number or a string), found \(document.kind(node).name)"))
         }

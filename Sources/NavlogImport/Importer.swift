@@ -63,10 +63,16 @@ public struct Importer: Sendable {
     /// `seq` from 1), sessions in order of their ids.
     /// - Parameter emit: called with the session's id and one line, without its newline.
     public mutating func finish(_ emit: (String, [UInt8]) throws -> Void) rethrows {
-        let sessions = converter.finish(statistics: &statistics)
-        for session in sessions {
-            statistics.sessions += 1
-            statistics.events += try session.writeEvents { try emit(session.id, $0) }
+        var counts = self.statistics
+        var written = (sessions: 0, events: 0)
+        defer {
+            counts.sessions += written.sessions
+            counts.events += written.events
+            self.statistics = counts
+        }
+        try converter.finish(statistics: &counts) { session in
+            written.sessions += 1
+            written.events += try session.writeEvents { try emit(session.id, $0) }
         }
     }
 }

@@ -12,6 +12,7 @@ public protocol RecordConverter: Sendable {
     ///   - report: called for each part that could not be imported.
     mutating func convert(_ document: JSONDocument, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void)
 
-    /// The sessions read, each with its observations, sorted by session id.
-    mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession]
+    /// Hands over the sessions read, each with its observations, in order of session id, one
+    /// at a time (each is dropped once `body` returns, so they are never all held twice).
+    mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows
 }

@@ -29,6 +29,7 @@ public struct SentryConverter: RecordConverter {
 
     private var sessions: [String: SessionState] = [:]
     private var order = 0
+    private var strings = StringInterner()
 
     /// A converter with nothing read.
     public init() {}
@@ -196,20 +197,19 @@ public struct SentryConverter: RecordConverter {
             } else {
                 placement = .screen
             }
-            let controller = ImportedController(id: screen, className: screen, title: text("title"))
+            let name = strings.intern(ImportedController.cut(screen))
+            let controller = ImportedController(id: name, className: name, title: strings.intern(text("title").map { ImportedController.cut($0) }))
             state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: .appear(controller, placement), order: order))
             order += 1
         }
         sessions[key] = state
     }
 
-    public mutating func finish(statistics: inout ImportStatistics) -> [ImportedSession] {
-        let result = sessions.keys.sorted().compactMap { key -> ImportedSession? in
-            let state = sessions[key]!
-            return state.session.observations.isEmpty ? nil : state.session
+    public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
+        for key in sessions.keys.sorted() {
+            guard let state = sessions.removeValue(forKey: key), !state.session.observations.isEmpty else { continue }
+            try body(state.session)
         }
-        sessions.removeAll()
-        return result
     }
 
     /// The session tag that ties several events of one app run together, if any.

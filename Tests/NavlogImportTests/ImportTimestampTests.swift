@@ -28,7 +28,7 @@ struct ImportTimestampTests {
         #expect(try ImportTimestamp.microseconds(document, document.root, unit: unit).get() == Self.expected)
     }
 
-    @Test("what is no time is refused with a reason", arguments: [#""yesterday""#, "true", "null", "-5", #""-1""#, "1e30", "{}"])
+    @Test("what is no time is refused with a reason", arguments: [#""yesterday""#, #""1012-05-02T10:00:20.000Z""#, "true", "null", "-5", #""-1""#, "1e30", "{}"])
     func refuses(text: String) throws {
         let document = try JSONDocument(parsing: Array(text.utf8))
         let result = ImportTimestamp.microseconds(document, document.root, unit: .byMagnitude)
