@@ -126,7 +126,7 @@ extension SessionReplayer {
     /// session records disappear callbacks (one would be between), or when nothing at all
     /// happened since its last appear.
     private func secondAppearIsProven(_ vc: Int32, reversal: Bool) -> Bool {
-        if reversal, couldBeInteractivelyUncovered(vc) { return false }
+        if reversal, couldBeInteractivelyUncovered(vc) || wasInCancelledRemoval(vc) { return false }
         return evidence.intersection(.disappear) != [] || appearedAtOperation[Int(vc)] == operations
     }
 

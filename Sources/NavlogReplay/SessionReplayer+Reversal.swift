@@ -41,9 +41,9 @@ extension SessionReplayer {
 
     /// After a pop or dismissal that ``mayBeInteractiveGesture(animated:)``: holds the focus
     /// until the evidence shows whether it completed (`before` is the hierarchy before it).
-    mutating func beginPendingRemoval(before: Hierarchy, cause: EventType) {
-        let revealed = focusedHandle()
-        guard revealed != focusedScreen else { return }
+    /// `revealed` is the controller it uncovers (a stack's new top; for a dismissal, the focus
+    /// after it), whether or not the focus moves (a pop in a split view's other column).
+    mutating func beginPendingRemoval(before: Hierarchy, cause: EventType, revealed: Int32) {
         var removed: [Int32] = []
         for index in before.nodes.indices where before.isAttached(Int32(index)) && !hierarchy.isAttached(Int32(index)) {
             removed.append(Int32(index))
@@ -121,9 +121,7 @@ extension SessionReplayer {
     /// a presented one; each with its embedded children.
     func couldBeInteractivelyExposed(_ vc: Int32) -> Bool {
         if let pending = pendingRemoval, pending.revealed == vc || pending.removed.contains(vc) { return true }
-        if cancelledTransitionAt != .min, current.timestamp &- cancelledTransitionAt <= Self.cancelledTransitionGrace, cancelledRemoval.contains(vc) {
-            return true
-        }
+        if wasInCancelledRemoval(vc) { return true }
         // A controller never placed, in a session that records no containment calls, may be an
         // embedded child of one the gesture moves (its callbacks come with its parent's).
         if evidence.intersection(.containment).isEmpty, !hierarchy[vc].everPlaced,
@@ -155,5 +153,11 @@ extension SessionReplayer {
             if shownByPresenter { return true }
         }
         return false
+    }
+
+    /// Whether `vc` was taken out by a pop or dismissal just found cancelled (E6), within
+    /// ``cancelledTransitionGrace``: its callbacks reverse what the gesture began (E5).
+    func wasInCancelledRemoval(_ vc: Int32) -> Bool {
+        cancelledTransitionAt != .min && current.timestamp &- cancelledTransitionAt <= Self.cancelledTransitionGrace && cancelledRemoval.contains(vc)
     }
 }

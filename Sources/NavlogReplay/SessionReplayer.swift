@@ -312,7 +312,7 @@ public struct SessionReplayer: Sendable {
             let animated = body.field(.animated)?.bool ?? false
             let before = mayBeInteractiveGesture(animated: animated) ? hierarchy : nil
             pop(nav, animated: animated)
-            if let before { beginPendingRemoval(before: before, cause: .navPop) }
+            if let before { beginPendingRemoval(before: before, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1) }
         case .navPopTo:
             guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
             pop(nav, to: vc)
@@ -338,7 +338,7 @@ public struct SessionReplayer: Sendable {
             guard let vc = controller(body, .vc) else { break }
             let before = mayBeInteractiveGesture(animated: body.field(.animated)?.bool ?? false) ? hierarchy : nil
             dismiss(from: vc)
-            if let before { beginPendingRemoval(before: before, cause: .dismiss) }
+            if let before { beginPendingRemoval(before: before, cause: .dismiss, revealed: focusedHandle()) }
         case .show:
             guard let source = controller(body, .from), let vc = controller(body, .vc) else { return remember(.ignored, rule: "R1") }
             return remember(show(vc, from: source), rule: "R1")

@@ -58,7 +58,11 @@ extension ViewerEngine {
         var timestamps = JSONBuffer()
         var sequences = JSONBuffer()
         var types = JSONBuffer()
-        var focuses = JSONBuffer()
+        // The focus after each event, by number; E6: the entries from a pop or dismissal that
+        // the session later shows was a cancelled gesture name the focus that never left.
+        var focusColumn: [Int] = []
+        var pendingFrom: Int?
+        var counts = (resolved: 0, cancelled: 0)
         var anomalies = JSONBuffer()
         var anchors = JSONBuffer()
         var typeNames: [String] = []
@@ -98,7 +102,17 @@ extension ViewerEngine {
                         return focusIDs.count - 1
                     }()
             }
-            focuses.raw(separator + "\(focusNumber)")
+            if let start = pendingFrom, state.removalsResolved > counts.resolved {
+                if state.removalsCancelled > counts.cancelled {
+                    for entry in start..<focusColumn.count { focusColumn[entry] = focusNumber }
+                }
+                pendingFrom = nil
+            }
+            if state.hasPendingRemoval && pendingFrom == nil {
+                pendingFrom = focusColumn.count
+                counts = (state.removalsResolved, state.removalsCancelled)
+            }
+            focusColumn.append(focusNumber)
             for anomaly in raised {
                 anomalies.raw(anomalies.bytes.isEmpty ? "" : ",")
                 anomalies.raw("{\"index\":\(number),\"code\":")
@@ -131,7 +145,7 @@ extension ViewerEngine {
         json.raw("],\"type\":[")
         json.raw(types.bytes)
         json.raw("],\"focus\":[")
-        json.raw(focuses.bytes)
+        json.raw(focusColumn.map(String.init).joined(separator: ","))
         json.raw("]")
         json.key("types")
         json.array(typeNames) { json, name in json.string(name) }

@@ -313,11 +313,12 @@ struct SessionSimulator {
     }
 
     /// Takes back the last closed event when this session's style does not record the gesture
-    /// it came from: a pop or dismissal the user started with a swipe and let go of. Only the
-    /// full style (transition events) sees those; a tracker of calls or appearances sees none,
-    /// as UIKit rolls it back with no call of the app's and no appearance change.
+    /// it came from: a pop or dismissal the user started with a swipe and let go of. UIKit calls
+    /// `popViewController` / `dismiss` when the gesture begins, so every style that hooks UIKit
+    /// records the call (and its appearance callbacks: E5, E6); a navigation-only tracker is an
+    /// app recording its own calls, and the gesture's call is UIKit's, not the app's.
     mutating func takeBackCancelledGesture() {
-        guard style != .full, !ends.isEmpty, ends[ends.count - 1] == out.count else { return }
+        guard style == .navigationOnly, !ends.isEmpty, ends[ends.count - 1] == out.count else { return }
         out.bytes.removeSubrange(lastEventStart...)
         ends.removeLast()
         stamps.removeLast()
@@ -972,13 +973,22 @@ struct SessionSimulator {
             field("animated", bool: true)
             close()
             if rng.chance(0.22) {
-                // The user lets go early: UIKit rolls the pop back (R19).
+                // The user lets go early: UIKit rolls the pop back (R19), with the reversed
+                // callbacks: the revealed screen's will-appear then will- and did-disappear, the
+                // covered one's will-disappear then will- and did-appear (E5, E6).
                 takeBackCancelledGesture()
+                let below = stack.stack[stack.stack.count - 2]
+                appearance("vc.disappear", top, will: true, animated: true, delay: quick())
+                appearance("vc.appear", below, will: true, animated: true, delay: quick())
                 open("transition.end", after: Int64(rng.between(120_000, 700_000)))
                 transitionID("pop", number)
                 field("interactive", bool: true)
                 field("completed", bool: false)
                 close()
+                appearance("vc.disappear", below, will: true, animated: true, delay: quick())
+                appearance("vc.disappear", below, will: false, animated: true, delay: quick())
+                appearance("vc.appear", top, will: true, animated: true, delay: quick())
+                appearance("vc.appear", top, will: false, animated: true, delay: quick())
                 return
             }
             modifyStack(location) { $0.removeLast() }
@@ -1265,13 +1275,18 @@ struct SessionSimulator {
             field("animated", bool: true)
             close()
             if rng.chance(0.3) {
-                // The sheet springs back: the dismissal is rolled back (R19).
+                // The sheet springs back: the dismissal is rolled back (R19); the presented
+                // screen's will-disappear is reversed by its will- and did-appear (E5, E6).
                 takeBackCancelledGesture()
+                let shown = contentTop(i)
+                appearance("vc.disappear", shown, will: true, animated: true, delay: quick())
                 open("transition.end", after: Int64(rng.between(150_000, 900_000)))
                 transitionID("dismiss", number)
                 field("interactive", bool: true)
                 field("completed", bool: false)
                 close()
+                appearance("vc.appear", shown, will: true, animated: true, delay: quick())
+                appearance("vc.appear", shown, will: false, animated: true, delay: quick())
                 return
             }
             contexts.removeLast()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NavlogEvents
 import NavlogReplay
 import NavlogReplayStore
@@ -48,6 +49,7 @@ struct TimelineCommand: ParsableCommand {
         var anomalyCount = 0
         var fromTime: Int64?
         var toTime: Int64?
+        var gesture = PendingGestureLines(json: format == .json)
         let found: SessionReplayer?
         do {
             found = try seeker.replay(session: session, to: .end, useCheckpoints: false) { block, position, state, resolution in
@@ -61,15 +63,32 @@ struct TimelineCommand: ParsableCommand {
                 anomalyCount = state.anomalies.count
                 if let fromTime, timestamp < fromTime { return true }
                 if let toTime, timestamp > toTime { return false }
+                // E6: lines from a pop or dismissal that may be a cancelled gesture wait until the
+                // session shows which it was, so that they show the focus the user had.
+                let resolvedHere = state.removalsResolved > gesture.resolved
+                if resolvedHere {
+                    gesture.flush(cancelled: state.removalsCancelled > gesture.cancelled, focus: focusText(state), into: &output.bytes)
+                }
+                if state.hasPendingRemoval && (gesture.lines.isEmpty || resolvedHere) {
+                    gesture.resolved = state.removalsResolved
+                    gesture.cancelled = state.removalsCancelled
+                }
                 if anomaliesOnly && raised.isEmpty { return true }
+                var line: [UInt8] = []
                 if format == .json {
-                    appendJSON(block, position, state, resolution, Array(raised), to: &output.bytes)
+                    appendJSON(block, position, state, resolution, Array(raised), to: &line)
                 } else {
-                    output.bytes.append(contentsOf: describe(block, position, state, resolution, Array(raised)).utf8)
+                    line.append(contentsOf: describe(block, position, state, resolution, Array(raised)).utf8)
+                }
+                if state.hasPendingRemoval {
+                    gesture.lines.append((line, focusText(state)))
+                } else {
+                    output.bytes.append(contentsOf: line)
                 }
                 output.flushIfNeeded()
                 return true
             }
+            gesture.flush(cancelled: false, focus: nil, into: &output.bytes)
         } catch let error as StoreError {
             output.flush()
             printError("navlog timeline: \(error.message)")
@@ -82,6 +101,17 @@ struct TimelineCommand: ParsableCommand {
             throw ExitCode.failure
         }
         if reportDamage(command: "timeline", index.log, index: index) { throw ExitCode.failure }
+    }
+
+    /// How a line names the focus after an event (text or JSON).
+    private func focusText(_ state: SessionReplayer) -> String {
+        let id = state.focus.map { state.id(of: $0) }
+        if format == .json {
+            var bytes: [UInt8] = []
+            if let id { EventJSONWriter.appendString(id, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return id ?? "none"
     }
 
     /// The fields worth a glance, as `name=value`.
@@ -134,5 +164,39 @@ struct TimelineCommand: ParsableCommand {
             state.appendAnomalyJSON(anomaly, session: session, to: &output)
         }
         output.append(contentsOf: "]}\n".utf8)
+    }
+}
+
+/// Timeline lines held while a pop or dismissal is pending (E6): once the session shows it was
+/// a cancelled interactive gesture, they show the focus that never left, and the pop's line says so.
+private struct PendingGestureLines {
+    let json: Bool
+    /// Each held line and the focus it names.
+    var lines: [(line: [UInt8], focus: String)] = []
+    /// The replayer's resolution counts when the held pop began.
+    var resolved = 0
+    var cancelled = 0
+
+    /// Writes the held lines; with `cancelled`, each names `focus` (the focus after the rollback)
+    /// and the first (the pop or dismissal) is marked rolled back.
+    mutating func flush(cancelled: Bool, focus: String?, into output: inout [UInt8]) {
+        for (number, held) in lines.enumerated() {
+            guard cancelled, let focus else {
+                output.append(contentsOf: held.line)
+                continue
+            }
+            var text = String(decoding: held.line, as: UTF8.self)
+            let (old, new) = json ? (",\"focus\":\(held.focus),", ",\"focus\":\(focus),") : ("  focus: \(held.focus)", "  focus: \(focus)")
+            if let range = text.range(of: old) { text.replaceSubrange(range, with: new) }
+            if number == 0 {
+                if json {
+                    if let range = text.range(of: ",\"anomalies\":") { text.insert(contentsOf: ",\"rolledBack\":\"E6\"", at: range.lowerBound) }
+                } else if let range = text.range(of: "  focus: ") {
+                    text.insert(contentsOf: "  (a cancelled interactive gesture: rolled back, E6)", at: range.lowerBound)
+                }
+            }
+            output.append(contentsOf: text.utf8)
+        }
+        lines.removeAll()
     }
 }
