@@ -211,20 +211,29 @@ public struct DatadogConverter: RecordConverter {
                 session.observations.append(ImportedObservation(timestamp: timestamp, kind: kind, order: order))
                 order += 1
             }
+            // Each view is a controller of its own (a push onto a controller of the same class is a
+            // new screen view), except a view that resumes the same screen after the background.
+            var controller = ImportedController(id: "", className: "")
             for index in sessionViews.indices {
                 let view = sessionViews[index]
+                var resumed = false
                 if index > sessionViews.startIndex {
                     let previous = sessionViews[index - 1]
                     if !previous.active, view.start - (previous.start + previous.timeSpent) >= Self.backgroundGap {
                         add(view.start, .foreground)
+                        resumed = previous.controller == view.controller
                     }
                 }
-                add(view.start, .appear(view.controller, .screen))
+                if !resumed {
+                    controller = ImportedController(
+                        id: view.controller.id + "#" + String(index - sessionViews.startIndex + 1), className: view.controller.className, title: view.controller.title)
+                }
+                add(view.start, .appear(controller, .screen))
                 guard !view.active else { continue }
                 let end = view.start + view.timeSpent
                 // A later view that starts before this one ended stops it then (the SDK keeps one active view).
                 let next = index + 1 < sessionViews.endIndex ? sessionViews[index + 1].start : Int64.max
-                add(min(end, next), .disappear(view.controller))
+                add(min(end, next), .disappear(controller))
                 if next != .max, next - end >= Self.backgroundGap { add(end, .background) }
             }
             try body(session)

@@ -61,9 +61,10 @@ extension ImportedSession {
                 } else {
                     let before = chain
                     if let index = chain.firstIndex(where: { $0.id == vc.id }) {
-                        // Shown again: what was presented above it was dismissed.
+                        // Shown again: what was presented above it was dismissed. Called on the
+                        // controller shown again (it presents), R7 dismisses everything above it.
                         if index + 1 < chain.count {
-                            let receiver = chain[index + 1]
+                            let receiver = chain[index]
                             try line("dismiss", ts) { writer in writer.controller("vc", receiver) }
                             chain.removeSubrange((index + 1)...)
                         } else if appeared.contains(vc.id) {
@@ -97,7 +98,8 @@ extension ImportedSession {
                             chain.append(vc)
                         default:
                             if chain.count > 1 {
-                                let receiver = chain[1]
+                                // On the window's screen, which presents: everything presented goes (R7).
+                                let receiver = chain[0]
                                 try line("dismiss", ts) { writer in writer.controller("vc", receiver) }
                             }
                             try line("window.root", ts) { writer in writer.controller("vc", vc) }

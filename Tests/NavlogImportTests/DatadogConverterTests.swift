@@ -17,18 +17,18 @@ struct DatadogConverterTests {
             result.lines == [
                 "1 +0 session.start \(session) app=7c1f8a52-1111-4c2b-9d3e-000000000001 version=2.3.1 os=iOS 17.4 device=iPhone15,2",
                 "2 +0 mark import source=datadog",
-                "3 +0 window.root RecipeListViewController",
-                "4 +0 vc.appear RecipeListViewController did",
-                "5 +4000 vc.disappear RecipeListViewController did",
-                "6 +4000 window.root RecipeDetailViewController",
-                "7 +4000 vc.appear RecipeDetailViewController did",
-                "8 +10000 vc.disappear RecipeDetailViewController did",
+                "3 +0 window.root RecipeListViewController#1",
+                "4 +0 vc.appear RecipeListViewController#1 did",
+                "5 +4000 vc.disappear RecipeListViewController#1 did",
+                "6 +4000 window.root RecipeDetailViewController#2",
+                "7 +4000 vc.appear RecipeDetailViewController#2 did",
+                "8 +10000 vc.disappear RecipeDetailViewController#2 did",
                 "9 +10000 app.background",
                 "10 +70000 app.foreground",
-                "11 +70000 vc.appear RecipeDetailViewController did",
-                "12 +75000 vc.disappear RecipeDetailViewController did",
-                "13 +75000 window.root RecipeListViewController",
-                "14 +75000 vc.appear RecipeListViewController did",
+                "11 +70000 vc.appear RecipeDetailViewController#2 did",
+                "12 +75000 vc.disappear RecipeDetailViewController#2 did",
+                "13 +75000 window.root RecipeListViewController#4",
+                "14 +75000 vc.appear RecipeListViewController#4 did",
             ])
         #expect(result.issues.isEmpty)
         #expect(result.statistics.records == 8)
@@ -44,12 +44,12 @@ struct DatadogConverterTests {
             result.lines == [
                 "1 +3600000 session.start \(session) app=7c1f8a52-1111-4c2b-9d3e-000000000001",
                 "2 +3600000 mark import source=datadog",
-                "3 +3600000 window.root OnboardingViewController",
-                "4 +3600000 vc.appear OnboardingViewController did",
-                "5 +3602500 vc.disappear OnboardingViewController did",
-                "6 +3602500 window.root HomeViewController",
-                "7 +3602500 vc.appear HomeViewController did",
-                "8 +3606500 vc.disappear HomeViewController did",
+                "3 +3600000 window.root OnboardingViewController#1",
+                "4 +3600000 vc.appear OnboardingViewController#1 did",
+                "5 +3602500 vc.disappear OnboardingViewController#1 did",
+                "6 +3602500 window.root HomeViewController#2",
+                "7 +3602500 vc.appear HomeViewController#2 did",
+                "8 +3606500 vc.disappear HomeViewController#2 did",
             ])
         #expect(result.issues.isEmpty)
         #expect(result.statistics.records == 3)
@@ -98,12 +98,12 @@ struct DatadogConverterTests {
             result.lines == [
                 "1 +0 session.start datadog:s app=datadog",
                 "2 +0 mark import source=datadog",
-                "3 +0 window.root AViewController",
-                "4 +0 vc.appear AViewController did",
-                "5 +1 vc.disappear AViewController did",
-                "6 +1000 window.root BViewController",
-                "7 +1000 vc.appear BViewController did",
-                "8 +1001 vc.disappear BViewController did",
+                "3 +0 window.root AViewController#1",
+                "4 +0 vc.appear AViewController#1 did",
+                "5 +1 vc.disappear AViewController#1 did",
+                "6 +1000 window.root BViewController#2",
+                "7 +1000 vc.appear BViewController#2 did",
+                "8 +1001 vc.disappear BViewController#2 did",
             ])
         #expect(result.statistics.ignored == 1)
         #expect(result.statistics.skipped == 9)
