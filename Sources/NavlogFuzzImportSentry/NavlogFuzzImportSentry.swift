@@ -49,10 +49,11 @@ enum ImportFuzzSentry {
         let report: (ImportIssue) -> Void = { issue in
             guard issue.line >= 1, !issue.reason.isEmpty else { fatalError("an issue without a line or a reason: \(issue)") }
         }
+        var lines: [(String, [UInt8])] = []
         importer.feed(UnsafeRawBufferPointer(rebasing: input[..<split]), report: report)
+        importer.writeCompleted { session, line in lines.append((session, line)) }
         importer.feed(UnsafeRawBufferPointer(rebasing: input[split...]), report: report)
         importer.endFile(report: report)
-        var lines: [(String, [UInt8])] = []
         importer.finish { session, line in lines.append((session, line)) }
         let statistics = importer.statistics
         guard statistics.events == lines.count else { fatalError("the statistics count \(statistics.events) events, \(lines.count) were written") }

@@ -214,8 +214,35 @@ public struct DatadogConverter: RecordConverter {
             // Each view is a controller of its own (a push onto a controller of the same class is a
             // new screen view), except a view that resumes the same screen after the background.
             var controller = ImportedController(id: "", className: "")
+            var lastChild: ImportedController?
             for index in sessionViews.indices {
                 let view = sessionViews[index]
+                // UIKit calls an embedded child's viewDidAppear from its parent's, so a view that
+                // starts in the same millisecond as the one before it is a child of that one: part
+                // of its screen (F1), not a screen that replaced it.
+                // The SDK restarts the current view after the background: a child's view resumes alone.
+                let previous = index > sessionViews.startIndex ? sessionViews[index - 1] : nil
+                let resumesChild =
+                    previous.map { !$0.active && view.start - ($0.start + $0.timeSpent) >= Self.backgroundGap && $0.controller == view.controller } ?? false
+                    && lastChild?.className == view.controller.className
+                if let previous, !previous.active, view.start == previous.start || resumesChild {
+                    if resumesChild { add(view.start, .foreground) }
+                    let child =
+                        resumesChild
+                        ? lastChild!
+                        : ImportedController(
+                            id: view.controller.id + "#" + String(index - sessionViews.startIndex + 1), className: view.controller.className, title: view.controller.title)
+                    lastChild = child
+                    add(view.start, .appear(child, .child))
+                    if !view.active {
+                        let end = view.start + view.timeSpent
+                        let next = index + 1 < sessionViews.endIndex ? sessionViews[index + 1].start : Int64.max
+                        add(min(end, next), .disappear(child))
+                        if next != .max, next - end >= Self.backgroundGap { add(end, .background) }
+                    }
+                    continue
+                }
+                lastChild = nil
                 var resumed = false
                 if index > sessionViews.startIndex {
                     let previous = sessionViews[index - 1]

@@ -50,6 +50,7 @@ extension ImportedSession {
                 foreground = true
                 try line("app.foreground", ts) { _ in }
             case .disappear(let vc):
+                childrenShown.remove(vc.id)
                 guard appeared.remove(vc.id) != nil else { continue }
                 try line("vc.disappear", ts) { writer in
                     writer.controller("vc", vc)

@@ -59,6 +59,23 @@ public struct Importer: Sendable {
         }
     }
 
+    /// Writes the sessions already known to be complete (see
+    /// ``RecordConverter/takeCompleted(statistics:_:)``), so that memory does not hold them until
+    /// ``finish(_:)``; call it between reads. Lines as ``finish(_:)`` writes them.
+    public mutating func writeCompleted(_ emit: (String, [UInt8]) throws -> Void) rethrows {
+        var counts = self.statistics
+        var written = (sessions: 0, events: 0)
+        defer {
+            counts.sessions += written.sessions
+            counts.events += written.events
+            self.statistics = counts
+        }
+        try converter.takeCompleted(statistics: &counts) { session in
+            written.sessions += 1
+            written.events += try session.writeEvents { try emit(session.id, $0) }
+        }
+    }
+
     /// Ends the import: every session read, written as event lines (`session.start` first,
     /// `seq` from 1), sessions in order of their ids.
     /// - Parameter emit: called with the session's id and one line, without its newline.

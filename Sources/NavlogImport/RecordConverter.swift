@@ -15,4 +15,13 @@ public protocol RecordConverter: Sendable {
     /// Hands over the sessions read, each with its observations, in order of session id, one
     /// at a time (each is dropped once `body` returns, so they are never all held twice).
     mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows
+
+    /// Hands over the sessions known to be complete already (a Sentry event without a session
+    /// tag is a whole session), so that they need not be held until ``finish(statistics:_:)``.
+    mutating func takeCompleted(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows
+}
+
+extension RecordConverter {
+    /// No session is known to be complete before the end of the input.
+    public mutating func takeCompleted(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {}
 }

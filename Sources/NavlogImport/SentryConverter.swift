@@ -29,6 +29,10 @@ public struct SentryConverter: RecordConverter {
 
     private var sessions: [String: SessionState] = [:]
     private var order = 0
+    /// Sessions of one untagged event each: complete once read, handed over by ``takeCompleted(statistics:_:)``.
+    private var completed: [String] = []
+    /// Sessions already handed over (an event read again later is a duplicate, not a new session).
+    private var handedOver = Set<String>()
     private var strings = StringInterner()
 
     /// A converter with nothing read.
@@ -99,6 +103,11 @@ public struct SentryConverter: RecordConverter {
             return
         }
         let key = "sentry:" + sourceSession
+        if handedOver.contains(key) {
+            statistics.superseded += 1
+            return
+        }
+        if sessionTag == nil, sessions[key] == nil { completed.append(key) }
         var state = sessions[key] ?? SessionState(session: ImportedSession(id: key, source: .sentry, app: "sentry", sourceSession: sourceSession))
         state.events += 1
         let firstCrumbTime =
@@ -203,6 +212,16 @@ public struct SentryConverter: RecordConverter {
             order += 1
         }
         sessions[key] = state
+    }
+
+    public mutating func takeCompleted(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
+        let keys = completed
+        completed.removeAll()
+        for key in keys {
+            handedOver.insert(key)
+            guard let state = sessions.removeValue(forKey: key), !state.session.observations.isEmpty else { continue }
+            try body(state.session)
+        }
     }
 
     public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {

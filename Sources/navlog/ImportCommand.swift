@@ -66,34 +66,6 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode.failure
         }
         if !log.recovery.isClean { reportRecovery(log.recovery) }
-        var importer = Importer(source: source, maximumRecordBytes: maxRecordBytes)
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        var shown = 0
-        for path in files {
-            let name = path == "-" ? "<stdin>" : path
-            let report: (ImportIssue) -> Void = { issue in
-                guard !quiet else { return }
-                printError("\(name): \(issue)")
-            }
-            let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                printError("navlog import: cannot open \(path): \(String(cString: strerror(errno))). Nothing was imported; check the path and run the command again.")
-                throw ExitCode.failure
-            }
-            defer { if descriptor != STDIN_FILENO { close(descriptor) } }
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    printError("navlog import: reading \(name) failed: \(String(cString: strerror(errno))). Nothing was imported.")
-                    throw ExitCode.failure
-                }
-                if n == 0 { break }
-                chunk.withUnsafeBytes { importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), report: report) }
-            }
-            importer.endFile(report: report)
-            shown += 1
-        }
         // Dedupe by (session, seq) against what earlier imports of this source stored.
         let stored: [String: Set<UInt64>]
         do {
@@ -109,8 +81,8 @@ struct ImportCommand: ParsableCommand {
         var rejected = 0
         var lineNumber = 0
         let firstLSN = log.nextLSN
-        let now = currentMicroseconds()
-        try importer.finish { session, line in
+        // Every converted line goes through the daemon's validation into the log, like ingest's.
+        func store(_ session: String, _ line: [UInt8]) throws {
             lineNumber += 1
             if let sequences = stored[session], let sequence = Self.sequence(of: line), sequences.contains(sequence) {
                 duplicates += 1
@@ -118,7 +90,7 @@ struct ImportCommand: ParsableCommand {
             }
             do throws(EventRejection) {
                 _ = try line.withBytes { (raw) throws(EventRejection) in
-                    try parser.parse(raw, lineNumber: lineNumber, receivedAt: now, peer: peer, into: &batch)
+                    try parser.parse(raw, lineNumber: lineNumber, receivedAt: currentMicroseconds(), peer: peer, into: &batch)
                 }
             } catch {
                 // A line the converter wrote that navlog rejects is a bug in the converter.
@@ -127,6 +99,43 @@ struct ImportCommand: ParsableCommand {
             }
             if batch.count >= 16_384 { try append(&batch, to: log) }
         }
+        var importer = Importer(source: source, maximumRecordBytes: maxRecordBytes)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var shown = 0
+        for path in files {
+            let name = path == "-" ? "<stdin>" : path
+            let report: (ImportIssue) -> Void = { issue in
+                guard !quiet else { return }
+                printError("\(name): \(issue)")
+            }
+            let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                printError(
+                    "navlog import: cannot open \(path): \(String(cString: strerror(errno))). Sessions completed in earlier files are stored; check the path and run the command again (nothing is stored twice)."
+                )
+                try append(&batch, to: log)
+                try? log.close()
+                throw ExitCode.failure
+            }
+            defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    printError("navlog import: reading \(name) failed: \(String(cString: strerror(errno))). Run the command again once it can be read (nothing is stored twice).")
+                    try append(&batch, to: log)
+                    try? log.close()
+                    throw ExitCode.failure
+                }
+                if n == 0 { break }
+                chunk.withUnsafeBytes { importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), report: report) }
+                // Sessions already complete (a Sentry event without a session tag) are stored now.
+                try importer.writeCompleted(store)
+            }
+            importer.endFile(report: report)
+            shown += 1
+        }
+        try importer.finish(store)
         try append(&batch, to: log)
         do {
             try log.close()

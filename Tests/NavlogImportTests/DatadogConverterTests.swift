@@ -64,6 +64,37 @@ struct DatadogConverterTests {
         #expect(try ImportTestSupport.convert(.datadog, shuffled, base: Self.base).raw == original.raw)
     }
 
+    @Test("a view starting in the same millisecond as the one before is an embedded child: part of that screen, also when it resumes after the background")
+    func childView() throws {
+        func view(_ id: String, _ name: String, _ date: Int64, _ spent: Int64) -> String {
+            #"{"type":"view","date":\#(1_714_644_000_000 + date),"session":{"id":"s"},"view":{"id":"\#(id)","name":"\#(name)","time_spent":\#(spent * 1_000_000),"is_active":false},"_dd":{"document_version":2}}"#
+        }
+        // The profile's view stops at once when its header's starts (the SDK keeps one view);
+        // the header's view is the one stopped by the background and restarted after it.
+        let input = [
+            view("p", "ProfileViewController", 0, 0), view("h", "ProfileHeaderViewController", 0, 5000), view("h2", "ProfileHeaderViewController", 65000, 1000),
+            view("x", "SettingsViewController", 66000, 2000),
+        ].joined(separator: "\n")
+        let result = try ImportTestSupport.convert(.datadog, Array(input.utf8), base: Self.base)
+        #expect(
+            result.lines == [
+                "1 +0 session.start datadog:s app=datadog",
+                "2 +0 mark import source=datadog",
+                "3 +0 window.root ProfileViewController#1",
+                "4 +0 vc.appear ProfileViewController#1 did",
+                "5 +0 vc.disappear ProfileViewController#1 did",
+                "6 +0 vc.appear ProfileHeaderViewController#2 did",
+                "7 +5000 vc.disappear ProfileHeaderViewController#2 did",
+                "8 +5000 app.background",
+                "9 +65000 app.foreground",
+                "10 +65000 vc.appear ProfileHeaderViewController#2 did",
+                "11 +66000 vc.disappear ProfileHeaderViewController#2 did",
+                "12 +66000 window.root SettingsViewController#4",
+                "13 +66000 vc.appear SettingsViewController#4 did",
+                "14 +68000 vc.disappear SettingsViewController#4 did",
+            ])
+    }
+
     @Test("wrong types and missing fields are reported with line and path; other event types are ignored")
     func badEvents() throws {
         let good = #"{"type":"view","date":1714644000000,"session":{"id":"s"},"view":{"id":"v1","name":"AViewController","time_spent":1000000},"_dd":{"document_version":1}}"#

@@ -21,18 +21,28 @@ enum ImportTestSupport {
     /// Converts `input` as one file fed in pieces of `chunk` bytes, every line checked by
     /// navlog's own validator, and summarised relative to `base` (µs) as
     /// `seq +ms type detail` (see ``summary(_:base:)``).
-    static func convert(_ source: ImportSource, _ input: [UInt8], base: Int64, chunk: Int = 4096, maximumRecordBytes: Int = 32 << 20) throws -> Converted {
+    /// With `writeCompleted`, sessions already complete are written after each piece, as
+    /// `navlog import` does (their lines then come first, in the order they were read).
+    static func convert(
+        _ source: ImportSource, _ input: [UInt8], base: Int64, chunk: Int = 4096, maximumRecordBytes: Int = 32 << 20, writeCompleted: Bool = false
+    ) throws -> Converted {
         var importer = Importer(source: source, maximumRecordBytes: maximumRecordBytes)
         var issues: [ImportIssue] = []
         var offset = 0
+        var raw: [[UInt8]] = []
+        var sessions: [String] = []
         repeat {
             let end = min(input.count, offset + chunk)
             input[offset..<end].withUnsafeBytes { importer.feed($0) { issues.append($0) } }
+            if writeCompleted {
+                importer.writeCompleted { session, line in
+                    raw.append(line)
+                    sessions.append(session)
+                }
+            }
             offset = end
         } while offset < input.count
         importer.endFile { issues.append($0) }
-        var raw: [[UInt8]] = []
-        var sessions: [String] = []
         importer.finish { session, line in
             raw.append(line)
             sessions.append(session)

@@ -74,6 +74,18 @@ struct SentryConverterTests {
         #expect(again.raw == original.raw)
     }
 
+    @Test("an event without a session tag is written as soon as it is read; the same lines come out, an event read again is no new session")
+    func completedEarly() throws {
+        let file = try ImportTestSupport.fixture("sentry-events.jsonl")
+        let whole = try ImportTestSupport.convert(.sentry, file, base: Self.base)
+        let early = try ImportTestSupport.convert(.sentry, file + file, base: Self.base, chunk: 700, writeCompleted: true)
+        #expect(early.raw.count == whole.raw.count)
+        #expect(Set(early.raw) == Set(whole.raw))
+        // The untagged event (the third line) comes out before the end of the input.
+        #expect(early.lines.first?.contains("sentry:1f2e3d4c5b6a4798a6b5c4d3e2f1a0b9") == true)
+        #expect(early.statistics.superseded == whole.statistics.superseded + 9)  // the tagged events' 3 + 5 crumbs again, the untagged event again
+    }
+
     @Test("wrong types, missing fields and unknown categories: each bad crumb is reported with its line and path, the rest imports")
     func badCrumbs() throws {
         let input = """

@@ -147,7 +147,7 @@ def render_sentry(events, out):
                 just_presented.discard(c)
         crumbs.append((e["ts"], crumb(h, vc, vc in just_presented)))
         just_presented.discard(vc)
-    naive = sum(1 for _, c in crumbs if c["category"] == "ui.lifecycle")
+    naive = collections.Counter(c["data"]["screen"] for _, c in crumbs if c["category"] == "ui.lifecycle")
     # An event every 60 crumbs, holding the last 100.
     for end in list(range(60, len(crumbs), 60)) + [len(crumbs)]:
         window = crumbs[max(0, end - 100):end]
@@ -217,7 +217,7 @@ def render_datadog(events, out):
                                   "session": {"id": sid, "type": "user"},
                                   "view": {"id": view_id, "name": name, "url": name, "time_spent": spent * 1000, "is_active": active},
                                   "_dd": {"format_version": 2, "document_version": version}}, separators=(",", ":")) + "\n")
-    return len(views), naive_dwell
+    return collections.Counter(h.cls[vc] for vc, _, _ in views), naive_dwell
 
 
 def render_firebase(events, out):
@@ -244,7 +244,7 @@ def render_firebase(events, out):
         out.write(json.dumps({"event_date": "20251121", "event_timestamp": str(ts), "event_name": "screen_view", "event_params": params,
                               "event_bundle_sequence_id": str(n + 1), "batch_event_index": "0", "user_pseudo_id": sid,
                               "app_info": {"id": "com.example.photos", "version": "3.1"}}, separators=(",", ":")) + "\n")
-    return len(rows), naive_dwell
+    return collections.Counter(cls for _, cls, _ in rows), naive_dwell
 
 
 def render(corpus, out_dir):
@@ -254,12 +254,12 @@ def render(corpus, out_dir):
     with open(os.path.join(out_dir, "sentry.jsonl"), "w") as s, open(os.path.join(out_dir, "datadog.jsonl"), "w") as d, \
             open(os.path.join(out_dir, "firebase.jsonl"), "w") as f:
         for events in sessions(corpus).values():
-            naive["sentry"]["total"] += render_sentry(events, s)
+            naive["sentry"].update(render_sentry(events, s))
             n, dwell = render_datadog(events, d)
-            naive["datadog"]["total"] += n
+            naive["datadog"].update(n)
             naive_dwell["datadog"].update(dwell)
             n, dwell = render_firebase(events, f)
-            naive["firebase"]["total"] += n
+            naive["firebase"].update(n)
             naive_dwell["firebase"].update(dwell)
     return naive, naive_dwell
 
@@ -284,8 +284,9 @@ def compare(corpus, navlog, work):
     true_views, true_dwell = truth(corpus)
     print("truth: %d screen views, %.0f s foreground dwell over %d classes (corpus %s)" % (
         sum(true_views.values()), sum(true_dwell.values()) / 1e6, len(true_views), corpus))
-    print("%-8s | %-26s | %-40s | %-24s | %s" % ("source", "naive views (tool's count)", "navlog views (per-class error vs truth)", "navlog dwell error",
-                                                "navlog anomalies"))
+    print("views: total against the truth, and per-class error (sum over classes of |counted - true| / true views); dwell: per-class error")
+    print("%-8s | %-38s | %-38s | %-18s | %-18s | %s" % ("source", "naive views (every record a view)", "navlog views", "naive dwell", "navlog dwell",
+                                                      "navlog anomalies"))
     for source in ("sentry", "datadog", "firebase"):
         data = os.path.join(work, "data-" + source)
         subprocess.run(["rm", "-rf", data], check=True)
@@ -303,12 +304,12 @@ def compare(corpus, navlog, work):
             dwell[row["screen"]] = row["dwell"] or 0
         anomalies = subprocess.run([navlog, "query", "anomalies", "--data-dir", data, "--format", "json"], capture_output=True, text=True).stdout
         count = sum(json.loads(l).get("count", 0) for l in anomalies.split("\n") if l.strip())
-        naive_total = naive[source]["total"]
-        print("%-8s | %7d (%+6.1f%% vs truth)      | %7d (%+6.1f%% total, %5.1f%% per class)     | %5.1f%% per class         | %d" % (
-            source, naive_total, 100 * (naive_total / sum(true_views.values()) - 1), sum(views.values()),
-            100 * (sum(views.values()) / sum(true_views.values()) - 1), 100 * error(views, true_views), 100 * error(dwell, true_dwell), count))
-        if source in naive_dwell:
-            print("         | naive dwell per-class error: %.1f%%" % (100 * error(naive_dwell[source], true_dwell)))
+        naive_total = sum(naive[source].values())
+        true_total = sum(true_views.values())
+        naive_dwell_error = "%5.1f%% per class" % (100 * error(naive_dwell[source], true_dwell)) if source in naive_dwell else "-"
+        print("%-8s | %7d (%+6.1f%% total, %5.1f%% per class) | %7d (%+6.1f%% total, %5.1f%% per class) | %-18s | %5.1f%% per class  | %d" % (
+            source, naive_total, 100 * (naive_total / true_total - 1), 100 * error(naive[source], true_views), sum(views.values()),
+            100 * (sum(views.values()) / true_total - 1), 100 * error(views, true_views), naive_dwell_error, 100 * error(dwell, true_dwell), count))
 
 
 def main():
@@ -324,7 +325,7 @@ def main():
     args = parser.parse_args()
     if args.command == "render":
         naive, _ = render(args.corpus, args.out)
-        print(json.dumps({k: v["total"] for k, v in naive.items()}))
+        print(json.dumps({k: sum(v.values()) for k, v in naive.items()}))
     else:
         compare(args.corpus, args.navlog, args.work)
 
