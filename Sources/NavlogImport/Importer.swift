@@ -11,6 +11,8 @@ public struct Importer: Sendable {
     public private(set) var statistics = ImportStatistics()
     private var framer: JSONRecordFramer
     private var converter: any RecordConverter
+    /// Whether the piece being handled is the last of a file (a record cut short there is a truncated file).
+    private var atEnd = false
 
     /// An importer of `source`'s records, each at most `maximumRecordBytes` long.
     public init(source: ImportSource, maximumRecordBytes: Int = 32 << 20) {
@@ -34,6 +36,8 @@ public struct Importer: Sendable {
     /// begin a new file, counted from line 1.
     public mutating func endFile(report: (ImportIssue) -> Void) {
         var framer = self.framer
+        atEnd = true
+        defer { atEnd = false }
         framer.finish { piece in handle(piece, report: report) }
         self.framer = JSONRecordFramer(maximumRecordBytes: framer.maximumRecordBytes)
     }
@@ -52,7 +56,12 @@ public struct Importer: Sendable {
                 statistics.records += 1
                 statistics.skipped += 1
                 let within = bytes[..<min(error.offset, bytes.count)].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-                report(ImportIssue(code: .syntax, line: line + within, reason: "not valid JSON: \(error.reason) (byte \(error.offset + 1) of the record); it was skipped"))
+                if error.offset >= bytes.count {
+                    let reason = atEnd ? "the input ends inside this record (a truncated file?)" : "the line ends before its JSON value does (a truncated or split record)"
+                    report(ImportIssue(code: .syntax, line: line, reason: reason))
+                } else {
+                    report(ImportIssue(code: .syntax, line: line + within, reason: "not valid JSON: \(error.reason) (byte \(error.offset + 1) of the record); it was skipped"))
+                }
                 return
             }
             converter.convert(document, line: line, statistics: &statistics, report: report)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Splits a byte stream into JSON records, whatever their layout: JSON Lines (one value per
 /// line), one pretty-printed value over many lines, or values written one after another.
 ///
@@ -46,7 +52,64 @@ public struct JSONRecordFramer: Sendable {
 
     /// Reads `chunk`, calling `body` for each record or malformed piece that ends in it.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Piece) throws -> Void) rethrows {
-        for byte in chunk {
+        var offset = 0
+        while offset < chunk.count {
+            if layout == .lines {
+                offset = try feedLines(chunk, from: offset, body)
+            } else {
+                offset = try feedBytes(chunk, from: offset, body)
+            }
+        }
+    }
+
+    /// JSON Lines: cut at each newline (found with `memchr`) and copy whole runs of bytes; the
+    /// parser finds what is wrong inside a line. Returns where it stopped (the end of `chunk`).
+    private mutating func feedLines(_ chunk: UnsafeRawBufferPointer, from start: Int, _ body: (Piece) throws -> Void) rethrows -> Int {
+        guard let base = chunk.baseAddress else { return chunk.count }
+        var offset = start
+        while offset < chunk.count {
+            let found = memchr(base + offset, 0x0A, chunk.count - offset)
+            let end = found.map { UnsafeRawPointer($0) - base } ?? chunk.count
+            if !tooLong {
+                if buffer.count + (end - offset) > maximumRecordBytes {
+                    tooLong = true
+                    buffer.removeAll()
+                } else {
+                    buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[offset..<end]))
+                }
+            }
+            guard found != nil else { return chunk.count }
+            try endLine(body)
+            line += 1
+            offset = end + 1
+        }
+        return chunk.count
+    }
+
+    /// Hands over the line held in ``buffer`` (JSON Lines layout).
+    private mutating func endLine(_ body: (Piece) throws -> Void) rethrows {
+        defer {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
+            tooLong = false
+        }
+        if tooLong {
+            try body(.malformed(line: line, reason: tooLongReason))
+            return
+        }
+        guard let first = buffer.firstIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+        guard buffer[first] == UInt8(ascii: "{") || buffer[first] == UInt8(ascii: "[") else {
+            try body(.malformed(line: line, reason: "expected a JSON object, found text that is not one"))
+            return
+        }
+        try body(.record(buffer, line: line))
+    }
+
+    /// Byte by byte, tracking strings and brackets: until the layout is known, and for whole
+    /// values over many lines. Returns where it stopped (where the layout became JSON Lines, or
+    /// the end of `chunk`).
+    private mutating func feedBytes(_ chunk: UnsafeRawBufferPointer, from start: Int, _ body: (Piece) throws -> Void) rethrows -> Int {
+        for index in start..<chunk.count {
+            let byte = chunk[index]
             if !inRecord {
                 switch byte {
                 case 0x0A:
@@ -105,20 +168,33 @@ public struct JSONRecordFramer: Sendable {
                 depth -= 1
                 if depth == 0 {
                     inRecord = false
-                    if layout == .undecided { layout = recordLine == line ? .lines : .values }
+                    let decided = layout == .undecided
+                    if decided { layout = recordLine == line ? .lines : .values }
                     if tooLong {
                         try body(.malformed(line: recordLine, reason: tooLongReason))
                     } else {
                         try body(.record(buffer, line: recordLine))
                     }
+                    if layout == .lines {
+                        // The rest of this line (white space, or text after the value) is one more piece.
+                        buffer.removeAll(keepingCapacity: true)
+                        tooLong = false
+                        return index + 1
+                    }
                 }
             default: break
             }
         }
+        return chunk.count
     }
 
     /// Ends the input: a record still open is reported as truncated.
     public mutating func finish(_ body: (Piece) throws -> Void) rethrows {
+        if layout == .lines {
+            // The last line, with no newline after it: a record cut short is reported by the parser.
+            if tooLong || !buffer.isEmpty { try endLine(body) }
+            return
+        }
         guard inRecord else { return }
         inRecord = false
         if garbage {
