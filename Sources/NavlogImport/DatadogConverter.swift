@@ -17,11 +17,17 @@ public struct DatadogConverter: RecordConverter {
         var timeSpent: Int64
         var active: Bool
         var controller: ImportedController
+        var order: Int
+    }
+
+    /// `session.start`'s fields of a session, from its earliest view.
+    private struct SessionInfo {
+        var start: Int64
+        var version: Int64
         var app: String
         var appVersion: String?
         var os: String?
         var device: String?
-        var order: Int
     }
 
     /// The least gap between two views taken as the app being in the background (µs).
@@ -46,7 +52,10 @@ public struct DatadogConverter: RecordConverter {
         }
     }
 
-    private var views: [ViewKey: View] = [:]
+    /// The latest version of each view, in the order first read, and where each view id is.
+    private var views: [View] = []
+    private var positions: [ViewKey: Int32] = [:]
+    private var sessionInfo: [String: SessionInfo] = [:]
     private var order = 0
     private var strings = StringInterner()
 
@@ -172,27 +181,40 @@ public struct DatadogConverter: RecordConverter {
             return
         }
         let key = ViewKey(viewID)
-        if let kept = views[key], kept.version >= version {
+        let position = positions[key]
+        if let position {
             statistics.superseded += 1
-            return
+            if views[Int(position)].version >= version { return }
         }
-        if views[key] != nil { statistics.superseded += 1 }
         let os = optionalString(["os", "name"]).map { [$0, optionalString(["os", "version"])].compactMap { $0 }.joined(separator: " ") }
         let screenID = strings.intern(ImportedController.cut(url ?? className))
-        views[key] = View(
-            version: version, session: strings.intern(session), start: start, timeSpent: Int64(spent / 1000),
+        let sessionKey = strings.intern(session)
+        let view = View(
+            version: version, session: sessionKey, start: start, timeSpent: Int64(spent / 1000),
             active: document.member(event, path: ["view", "is_active"]).flatMap { document.bool($0) } ?? false,
-            controller: ImportedController(id: screenID, className: strings.intern(ImportedController.cut(className))),
-            app: strings.intern(optionalString(["application", "id"]) ?? optionalString(["service"]) ?? "datadog"),
-            appVersion: strings.intern(optionalString(["version"])), os: strings.intern(os),
-            device: strings.intern(optionalString(["device", "model"]) ?? optionalString(["device", "name"])), order: order)
+            controller: ImportedController(id: screenID, className: strings.intern(ImportedController.cut(className))), order: order)
+        if let position {
+            views[Int(position)] = view
+        } else {
+            positions[key] = Int32(views.count)
+            views.append(view)
+        }
+        // From the latest version of the earliest view, whatever order they come in.
+        let kept = sessionInfo[sessionKey]
+        if kept == nil || (start, -version) < (kept!.start, -kept!.version) {
+            sessionInfo[sessionKey] = SessionInfo(
+                start: start, version: version, app: strings.intern(optionalString(["application", "id"]) ?? optionalString(["service"]) ?? "datadog"),
+                appVersion: strings.intern(optionalString(["version"])), os: strings.intern(os),
+                device: strings.intern(optionalString(["device", "model"]) ?? optionalString(["device", "name"])))
+        }
         order += 1
     }
 
     public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
         // One array sorted by session, then start: no second copy of the views per session.
-        var all = Array(views.values)
-        views = [:]
+        positions = [:]
+        var all = views
+        views = []
         all.sort { ($0.session, $0.start, $0.order) < ($1.session, $1.start, $1.order) }
         var lower = 0
         while lower < all.count {
@@ -201,11 +223,11 @@ public struct DatadogConverter: RecordConverter {
             let sessionID = all[lower].session
             let sessionViews = all[lower..<upper]
             lower = upper
-            let first = sessionViews[sessionViews.startIndex]
-            var session = ImportedSession(id: "datadog:" + sessionID, source: .datadog, app: first.app, sourceSession: sessionID)
-            session.version = first.appVersion
-            session.os = first.os
-            session.device = first.device
+            let info = sessionInfo.removeValue(forKey: sessionID)
+            var session = ImportedSession(id: "datadog:" + sessionID, source: .datadog, app: info?.app ?? "datadog", sourceSession: sessionID)
+            session.version = info?.appVersion
+            session.os = info?.os
+            session.device = info?.device
             var order = 0
             func add(_ timestamp: Int64, _ kind: ImportedObservation.Kind) {
                 session.observations.append(ImportedObservation(timestamp: timestamp, kind: kind, order: order))
