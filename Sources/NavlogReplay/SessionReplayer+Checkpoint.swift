@@ -89,11 +89,13 @@ extension SessionReplayer {
         }
         writer.byte(pendingRemoval == nil ? 0 : 1)
         if let pending = pendingRemoval {
-            writer.hierarchy(pending.snapshot)
+            writer.handle(pending.nav)
+            writer.handle(pending.popped)
+            writer.byte(pending.snapshot == nil ? 0 : 1)
+            if let snapshot = pending.snapshot { writer.hierarchy(snapshot) }
             writer.signed(pending.began)
             writer.optionalUnsigned(pending.sequence)
             writer.byte(pending.cause.rawValue)
-            writer.handles(pending.removed)
             writer.handle(pending.revealed)
             writer.signed(pending.foregroundTime)
         }
@@ -455,14 +457,21 @@ private struct CheckpointReader {
         }
         guard let hasPending = byte(), hasPending <= 1 else { return nil }
         if hasPending == 1 {
-            guard let snapshot = self.hierarchy(isSnapshot: true), snapshot.isConsistent(),
-                snapshot.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }), let began = signed(),
-                let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)), let removed = handles(),
-                removed.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }), let revealed = handle(), revealed < Int32(controllerCount),
-                let foregroundTime = signed(), foregroundTime >= 0
+            guard let nav = handle(), nav < Int32(controllerCount), let popped = handle(), popped < Int32(controllerCount), (nav >= 0) == (popped >= 0),
+                let hasSnapshot = byte(), hasSnapshot <= 1, (hasSnapshot == 1) == (popped < 0)
+            else { return nil }
+            var snapshot: Hierarchy?
+            if hasSnapshot == 1 {
+                guard let restored = self.hierarchy(isSnapshot: true), restored.isConsistent(),
+                    restored.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete })
+                else { return nil }
+                snapshot = restored
+            }
+            guard let began = signed(), let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)),
+                let revealed = handle(), revealed < Int32(controllerCount), let foregroundTime = signed(), foregroundTime >= 0
             else { return nil }
             state.pendingRemoval = SessionReplayer.PendingRemoval(
-                snapshot: snapshot, began: began, sequence: sequence, cause: cause, removed: removed, revealed: revealed, foregroundTime: foregroundTime)
+                nav: nav, popped: popped, snapshot: snapshot, began: began, sequence: sequence, cause: cause, revealed: revealed, foregroundTime: foregroundTime)
         }
         guard let cancelled = handles(), cancelled.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }) else { return nil }
         state.cancelledRemoval = cancelled

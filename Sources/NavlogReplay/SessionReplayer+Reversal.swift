@@ -13,19 +13,29 @@ import NavlogEvents
 extension SessionReplayer {
     /// E6: a pop or dismissal whose outcome the evidence does not show yet.
     struct PendingRemoval: Sendable, Equatable {
-        /// The hierarchy before it, restored if it was cancelled.
-        var snapshot: Hierarchy
+        /// A pop: the navigation controller and the controller it popped (re-placed on top if
+        /// the gesture was cancelled; its subtree stays linked to it meanwhile). -1 for a dismissal.
+        var nav: Int32 = -1
+        var popped: Int32 = -1
+        /// A dismissal: the hierarchy before it, restored if it was cancelled.
+        var snapshot: Hierarchy?
         /// Its event: when, its `seq`, and which operation (`nav.pop` or `dismiss`).
         var began: Int64
         var sequence: UInt64?
         var cause: EventType
-        /// The controllers it took out of the hierarchy (with their children): one of them
-        /// appearing again proves the gesture was cancelled; one's did-disappear that it completed.
-        var removed: [Int32]
         /// The screen it reveals: its did-appear proves the gesture completed.
         var revealed: Int32
         /// Foreground time since `began`, counted meanwhile to the screen focused before it.
         var foregroundTime: Int64 = 0
+    }
+
+    /// Whether `vc` is one of the controllers the pending removal took out of the hierarchy
+    /// (the popped controller or the dismissed ones, with their children): read only for the
+    /// appearance callbacks that come while it is pending.
+    func pendingRemovalTookOut(_ vc: Int32, _ pending: PendingRemoval) -> Bool {
+        if pending.popped >= 0 { return vc == pending.popped || hierarchy.isAncestor(pending.popped, of: vc) }
+        guard let snapshot = pending.snapshot, Int(vc) < snapshot.nodes.count else { return false }
+        return snapshot.isAttached(vc) && !hierarchy.isAttached(vc)
     }
 
     /// How long a removal may stay pending: a gesture held longer than this is taken as
@@ -39,17 +49,17 @@ extension SessionReplayer {
         animated && !evidence.contains(.transitions) && !evidence.intersection([.willAppear, .didAppear, .willDisappear, .didDisappear]).isEmpty
     }
 
-    /// After a pop or dismissal that ``mayBeInteractiveGesture(animated:)``: holds the focus
-    /// until the evidence shows whether it completed (`before` is the hierarchy before it).
-    /// `revealed` is the controller it uncovers (a stack's new top; for a dismissal, the focus
-    /// after it), whether or not the focus moves (a pop in a split view's other column).
-    mutating func beginPendingRemoval(before: Hierarchy, cause: EventType, revealed: Int32) {
-        var removed: [Int32] = []
-        for index in before.nodes.indices where before.isAttached(Int32(index)) && !hierarchy.isAttached(Int32(index)) {
-            removed.append(Int32(index))
-        }
-        guard !removed.isEmpty else { return }
-        pendingRemoval = PendingRemoval(snapshot: before, began: current.timestamp, sequence: current.sequence, cause: cause, removed: removed, revealed: revealed)
+    /// After a pop that ``mayBeInteractiveGesture(animated:)`` took `popped` off `nav`: holds the
+    /// focus until the evidence shows whether it completed.
+    mutating func beginPendingPop(_ popped: Int32, from nav: Int32) {
+        pendingRemoval = PendingRemoval(
+            nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1)
+    }
+
+    /// After a dismissal that ``mayBeInteractiveGesture(animated:)`` (`before` is the hierarchy
+    /// before it): holds the focus until the evidence shows whether it completed.
+    mutating func beginPendingDismissal(before: Hierarchy) {
+        pendingRemoval = PendingRemoval(snapshot: before, began: current.timestamp, sequence: current.sequence, cause: .dismiss, revealed: focusedHandle())
     }
 
     /// Before `event` is applied: resolves the pending removal when the event decides it.
@@ -62,9 +72,9 @@ extension SessionReplayer {
                 let vc = controllers.handle(forID: reference.id)?.index
             else { return }
             let did = event.body.field(.phase)?.equals("did") ?? false
-            if event.type == .vcAppear, pending.removed.contains(vc) {
+            if event.type == .vcAppear, pendingRemovalTookOut(vc, pending) {
                 cancelPendingRemoval()
-            } else if did, event.type == .vcAppear ? vc == pending.revealed : pending.removed.contains(vc) {
+            } else if did, event.type == .vcAppear ? vc == pending.revealed : pendingRemovalTookOut(vc, pending) {
                 completePendingRemoval()
             }
         case .mark, .appForeground, .appBackground:
@@ -77,14 +87,23 @@ extension SessionReplayer {
     /// E6: the gesture was cancelled: the hierarchy is as if the pop or dismissal never
     /// happened; the focus never moved. The reversed callbacks that follow are E5's.
     mutating func cancelPendingRemoval() {
-        guard var pending = pendingRemoval else { return }
+        guard let pending = pendingRemoval else { return }
         pendingRemoval = nil
         removalsResolved += 1
         removalsCancelled += 1
-        if controllers.count > 0 { pending.snapshot.ensure(ControllerHandle(index: Int32(controllers.count - 1))) }
-        hierarchy = pending.snapshot
+        var restored: [Int32] = []
+        if pending.popped >= 0 {
+            hierarchy.place(pending.popped, in: .stack(pending.nav, at: nil))
+            restored = [pending.popped]
+        } else if var snapshot = pending.snapshot {
+            if controllers.count > 0 { snapshot.ensure(ControllerHandle(index: Int32(controllers.count - 1))) }
+            for index in snapshot.nodes.indices where snapshot.isAttached(Int32(index)) && !hierarchy.isAttached(Int32(index)) {
+                restored.append(Int32(index))
+            }
+            hierarchy = snapshot
+        }
         cancelledTransitionAt = current.timestamp
-        cancelledRemoval = pending.removed + (pending.revealed >= 0 ? [pending.revealed] : [])
+        cancelledRemoval = restored + (pending.revealed >= 0 ? [pending.revealed] : [])
     }
 
     /// E6: the pop or dismissal completed: the focus moves at the instant of its call, with the
@@ -120,7 +139,7 @@ extension SessionReplayer {
     /// screen, the controller beneath it on its navigation stack, the presenter's screen under
     /// a presented one; each with its embedded children.
     func couldBeInteractivelyExposed(_ vc: Int32) -> Bool {
-        if let pending = pendingRemoval, pending.revealed == vc || pending.removed.contains(vc) { return true }
+        if let pending = pendingRemoval, pending.revealed == vc || pendingRemovalTookOut(vc, pending) { return true }
         if wasInCancelledRemoval(vc) { return true }
         // A controller never placed, in a session that records no containment calls, may be an
         // embedded child of one the gesture moves (its callbacks come with its parent's).

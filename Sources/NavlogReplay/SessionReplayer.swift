@@ -310,9 +310,9 @@ public struct SessionReplayer: Sendable {
         case .navPop:
             guard let nav = controller(body, .nav, use: .navigation) else { break }
             let animated = body.field(.animated)?.bool ?? false
-            let before = mayBeInteractiveGesture(animated: animated) ? hierarchy : nil
+            let top = hierarchy[nav].items.count > 1 ? hierarchy[nav].items.last : nil
             pop(nav, animated: animated)
-            if let before { beginPendingRemoval(before: before, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1) }
+            if let top, mayBeInteractiveGesture(animated: animated) { beginPendingPop(top, from: nav) }
         case .navPopTo:
             guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
             pop(nav, to: vc)
@@ -337,8 +337,10 @@ public struct SessionReplayer: Sendable {
         case .dismiss:
             guard let vc = controller(body, .vc) else { break }
             let before = mayBeInteractiveGesture(animated: body.field(.animated)?.bool ?? false) ? hierarchy : nil
+            let refused = anomalies.count
             dismiss(from: vc)
-            if let before { beginPendingRemoval(before: before, cause: .dismiss, revealed: focusedHandle()) }
+            // A dismissal that dismissed nothing (A5) changed nothing to hold.
+            if let before, anomalies.count == refused { beginPendingDismissal(before: before) }
         case .show:
             guard let source = controller(body, .from), let vc = controller(body, .vc) else { return remember(.ignored, rule: "R1") }
             return remember(show(vc, from: source), rule: "R1")
