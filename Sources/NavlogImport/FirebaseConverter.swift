@@ -20,7 +20,6 @@ public struct FirebaseConverter: RecordConverter {
 
     private struct SessionState {
         var session: ImportedSession
-        var seen = Set<RowKey>()
         /// Each `session.start` field with the row it came from: the earliest row that has it
         /// (by time, bundle, index), so that the order of the input does not matter.
         var fields: [String: (rank: RowKey, value: String)] = [:]
@@ -151,10 +150,6 @@ public struct FirebaseConverter: RecordConverter {
                 }, rank: rank)
             state.offer("device", string(["device", "mobile_model_name"]), rank: rank)
         }
-        guard state.seen.insert(RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex)).inserted else {
-            statistics.superseded += 1
-            return
-        }
         guard isScreen else {
             state.session.earliest = min(state.session.earliest ?? .max, timestamp)
             return
@@ -179,6 +174,21 @@ public struct FirebaseConverter: RecordConverter {
         for key in sessions.keys.sorted() {
             guard let state = sessions.removeValue(forKey: key), !state.session.observations.isEmpty else { continue }
             var session = state.session
+            // A row repeated exactly (same time, bundle and index: `order` holds the last two) is
+            // kept once; found here, where the rows are in order, rather than with a set per row.
+            session.observations.sort { ($0.timestamp, $0.order) < ($1.timestamp, $1.order) }
+            var kept = 0
+            for index in session.observations.indices {
+                if kept > 0, session.observations[kept - 1].timestamp == session.observations[index].timestamp,
+                    session.observations[kept - 1].order == session.observations[index].order
+                {
+                    statistics.superseded += 1
+                    continue
+                }
+                session.observations[kept] = session.observations[index]
+                kept += 1
+            }
+            session.observations.removeSubrange(kept...)
             session.app = state.fields["app"]?.value ?? "firebase"
             session.version = state.fields["version"]?.value
             session.os = state.fields["os"]?.value
