@@ -104,6 +104,12 @@ extension SessionReplayer {
         }
         cancelledTransitionAt = current.timestamp
         cancelledRemoval = restored + (pending.revealed >= 0 ? [pending.revealed] : [])
+        // E5: a will-appear the gesture sent (the revealed screen's, its embedded children's) is
+        // balanced by the cancel, recorded or not (an appear-only recorder never sees the
+        // reversing disappear): those controllers are off screen again.
+        for index in appearance.indices where appearance[index] == .appearing && appearedAtOperation[index] == operations {
+            appearance[index] = .disappeared
+        }
     }
 
     /// E6: the pop or dismissal completed: the focus moves at the instant of its call, with the
