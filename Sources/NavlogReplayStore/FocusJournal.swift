@@ -308,8 +308,13 @@ public enum FocusJournal {
                 }
             }
             let focus = after.focusedScreenHandle
-            for closedView in [after.earlierClosedView, after.closedView] {
-                guard let closedView, let closed = FocusJournal.view(after, closedView, end: closedView.end ?? timestamp) else { continue }
+            // Two views close at one event only when a pop found completed closes one (E6); no
+            // array of them is made per event.
+            if let earlier = after.earlierClosedView, let closed = FocusJournal.view(after, earlier, end: earlier.end ?? timestamp) {
+                begin(2, key: key, timestamp: timestamp)
+                visit(closed, key: key, timestamp: timestamp)
+            }
+            if let closedView = after.closedView, let closed = FocusJournal.view(after, closedView, end: closedView.end ?? timestamp) {
                 begin(2, key: key, timestamp: timestamp)
                 visit(closed, key: key, timestamp: timestamp)
             }
