@@ -212,7 +212,7 @@ let package = Package(
         // Test support: temporary directories and running the built executables.
         .target(
             name: "NavlogTesting",
-            dependencies: ["NavlogClient", "NavlogWorkload", "NavlogReplay"],
+            dependencies: ["NavlogClient", "NavlogEvents", "NavlogImport", "NavlogWorkload", "NavlogReplay"],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(
@@ -289,17 +289,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "NavlogFuzzImportSentry",
-            dependencies: ["NavlogEvents", "NavlogImport"],
+            dependencies: ["NavlogImport", "NavlogTesting"],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(
             name: "NavlogFuzzImportDatadog",
-            dependencies: ["NavlogEvents", "NavlogImport"],
+            dependencies: ["NavlogImport", "NavlogTesting"],
             swiftSettings: upcomingFeatures
         ),
         .executableTarget(
             name: "NavlogFuzzImportFirebase",
-            dependencies: ["NavlogEvents", "NavlogImport"],
+            dependencies: ["NavlogImport", "NavlogTesting"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

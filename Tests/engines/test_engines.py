@@ -15,7 +15,6 @@ tools/setup-deps installs PySpark, Java, chDB and DuckDB; the tests never skip.
 """
 
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -23,21 +22,11 @@ import tempfile
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from navlog_stack import BENCH, NAVLOG, ROOT  # Tests/conftest.py puts Tests/support on the path
+
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def bin_dir():
-    configured = os.environ.get("NAVLOG_BIN_DIR")
-    if configured:
-        return pathlib.Path(configured).resolve()
-    path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    return pathlib.Path(path)
-
-
-BIN = bin_dir()
-NAVLOG = str(BIN / "navlog")
-BENCH = str(BIN / "navlog-bench")
 FORMATS = [("jsonl", "zstd"), ("jsonl", "gzip"), ("csv", "none"), ("csv", "zstd")]
 TABLES = ["events", "screen_visits", "transitions", "sessions", "anomalies", "exits"]
 
