@@ -98,17 +98,17 @@ public struct DerivedTableScanner {
             // A screen view that closed (E3: it held the focus for a positive time) makes a
             // view row and the transition into it (the view the focus journal records).
             let focus = state.replayer.focusedScreenHandle
-            if let closedView = state.replayer.closedView {
-                // Two views close at one event only when a pop found completed closes one (E6).
-                for view in [state.replayer.earlierClosedView, closedView] {
-                    guard let view, let closed = FocusJournal.view(state.replayer, view, end: view.end ?? timestamp) else { continue }
-                    state.screens.insert(closed.screen)
-                    if state.included {
-                        if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }
-                        if emit { sink.visit(row(closed, state, session: session, number: slot)) }
-                    }
+            func closeView(_ view: SessionReplayer.FocusVisit?) {
+                guard let view, let closed = FocusJournal.view(state.replayer, view, end: view.end ?? timestamp) else { return }
+                state.screens.insert(closed.screen)
+                if state.included {
+                    if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }
+                    if emit { sink.visit(row(closed, state, session: session, number: slot)) }
                 }
             }
+            // Two views close at one event only when a pop found completed closes one (E6).
+            closeView(state.replayer.earlierClosedView)
+            closeView(state.replayer.closedView)
             if type == .appBackground, emit, let focus {
                 let controller = state.replayer.controllers[focus]
                 sink.exit(
