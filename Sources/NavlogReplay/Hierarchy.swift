@@ -363,6 +363,27 @@ public struct Hierarchy: Sendable, Equatable {
         remove(presented)
     }
 
+    /// The presentations ``dismiss(presentedBy:)`` would end, as pairs of the presented
+    /// controller and its presenter: what putting them back needs (E6).
+    func presentations(endedByDismissing presenter: Int32) -> [Int32] {
+        let first = nodes[Int(presenter)].presented
+        guard first >= 0 else { return [] }
+        var result: [Int32] = [first, presenter]
+        var pending = [first]
+        var steps = 0
+        while let handle = pending.popLast(), steps < walkLimit * 2 {
+            steps += 1
+            let node = nodes[Int(handle)]
+            if node.presented >= 0 {
+                result.append(node.presented)
+                result.append(handle)
+                pending.append(node.presented)
+            }
+            pending.append(contentsOf: containedHandles(of: node))
+        }
+        return result
+    }
+
     /// Dismisses every presentation made from `root`'s subtree (containment, at any depth).
     mutating func dismissPresentations(within root: Int32) {
         var pending = [root]

@@ -26,6 +26,11 @@ public enum PresentationStyle: UInt8, Sendable, CaseIterable, Hashable, CustomSt
         }
     }
 
+    /// Whether a user can dismiss a presentation of this requested style with a swipe down
+    /// (a sheet: `automatic`, `pageSheet`, `formSheet`), which makes UIKit call `dismiss` when
+    /// the gesture begins (E7).
+    public var canBeSwipedDown: Bool { self == .automatic || self == .pageSheet || self == .formSheet }
+
     /// What an effective style leaves visible beneath it (R5).
     public var coverage: Coverage {
         switch self {

@@ -10,8 +10,9 @@ extension SessionReplayer {
     /// The version of the encoding; a checkpoint of another version is rebuilt from the events.
     /// 2: dwell (F4) added. 3: the focus visit and deepest depths (analytics). 4: recording
     /// evidence (E1–E5), transition ends in time (E2), views (E3). 5: events replayed late (E4).
-    /// 6: a pending pop or dismissal and the last cancelled one (E6).
-    public static let checkpointVersion: UInt8 = 6
+    /// 6: a pending pop or dismissal and the last cancelled one (E6). 7: a pending dismissal keeps
+    /// the presentations it ended instead of a copy of the hierarchy; navigation-only gestures (E7).
+    public static let checkpointVersion: UInt8 = 7
 
     /// Appends the state to `output`.
     public func encodeCheckpoint(into output: inout [UInt8]) {
@@ -88,20 +89,19 @@ extension SessionReplayer {
             slotNames.withString(UInt32(reference)) { writer.bytes($0) }
         }
         writer.byte(pendingRemoval == nil ? 0 : 1)
-        if let pending = pendingRemoval {
-            writer.handle(pending.nav)
-            writer.handle(pending.popped)
-            writer.byte(pending.snapshot == nil ? 0 : 1)
-            if let snapshot = pending.snapshot { writer.hierarchy(snapshot) }
-            writer.signed(pending.began)
-            writer.optionalUnsigned(pending.sequence)
-            writer.byte(pending.cause.rawValue)
-            writer.handle(pending.revealed)
-            writer.signed(pending.foregroundTime)
+        if let pending = pendingRemoval { writer.removal(pending) }
+        writer.count(unprovenRemovals.count)
+        for removal in unprovenRemovals {
+            // Only where the controllers were is read of an unproven removal (E7).
+            writer.handle(removal.nav)
+            writer.handle(removal.popped)
+            writer.handles(removal.dismissed)
+            writer.handle(removal.revealed)
         }
         writer.handles(cancelledRemoval)
         writer.count(removalsResolved)
         writer.count(removalsCancelled)
+        writer.count(removalsPutBack)
         output = writer.output
     }
 
@@ -150,6 +150,19 @@ private struct CheckpointWriter {
     mutating func optionalUnsigned(_ value: UInt64?) {
         byte(value == nil ? 0 : 1)
         if let value { unsigned(value) }
+    }
+
+    /// A pending or unproven pop or dismissal (E6, E7).
+    mutating func removal(_ removal: SessionReplayer.PendingRemoval) {
+        handle(removal.nav)
+        handle(removal.popped)
+        handles(removal.dismissed)
+        byte(removal.navigationOnly ? 1 : 0)
+        signed(removal.began)
+        optionalUnsigned(removal.sequence)
+        byte(removal.cause.rawValue)
+        handle(removal.revealed)
+        signed(removal.foregroundTime)
     }
 
     mutating func handles(_ values: [Int32]) {
@@ -260,6 +273,19 @@ private struct CheckpointReader {
             result.append(value)
         }
         return result
+    }
+
+    /// A pending or unproven pop or dismissal (E6, E7).
+    mutating func removal() -> SessionReplayer.PendingRemoval? {
+        guard let nav = handle(), let popped = handle(), (nav >= 0) == (popped >= 0),
+            let dismissed = handles(), dismissed.count % 2 == 0, dismissed.isEmpty == (popped >= 0),
+            let navigationOnly = byte(), navigationOnly <= 1,
+            let began = signed(), let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)),
+            let revealed = handle(), let foregroundTime = signed(), foregroundTime >= 0
+        else { return nil }
+        return SessionReplayer.PendingRemoval(
+            nav: nav, popped: popped, dismissed: dismissed, began: began, sequence: sequence, cause: cause, revealed: revealed,
+            foregroundTime: foregroundTime, navigationOnly: navigationOnly == 1)
     }
 
     mutating func position() -> EventPosition? {
@@ -457,27 +483,25 @@ private struct CheckpointReader {
         }
         guard let hasPending = byte(), hasPending <= 1 else { return nil }
         if hasPending == 1 {
-            guard let nav = handle(), nav < Int32(controllerCount), let popped = handle(), popped < Int32(controllerCount), (nav >= 0) == (popped >= 0),
-                let hasSnapshot = byte(), hasSnapshot <= 1, (hasSnapshot == 1) == (popped < 0)
+            guard let pending = removal() else { return nil }
+            state.pendingRemoval = pending
+        }
+        guard let unproven = count(), unproven <= SessionReplayer.unprovenRemovalLimit else { return nil }
+        for _ in 0..<unproven {
+            guard let nav = handle(), let popped = handle(), (nav >= 0) == (popped >= 0), let dismissed = handles(), dismissed.count % 2 == 0,
+                dismissed.isEmpty == (popped >= 0), let revealed = handle()
             else { return nil }
-            var snapshot: Hierarchy?
-            if hasSnapshot == 1 {
-                guard let restored = self.hierarchy(isSnapshot: true), restored.isConsistent(),
-                    restored.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete })
-                else { return nil }
-                snapshot = restored
-            }
-            guard let began = signed(), let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)),
-                let revealed = handle(), revealed < Int32(controllerCount), let foregroundTime = signed(), foregroundTime >= 0
-            else { return nil }
-            state.pendingRemoval = SessionReplayer.PendingRemoval(
-                nav: nav, popped: popped, snapshot: snapshot, began: began, sequence: sequence, cause: cause, revealed: revealed, foregroundTime: foregroundTime)
+            state.unprovenRemovals.append(
+                SessionReplayer.PendingRemoval(
+                    nav: nav, popped: popped, dismissed: dismissed, began: 0, sequence: nil, cause: popped >= 0 ? .navPop : .dismiss, revealed: revealed,
+                    navigationOnly: true))
         }
         guard let cancelled = handles(), cancelled.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }) else { return nil }
         state.cancelledRemoval = cancelled
-        guard let resolved = number(), let cancelledCount = number(), cancelledCount <= resolved else { return nil }
+        guard let resolved = number(), let cancelledCount = number(), cancelledCount <= resolved, let putBack = number() else { return nil }
         state.removalsResolved = resolved
         state.removalsCancelled = cancelledCount
+        state.removalsPutBack = putBack
         guard state.hierarchy.isConsistent(),
             state.transitions.allSatisfy({ $0.snapshot?.isConsistent() ?? true }),
             state.focusedScreen < Int32(controllerCount), state.dwell.allSatisfy({ $0 >= 0 })

@@ -78,8 +78,10 @@ extension SessionReplayer {
         return hierarchy.contextRoot(of: source)
     }
 
-    /// R7: `dismiss()` called on `receiver`.
-    mutating func dismiss(from receiver: Int32) {
+    /// R7: the controller whose presentation `dismiss()` called on `receiver` ends: the nearest
+    /// on its parent chain that presents something, else the presenter of its context root;
+    /// -1 when it neither presents nor is presented.
+    func dismissalPresenter(of receiver: Int32) -> Int32 {
         var presenter: Int32 = -1
         hierarchy.forEachOnParentChain(of: receiver) { handle in
             if hierarchy[handle].presented >= 0 {
@@ -88,15 +90,17 @@ extension SessionReplayer {
             }
             return true
         }
-        if presenter >= 0 {
-            hierarchy.dismiss(presentedBy: presenter)
-            return
-        }
+        if presenter >= 0 { return presenter }
         let root = hierarchy.contextRoot(of: receiver)
-        if hierarchy[root].placement == .presented {
-            hierarchy.dismiss(presentedBy: hierarchy[root].presenter)
-            return
+        return hierarchy[root].placement == .presented ? hierarchy[root].presenter : -1
+    }
+
+    /// R7: `dismiss()` called on `receiver`, whose presentation `presenter`
+    /// (``dismissalPresenter(of:)``) ends.
+    mutating func dismiss(from receiver: Int32, presenter: Int32) {
+        guard presenter >= 0 else {
+            return raise(.dismissNothing, rule: "R7", [receiver], "dismiss on \(name(receiver)), which neither presents nor is presented: nothing happens.")
         }
-        raise(.dismissNothing, rule: "R7", [receiver], "dismiss on \(name(receiver)), which neither presents nor is presented: nothing happens.")
+        hierarchy.dismiss(presentedBy: presenter)
     }
 }

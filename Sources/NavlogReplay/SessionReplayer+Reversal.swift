@@ -17,8 +17,11 @@ extension SessionReplayer {
         /// the gesture was cancelled; its subtree stays linked to it meanwhile). -1 for a dismissal.
         var nav: Int32 = -1
         var popped: Int32 = -1
-        /// A dismissal: the hierarchy before it, restored if it was cancelled.
-        var snapshot: Hierarchy?
+        /// A dismissal: the presentations it ended, as pairs of the presented controller and its
+        /// presenter, put back if the gesture was cancelled. Only these links change when a
+        /// presentation ends (what a presented controller contains stays linked to it), so they
+        /// are all a cancel needs: a copy of the whole hierarchy would cost every dismissal.
+        var dismissed: [Int32] = []
         /// Its event: when, its `seq`, and which operation (`nav.pop` or `dismiss`).
         var began: Int64
         var sequence: UInt64?
@@ -27,15 +30,29 @@ extension SessionReplayer {
         var revealed: Int32
         /// Foreground time since `began`, counted meanwhile to the screen focused before it.
         var foregroundTime: Int64 = 0
+        /// Whether the session records navigation calls only (E7): then the next operation
+        /// decides, however long the user stays, instead of appearance callbacks.
+        var navigationOnly = false
+    }
+
+    /// What shows whether a pop or dismissal was a cancelled interactive gesture (E6, E7).
+    enum GestureEvidence {
+        /// The appearance callbacks that follow it (E6).
+        case appearance
+        /// The next navigation call (E7): the session records no appearance callbacks.
+        case navigationCalls
     }
 
     /// Whether `vc` is one of the controllers the pending removal took out of the hierarchy
-    /// (the popped controller or the dismissed ones, with their children): read only for the
-    /// appearance callbacks that come while it is pending.
+    /// (the popped controller or the dismissed ones, with their children and presentations).
     func pendingRemovalTookOut(_ vc: Int32, _ pending: PendingRemoval) -> Bool {
         if pending.popped >= 0 { return vc == pending.popped || hierarchy.isAncestor(pending.popped, of: vc) }
-        guard let snapshot = pending.snapshot, Int(vc) < snapshot.nodes.count else { return false }
-        return snapshot.isAttached(vc) && !hierarchy.isAttached(vc)
+        var index = 0
+        while index < pending.dismissed.count {
+            if hierarchy.isAncestor(pending.dismissed[index], of: vc) { return true }
+            index += 2
+        }
+        return false
     }
 
     /// How long a removal may stay pending: a gesture held longer than this is taken as
@@ -43,28 +60,35 @@ extension SessionReplayer {
     static let pendingRemovalLimit: Int64 = 10_000_000
 
     /// Whether a `nav.pop` or `dismiss` about to be applied may be an interactive gesture whose
-    /// outcome only later callbacks tell (E6): animated, in a session that records appearance
-    /// callbacks and no transitions.
-    func mayBeInteractiveGesture(animated: Bool) -> Bool {
-        animated && !evidence.contains(.transitions) && !evidence.intersection([.willAppear, .didAppear, .willDisappear, .didDisappear]).isEmpty
+    /// outcome only later events tell, and which events tell: animated, in a session that records
+    /// no transitions (those say it themselves, R19); appearance callbacks when the session
+    /// records them (E6), else the next navigation call (E7).
+    func interactiveGestureEvidence(animated: Bool) -> GestureEvidence? {
+        guard animated, !evidence.contains(.transitions) else { return nil }
+        return evidence.intersection([.willAppear, .didAppear, .willDisappear, .didDisappear]).isEmpty ? .navigationCalls : .appearance
     }
 
-    /// After a pop that ``mayBeInteractiveGesture(animated:)`` took `popped` off `nav`: holds the
-    /// focus until the evidence shows whether it completed.
-    mutating func beginPendingPop(_ popped: Int32, from nav: Int32) {
+    /// After a pop that ``interactiveGestureEvidence(animated:)`` took `popped` off `nav`: holds
+    /// the focus until the evidence shows whether it completed.
+    mutating func beginPendingPop(_ popped: Int32, from nav: Int32, evidence: GestureEvidence) {
         pendingRemoval = PendingRemoval(
-            nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1)
+            nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1,
+            navigationOnly: evidence == .navigationCalls)
     }
 
-    /// After a dismissal that ``mayBeInteractiveGesture(animated:)`` (`before` is the hierarchy
-    /// before it): holds the focus until the evidence shows whether it completed.
-    mutating func beginPendingDismissal(before: Hierarchy) {
-        pendingRemoval = PendingRemoval(snapshot: before, began: current.timestamp, sequence: current.sequence, cause: .dismiss, revealed: focusedHandle())
+    /// After a dismissal that ``interactiveGestureEvidence(animated:)`` ended `dismissed`
+    /// (pairs of presented controller and presenter): holds the focus until the evidence shows
+    /// whether it completed.
+    mutating func beginPendingDismissal(_ dismissed: [Int32], evidence: GestureEvidence) {
+        pendingRemoval = PendingRemoval(
+            dismissed: dismissed, began: current.timestamp, sequence: current.sequence, cause: .dismiss, revealed: focusedHandle(),
+            navigationOnly: evidence == .navigationCalls)
     }
 
     /// Before `event` is applied: resolves the pending removal when the event decides it.
     mutating func decidePendingRemoval(_ event: ReplayEvent) {
         guard let pending = pendingRemoval else { return }
+        if pending.navigationOnly { return decideFromNavigationCall(event, pending) }
         if event.timestamp &- pending.began > Self.pendingRemovalLimit { return completePendingRemoval() }
         switch event.type {
         case .vcAppear, .vcDisappear:
@@ -84,6 +108,181 @@ extension SessionReplayer {
         }
     }
 
+    /// E7: in a session that records navigation calls only, the next operation decides a pending
+    /// pop or dismissal: one that acts through a controller it removed (presents or shows from
+    /// it, performs a segue or unwind from it, dismisses it, pops it or a stack it holds, adds a
+    /// child to it), or pops the same stack past its root, shows the user was still there: the
+    /// gesture was cancelled. Any other operation leaves the call as recorded. Marks, traits and
+    /// the app going to the background and back decide nothing.
+    mutating func decideFromNavigationCall(_ event: ReplayEvent, _ pending: PendingRemoval) {
+        switch event.type {
+        case .mark, .appForeground, .appBackground, .traitsChange, .vcAppear, .vcDisappear, .transitionEnd: return
+        default: break
+        }
+        if operationUsesRemoved(event, pending) {
+            cancelPendingRemoval()
+        } else {
+            completePendingRemoval()
+            // Still unproven: a later operation through the removed controller puts it back.
+            if unprovenRemovals.count == Self.unprovenRemovalLimit { unprovenRemovals.removeFirst() }
+            unprovenRemovals.append(pending)
+        }
+    }
+
+    /// How many removals a navigation-only session keeps as unproven (E7): the oldest is
+    /// forgotten first. Every animated pop of such a session is one until a later call settles
+    /// it, and a controller found still there may need the pops beneath it undone too.
+    static let unprovenRemovalLimit = 64
+
+    /// Whether an unproven removal can still be undone: its controllers were not placed
+    /// anywhere since; for a dismissal, its presenter presents nothing else (presenting again
+    /// would have been A2 had the sheet stayed, so the dismissal is taken as done).
+    private func canPutBack(_ removal: PendingRemoval) -> Bool {
+        if removal.popped >= 0 { return hierarchy[removal.popped].placement == .none && removal.revealed >= 0 }
+        guard removal.dismissed.count >= 2 else { return false }
+        let (presented, presenter) = (removal.dismissed[0], removal.dismissed[1])
+        return hierarchy[presented].placement == .none && hierarchy[presenter].presented < 0
+    }
+
+    /// E7, later: before an operation, puts back an unproven removal whose controller the
+    /// operation acts through (a controller popped by a possible gesture presents, is popped,
+    /// is dismissed ...): the gesture was cancelled after all, and the operation is judged on
+    /// the hierarchy with it in place (no A1, A5, A9 or A10 from a gesture nobody recorded).
+    /// The screens before it are as they were shown: only this operation proves it.
+    ///
+    /// A popped controller goes back directly above the controller it sat on. Each unproven
+    /// pop of a stack may have left its controller there, so the stack as the recorded calls
+    /// make it lies within the stack that would be had every one been cancelled; a controller
+    /// found still there proves everything beneath it in that stack is there too (only the
+    /// top is ever popped), so a controller it sat on that was popped since is put back first.
+    mutating func putBackUnprovenRemoval(for event: ReplayEvent) {
+        var removals = unprovenRemovals
+        removals.removeAll { !canPutBack($0) }
+        if let found = operationUsesRemoved(event, removals) {
+            putBack(found, from: &removals)
+            removalsPutBack += 1
+        }
+        switch event.type {
+        case .navPopTo, .navPopToRoot, .navSet:
+            // They take what sat above the controller they keep, in either story: the unproven
+            // pops above it are settled (the ones beneath it stay unproven).
+            guard let value = event.body.field(.nav), let reference = ControllerReference(value),
+                let nav = controllers.handle(forID: reference.id)?.index
+            else { break }
+            var kept = -1
+            if event.type == .navPopTo, let value = event.body.field(.vc), let reference = ControllerReference(value),
+                let vc = controllers.handle(forID: reference.id)?.index
+            {
+                // A pop to a controller the stack does not hold changes nothing (A10).
+                guard let position = hierarchy[nav].items.firstIndex(of: vc) else { break }
+                kept = position
+            } else if event.type == .navPopToRoot {
+                kept = 0
+            }
+            let items = hierarchy[nav].items
+            let before = removals
+            removals.removeAll { removal in
+                guard removal.popped >= 0, removal.nav == nav else { return false }
+                // Where it sat: the controller beneath it on the stack, through unproven pops.
+                var beneath = removal.revealed
+                var steps = 0
+                while !items.contains(beneath), let next = before.first(where: { $0.popped == beneath && $0.nav == nav }), steps < before.count {
+                    beneath = next.revealed
+                    steps += 1
+                }
+                guard let position = items.firstIndex(of: beneath) else { return true }
+                return position >= kept
+            }
+        case .present:
+            // Presenting again from a presenter settles its unproven dismissal (over the sheet it
+            // would have been A2).
+            guard let value = event.body.field(.from), let reference = ControllerReference(value),
+                let presenter = controllers.handle(forID: reference.id)?.index
+            else { break }
+            removals.removeAll { $0.dismissed.count >= 2 && $0.dismissed[1] == presenter }
+        default: break
+        }
+        unprovenRemovals = removals
+    }
+
+    /// After a pop (without animation: no gesture) of `popped` off `nav`, in a session with an
+    /// unproven pop of a controller that sat on `popped`: had that gesture been cancelled, this
+    /// pop took that controller and `popped` is still there, so its removal is unproven too (E7).
+    mutating func notePopBeneathUnproven(_ popped: Int32, from nav: Int32) {
+        guard unprovenRemovals.contains(where: { $0.popped >= 0 && $0.nav == nav && $0.revealed == popped }) else { return }
+        if unprovenRemovals.count == Self.unprovenRemovalLimit { unprovenRemovals.removeFirst() }
+        unprovenRemovals.append(
+            PendingRemoval(
+                nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1,
+                navigationOnly: true))
+    }
+
+    /// The most recent of `removals` whose controllers `event` acts through.
+    private func operationUsesRemoved(_ event: ReplayEvent, _ removals: [PendingRemoval]) -> Int? {
+        removals.lastIndex { operationUsesRemoved(event, $0) }
+    }
+
+    /// Undoes `removals[index]` (and, for a pop, the unproven pops of what it sat on).
+    private mutating func putBack(_ index: Int, from removals: inout [PendingRemoval]) {
+        let removal = removals.remove(at: index)
+        guard removal.popped >= 0 else {
+            var pair = 0
+            while pair + 1 < removal.dismissed.count {
+                let presented = removal.dismissed[pair]
+                hierarchy.place(presented, in: .presented(by: removal.dismissed[pair + 1], style: hierarchy[presented].requestedStyle))
+                pair += 2
+            }
+            return
+        }
+        if !hierarchy[removal.nav].items.contains(removal.revealed),
+            let beneath = removals.lastIndex(where: { $0.popped == removal.revealed && $0.nav == removal.nav })
+        {
+            putBack(beneath, from: &removals)
+        }
+        guard let beneath = hierarchy[removal.nav].items.firstIndex(of: removal.revealed) else { return }
+        hierarchy.place(removal.popped, in: .stack(removal.nav, at: beneath + 1))
+        // The stack itself in a sheet whose dismissal is unproven: found in use, so is the sheet.
+        if let sheet = removals.lastIndex(where: { $0.popped < 0 && pendingRemovalTookOut(removal.nav, $0) }) {
+            putBack(sheet, from: &removals)
+        }
+    }
+
+    /// Whether `event` acts through a controller the pending removal took out (E7), or pops
+    /// the popped controller's stack when completing the pop would have left only its root.
+    private func operationUsesRemoved(_ event: ReplayEvent, _ pending: PendingRemoval) -> Bool {
+        let body = event.body
+        func handle(_ field: FieldName) -> Int32? {
+            guard let value = body.field(field), let reference = ControllerReference(value) else { return nil }
+            return controllers.handle(forID: reference.id)?.index
+        }
+        func names(_ field: FieldName) -> Bool {
+            guard let vc = handle(field) else { return false }
+            return pendingRemovalTookOut(vc, pending)
+        }
+        switch event.type {
+        case .present, .show, .showDetail: return names(.from)
+        case .segue, .unwind: return names(.source)
+        case .dismiss:
+            if names(.vc) { return true }
+            // A dismiss sent to the presenter of the dismissed sheet: taken as done, it would
+            // dismiss nothing (A5); the cancelled gesture left the sheet there to dismiss.
+            guard pending.dismissed.count >= 2, let receiver = handle(.vc), receiver == pending.dismissed[1] else { return false }
+            return dismissalPresenter(of: receiver) < 0
+        case .navPop:
+            if names(.nav) || names(.vc) { return true }
+            // Completed, the pop left only the root: popping again would pop the root (A9),
+            // where a cancelled gesture left the popped controller there to pop.
+            guard pending.popped >= 0, let nav = handle(.nav), nav == pending.nav else { return false }
+            return hierarchy[nav].items.count <= 1 && hierarchy[nav].items.last == pending.revealed
+        case .navPopTo: return names(.nav) || names(.vc)
+        case .navPush, .navPopToRoot, .navSet: return names(.nav)
+        case .tabSet, .tabSelect: return names(.tab)
+        case .splitSet, .splitCollapse, .splitExpand: return names(.split)
+        case .childAdd, .childDidMove, .childWillMove, .childRemove: return names(.parent)
+        default: return false
+        }
+    }
+
     /// E6: the gesture was cancelled: the hierarchy is as if the pop or dismissal never
     /// happened; the focus never moved. The reversed callbacks that follow are E5's.
     mutating func cancelPendingRemoval() {
@@ -95,12 +294,14 @@ extension SessionReplayer {
         if pending.popped >= 0 {
             hierarchy.place(pending.popped, in: .stack(pending.nav, at: nil))
             restored = [pending.popped]
-        } else if var snapshot = pending.snapshot {
-            if controllers.count > 0 { snapshot.ensure(ControllerHandle(index: Int32(controllers.count - 1))) }
-            for index in snapshot.nodes.indices where snapshot.isAttached(Int32(index)) && !hierarchy.isAttached(Int32(index)) {
-                restored.append(Int32(index))
+        } else {
+            var index = 0
+            while index + 1 < pending.dismissed.count {
+                let presented = pending.dismissed[index]
+                hierarchy.place(presented, in: .presented(by: pending.dismissed[index + 1], style: hierarchy[presented].requestedStyle))
+                index += 2
             }
-            hierarchy = snapshot
+            for handle in hierarchy.nodes.indices.lazy.map(Int32.init) where pendingRemovalTookOut(handle, pending) { restored.append(handle) }
         }
         cancelledTransitionAt = current.timestamp
         cancelledRemoval = restored + (pending.revealed >= 0 ? [pending.revealed] : [])

@@ -103,6 +103,11 @@ public struct SessionReplayer: Sendable {
     /// (E6): a reader that looks ahead on a copy compares them to see how one was resolved.
     public internal(set) var removalsResolved = 0
     public internal(set) var removalsCancelled = 0
+    /// Removals a navigation-only session took as done for want of evidence, that a later
+    /// operation may still show were cancelled gestures (E7), oldest first.
+    var unprovenRemovals: [PendingRemoval] = []
+    /// How many of them a later operation put back (E7).
+    public internal(set) var removalsPutBack = 0
     /// The controllers of the last pending removal found cancelled (E5: their reversed
     /// callbacks follow, within ``cancelledTransitionGrace`` of ``cancelledTransitionAt``).
     var cancelledRemoval: [Int32] = []
@@ -135,9 +140,13 @@ public struct SessionReplayer: Sendable {
         focusSince = max(focusSince, event.timestamp)
         closedView = nil
         earlierClosedView = nil
-        if pendingRemoval != nil {
+        if pendingRemoval != nil || !unprovenRemovals.isEmpty {
             current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
+            // The pending removal first: the event may be explained by its gesture alone. An
+            // unproven one the event then still proves cancelled is put back after it (with the
+            // sheet that holds it: the pending one may have just become unproven).
             decidePendingRemoval(event)
+            if !unprovenRemovals.isEmpty { putBackUnprovenRemoval(for: event) }
         }
         let resolution = dispatch(event)
         if dwell.count < controllers.count { dwell.append(contentsOf: repeatElement(0, count: controllers.count - dwell.count)) }
@@ -312,7 +321,11 @@ public struct SessionReplayer: Sendable {
             let animated = body.field(.animated)?.bool ?? false
             let top = hierarchy[nav].items.count > 1 ? hierarchy[nav].items.last : nil
             pop(nav, animated: animated)
-            if let top, mayBeInteractiveGesture(animated: animated) { beginPendingPop(top, from: nav) }
+            if let top, let gesture = interactiveGestureEvidence(animated: animated) {
+                beginPendingPop(top, from: nav, evidence: gesture)
+            } else if let top, !unprovenRemovals.isEmpty {
+                notePopBeneathUnproven(top, from: nav)
+            }
         case .navPopTo:
             guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
             pop(nav, to: vc)
@@ -336,11 +349,14 @@ public struct SessionReplayer: Sendable {
         case .present: presentEvent(body)
         case .dismiss:
             guard let vc = controller(body, .vc) else { break }
-            let before = mayBeInteractiveGesture(animated: body.field(.animated)?.bool ?? false) ? hierarchy : nil
-            let refused = anomalies.count
-            dismiss(from: vc)
-            // A dismissal that dismissed nothing (A5) changed nothing to hold.
-            if let before, anomalies.count == refused { beginPendingDismissal(before: before) }
+            let presenter = dismissalPresenter(of: vc)
+            // A dismissal that dismisses nothing (A5) changes nothing to hold. E7: from navigation
+            // calls alone, only a sheet can have been swiped down (a full-screen modal cannot).
+            var gesture = presenter >= 0 ? interactiveGestureEvidence(animated: body.field(.animated)?.bool ?? false) : nil
+            if gesture == .navigationCalls, !hierarchy[hierarchy[presenter].presented].requestedStyle.canBeSwipedDown { gesture = nil }
+            let dismissed = gesture == nil ? [] : hierarchy.presentations(endedByDismissing: presenter)
+            dismiss(from: vc, presenter: presenter)
+            if let gesture { beginPendingDismissal(dismissed, evidence: gesture) }
         case .show:
             guard let source = controller(body, .from), let vc = controller(body, .vc) else { return remember(.ignored, rule: "R1") }
             return remember(show(vc, from: source), rule: "R1")

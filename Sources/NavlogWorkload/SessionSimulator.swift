@@ -76,8 +76,8 @@ struct SessionSimulator {
     var openIsWill = false
     /// Controllers first described by the open event (taken back with it).
     var describedInEvent: [Int32] = []
-    /// Where the last closed event starts in `out`.
-    var lastEventStart = 0
+    /// Gestures of this session begun and cancelled (``noteCancelledGesture()``).
+    var cancelledGestures = 0
     var budget = 0
     var emitted = 0
     var phase = Phase.ended
@@ -189,6 +189,7 @@ struct SessionSimulator {
         horizontalCompact = !isPad
         verticalCompact = false
         transitionCounter = 0
+        cancelledGestures = 0
         lastAction = nil
         ctlAddress.removeAll(keepingCapacity: true)
         ctlClass.removeAll(keepingCapacity: true)
@@ -306,24 +307,19 @@ struct SessionSimulator {
             out.uint(cause)
         }
         out.byte(UInt8(ascii: "}"))
-        lastEventStart = eventStart
         ends.append(out.count)
         stamps.append(clock)
         emitted += 1
     }
 
-    /// Takes back the last closed event when this session's style does not record the gesture
-    /// it came from: a pop or dismissal the user started with a swipe and let go of. UIKit calls
-    /// `popViewController` / `dismiss` when the gesture begins, so every style that hooks UIKit
-    /// records the call (and its appearance callbacks: E5, E6); a navigation-only tracker is an
-    /// app recording its own calls, and the gesture's call is UIKit's, not the app's.
-    mutating func takeBackCancelledGesture() {
-        guard style == .navigationOnly, !ends.isEmpty, ends[ends.count - 1] == out.count else { return }
-        out.bytes.removeSubrange(lastEventStart...)
-        ends.removeLast()
-        stamps.removeLast()
-        emitted -= 1
-        seq &-= 1
+    /// Counts a gesture the user started and let go of (a swipe back, a sheet swipe-down). UIKit
+    /// calls `popViewController` / `dismiss` when the gesture begins, so every style records the
+    /// call, a navigation-only tracker included (../shared/workload.md); only the callbacks
+    /// after it, where recorded, show it was cancelled (E6). In a navigation-only session
+    /// nothing does but what the user does next (E7), so where the user is afterwards cannot
+    /// be told from its events: readers that compare screens leave such sessions out.
+    mutating func noteCancelledGesture() {
+        cancelledGestures += 1
     }
 
     /// Whether this session's style records an event of `type` (`will`: an appearance callback's will phase).
@@ -976,7 +972,7 @@ struct SessionSimulator {
                 // The user lets go early: UIKit rolls the pop back (R19), with the reversed
                 // callbacks: the revealed screen's will-appear then will- and did-disappear, the
                 // covered one's will-disappear then will- and did-appear (E5, E6).
-                takeBackCancelledGesture()
+                noteCancelledGesture()
                 let below = stack.stack[stack.stack.count - 2]
                 appearance("vc.disappear", top, will: true, animated: true, delay: quick())
                 appearance("vc.appear", below, will: true, animated: true, delay: quick())
@@ -1277,7 +1273,7 @@ struct SessionSimulator {
             if rng.chance(0.3) {
                 // The sheet springs back: the dismissal is rolled back (R19); the presented
                 // screen's will-disappear is reversed by its will- and did-appear (E5, E6).
-                takeBackCancelledGesture()
+                noteCancelledGesture()
                 let shown = contentTop(i)
                 appearance("vc.disappear", shown, will: true, animated: true, delay: quick())
                 open("transition.end", after: Int64(rng.between(150_000, 900_000)))

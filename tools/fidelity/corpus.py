@@ -35,8 +35,9 @@ Every profile records the navigation calls an app makes. An interactive swipe-ba
 swipe-down makes UIKit call `popViewController` / `dismiss` when the gesture begins, cancelled or
 not: every recorder that hooks UIKit's methods (full, didOnly, willDid, appearOnly) records that
 call, and only `full` records the transition that says it was cancelled (E6: the others show it
-by the removed controller appearing again). navOnly is a hand-instrumented app recording the
-calls it makes itself: a gesture's pop is UIKit's, not the app's, so it records nothing of it.
+by the removed controller appearing again). navOnly records it too (a recorder of navigation
+calls hooks `popViewController` / `dismiss`, whoever calls them: shared/workload.md), and nothing
+after it says the gesture was cancelled but what the user does next (E7).
 Containers (the tab bar, the navigation controllers) get no appearance callbacks in any
 profile: RUM SDKs leave out UIKit's own classes.
 
@@ -102,6 +103,7 @@ class Session:
         self.lines = []
         self.addresses = set()
         self.misuses = []
+        self.cancelled_gestures = 0  # swipes and swipe-downs begun and cancelled (E6, E7)
         self.views = {}  # class -> [views, dwell]
         self.focus = None  # (vc id, class) the user sees (F1), None when none
         self.focus_since = None
@@ -357,22 +359,17 @@ class Session:
         self.appear(self.top(), "did")
         return True
 
-    def hooks_uikit(self):
-        """Whether this recorder hooks UIKit's methods (and so records the pop or dismiss UIKit
-        calls when an interactive gesture begins) rather than only the app's own calls."""
-        return self.rec["transitions"] or self.rec["will"] or self.rec["did"]
-
     def cancelled_swipe_back(self):
         """R19/E5: an edge swipe that begins a pop and is cancelled."""
         nav, stack = self.nav(), self.stack()
         if nav is None or len(stack) < 2:
             return False
         top, below = stack[-1], stack[-2]
+        self.cancelled_gestures += 1
         name = None
         if self.rec["transitions"]:
             name = self.begin_transition(interactive=True)
-        if self.hooks_uikit():
-            self.emit("nav.pop", nav=nav, animated=True)
+        self.emit("nav.pop", nav=nav, animated=True)
         self.disappear(top, "will")
         self.appear(below, "will")
         self.advance(self.rng.randrange(200_000, 900_000))
@@ -390,11 +387,11 @@ class Session:
         if not self.presented or self.presented[-1][1] != "pageSheet":
             return False
         sheet = self.presented[-1][0]
+        self.cancelled_gestures += 1
         name = None
         if self.rec["transitions"]:
             name = self.begin_transition(interactive=True)
-        if self.hooks_uikit():
-            self.emit("dismiss", vc=sheet, animated=True)
+        self.emit("dismiss", vc=sheet, animated=True)
         self.disappear(sheet, "will")
         self.advance(self.rng.randrange(200_000, 700_000))
         self.appear(sheet, "will")
@@ -434,10 +431,19 @@ class Session:
             while self.presented:
                 self.dismiss()
                 self.advance(lognormal(self.rng, 2_000_000))
-        if code in ("A1", "A10") and not self.popped:
+        if code == "A6" and self.push():
+            # Pushed again below, a controller just pushed: one a cancelled swipe-back began to
+            # pop may have been popped for all a navigation-only recorder shows (E7), and pushing
+            # it again is then no misuse (in every profile alike: the same navigation for each).
+            self.advance(lognormal(self.rng, 3_000_000))
+        if code in ("A1", "A10"):
+            # Navigation calls alone prove a controller gone only when no gesture could have
+            # begun its removal (E7: an animated pop may have been a cancelled swipe), so the
+            # misuse is seeded on one popped without animation (in every profile alike, so that
+            # each recorder records the same navigation).
             self.push()
             self.advance(lognormal(self.rng, 3_000_000))
-            self.pop()
+            self.pop(animated=False)
             self.advance(lognormal(self.rng, 3_000_000))
         if code in ("A9", "A11", "A14", "A14w") and self.pop_to_root():
             self.advance(lognormal(self.rng, 2_000_000))
@@ -692,6 +698,7 @@ def main():
     with open(os.path.join(args.out, "labels.jsonl"), "w") as out:
         for s in sessions:
             out.write(json.dumps({"session": s.id, "profile": s.profile, "group": s.group, "navigation": s.navigation, "misuses": s.misuses,
+                                  "cancelledGestures": s.cancelled_gestures,
                                   "views": {k: v for k, v in sorted(s.views.items())}}, separators=(",", ":")) + "\n")
     print("%d sessions, %d events, %d seeded misuses -> %s" % (len(sessions), len(lines), sum(len(s.misuses) for s in sessions), args.out))
 
