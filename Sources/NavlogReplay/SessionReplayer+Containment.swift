@@ -62,6 +62,7 @@ extension SessionReplayer {
         guard let vc = controller(body, .vc) else { return }
         let will = body.field(.phase)?.equals("will") ?? false
         let appearing = type == .vcAppear
+        if pendingRemoval != nil { decidePendingRemoval(appearing: appearing, vc, did: !will) }
         evidence.formUnion(.of(type, will: will))
         let state = appearance[Int(vc)]
         // E5: a will reversed before its did is what a cancelled interactive transition does.

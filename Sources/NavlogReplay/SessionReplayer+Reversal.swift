@@ -45,7 +45,7 @@ extension SessionReplayer {
 
     /// Whether `vc` is one of the controllers the pending removal took out of the hierarchy
     /// (the popped controller or the dismissed ones, with their children and presentations).
-    func pendingRemovalTookOut(_ vc: Int32, _ pending: PendingRemoval) -> Bool {
+    func pendingRemovalTookOut(_ vc: Int32, _ pending: borrowing PendingRemoval) -> Bool {
         if pending.popped >= 0 { return vc == pending.popped || hierarchy.isAncestor(pending.popped, of: vc) }
         var index = 0
         while index < pending.dismissed.count {
@@ -91,19 +91,23 @@ extension SessionReplayer {
         if pending.navigationOnly { return decideFromNavigationCall(event, pending) }
         if event.timestamp &- pending.began > Self.pendingRemovalLimit { return completePendingRemoval() }
         switch event.type {
-        case .vcAppear, .vcDisappear:
-            guard let value = event.body.field(.vc), let reference = ControllerReference(value),
-                let vc = controllers.handle(forID: reference.id)?.index
-            else { return }
-            let did = event.body.field(.phase)?.equals("did") ?? false
-            if event.type == .vcAppear, pendingRemovalTookOut(vc, pending) {
-                cancelPendingRemoval()
-            } else if did, event.type == .vcAppear ? vc == pending.revealed : pendingRemovalTookOut(vc, pending) {
-                completePendingRemoval()
-            }
-        case .mark, .appForeground, .appBackground:
+        case .vcAppear, .vcDisappear, .mark, .appForeground, .appBackground:
+            // An appearance callback decides in ``decidePendingRemoval(appearing:_:did:)``, once
+            // its controller is read.
             break
         default:
+            completePendingRemoval()
+        }
+    }
+
+    /// Before an appearance callback of `vc` is judged (E6): the removed controller appearing
+    /// again means the gesture was cancelled; the revealed one's did-appear, or the removed
+    /// one's did-disappear, that it completed.
+    mutating func decidePendingRemoval(appearing: Bool, _ vc: Int32, did: Bool) {
+        guard let pending = pendingRemoval, !pending.navigationOnly else { return }
+        if appearing, pendingRemovalTookOut(vc, pending) {
+            cancelPendingRemoval()
+        } else if did, appearing ? vc == pending.revealed : pendingRemovalTookOut(vc, pending) {
             completePendingRemoval()
         }
     }
@@ -119,7 +123,7 @@ extension SessionReplayer {
         case .mark, .appForeground, .appBackground, .traitsChange, .vcAppear, .vcDisappear, .transitionEnd: return
         default: break
         }
-        if operationUsesRemoved(event, pending) {
+        if let acting = actingControllers(of: event), uses(acting, pending) {
             cancelPendingRemoval()
         } else {
             completePendingRemoval()
@@ -137,7 +141,7 @@ extension SessionReplayer {
     /// Whether an unproven removal can still be undone: its controllers were not placed
     /// anywhere since; for a dismissal, its presenter presents nothing else (presenting again
     /// would have been A2 had the sheet stayed, so the dismissal is taken as done).
-    private func canPutBack(_ removal: PendingRemoval) -> Bool {
+    private func canPutBack(_ removal: borrowing PendingRemoval) -> Bool {
         if removal.popped >= 0 { return hierarchy[removal.popped].placement == .none && removal.revealed >= 0 }
         guard removal.dismissed.count >= 2 else { return false }
         let (presented, presenter) = (removal.dismissed[0], removal.dismissed[1])
@@ -156,53 +160,69 @@ extension SessionReplayer {
     /// found still there proves everything beneath it in that stack is there too (only the
     /// top is ever popped), so a controller it sat on that was popped since is put back first.
     mutating func putBackUnprovenRemoval(for event: ReplayEvent) {
-        var removals = unprovenRemovals
-        removals.removeAll { !canPutBack($0) }
-        if let found = operationUsesRemoved(event, removals) {
-            putBack(found, from: &removals)
+        guard let acting = actingControllers(of: event) else { return }
+        // The list is moved out while it is worked on (no copy of it, none of the state), and
+        // walked with plain loops: a closure over `self` here would copy the whole replayer.
+        var removals: [PendingRemoval] = []
+        swap(&removals, &unprovenRemovals)
+        defer { swap(&removals, &unprovenRemovals) }
+        var index = 0
+        while index < removals.count {
+            if canPutBack(removals[index]) { index += 1 } else { removals.remove(at: index) }
+        }
+        index = removals.count - 1
+        while index >= 0, !uses(acting, removals[index]) { index -= 1 }
+        if index >= 0 {
+            putBack(index, from: &removals)
             removalsPutBack += 1
         }
         switch event.type {
         case .navPopTo, .navPopToRoot, .navSet:
             // They take what sat above the controller they keep, in either story: the unproven
             // pops above it are settled (the ones beneath it stay unproven).
-            guard let value = event.body.field(.nav), let reference = ControllerReference(value),
-                let nav = controllers.handle(forID: reference.id)?.index
-            else { break }
-            var kept = -1
-            if event.type == .navPopTo, let value = event.body.field(.vc), let reference = ControllerReference(value),
-                let vc = controllers.handle(forID: reference.id)?.index
-            {
+            let nav = acting.first
+            guard nav >= 0 else { break }
+            var kept = 0
+            if event.type == .navPopTo {
                 // A pop to a controller the stack does not hold changes nothing (A10).
-                guard let position = hierarchy[nav].items.firstIndex(of: vc) else { break }
+                guard acting.second >= 0, let position = hierarchy[nav].items.firstIndex(of: acting.second) else { break }
                 kept = position
-            } else if event.type == .navPopToRoot {
-                kept = 0
+            } else if event.type == .navSet {
+                kept = -1
             }
-            let items = hierarchy[nav].items
-            let before = removals
-            removals.removeAll { removal in
-                guard removal.popped >= 0, removal.nav == nav else { return false }
-                // Where it sat: the controller beneath it on the stack, through unproven pops.
-                var beneath = removal.revealed
-                var steps = 0
-                while !items.contains(beneath), let next = before.first(where: { $0.popped == beneath && $0.nav == nav }), steps < before.count {
-                    beneath = next.revealed
-                    steps += 1
-                }
-                guard let position = items.firstIndex(of: beneath) else { return true }
-                return position >= kept
-            }
+            settleUnprovenPops(of: nav, above: kept, in: &removals)
         case .present:
             // Presenting again from a presenter settles its unproven dismissal (over the sheet it
             // would have been A2).
-            guard let value = event.body.field(.from), let reference = ControllerReference(value),
-                let presenter = controllers.handle(forID: reference.id)?.index
-            else { break }
-            removals.removeAll { $0.dismissed.count >= 2 && $0.dismissed[1] == presenter }
+            index = 0
+            while index < removals.count {
+                if removals[index].dismissed.count >= 2 && removals[index].dismissed[1] == acting.first { removals.remove(at: index) } else { index += 1 }
+            }
         default: break
         }
-        unprovenRemovals = removals
+    }
+
+    /// Forgets the unproven pops of `nav` that sat at or above position `kept` of its stack
+    /// (through the unproven pops beneath them): a pop to the controller there took them in
+    /// either story.
+    private func settleUnprovenPops(of nav: Int32, above kept: Int, in removals: inout [PendingRemoval]) {
+        let items = hierarchy[nav].items
+        let before = removals
+        var index = 0
+        while index < removals.count {
+            guard removals[index].popped >= 0, removals[index].nav == nav else {
+                index += 1
+                continue
+            }
+            // Where it sat: the controller beneath it on the stack, through unproven pops.
+            var beneath = removals[index].revealed
+            var steps = 0
+            while !items.contains(beneath), steps < before.count, let next = before.firstIndex(where: { $0.popped == beneath && $0.nav == nav }) {
+                beneath = before[next].revealed
+                steps += 1
+            }
+            if let position = items.firstIndex(of: beneath), position < kept { index += 1 } else { removals.remove(at: index) }
+        }
     }
 
     /// After a pop (without animation: no gesture) of `popped` off `nav`, in a session with an
@@ -215,11 +235,6 @@ extension SessionReplayer {
             PendingRemoval(
                 nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1,
                 navigationOnly: true))
-    }
-
-    /// The most recent of `removals` whose controllers `event` acts through.
-    private func operationUsesRemoved(_ event: ReplayEvent, _ removals: [PendingRemoval]) -> Int? {
-        removals.lastIndex { operationUsesRemoved(event, $0) }
     }
 
     /// Undoes `removals[index]` (and, for a pop, the unproven pops of what it sat on).
@@ -242,45 +257,62 @@ extension SessionReplayer {
         guard let beneath = hierarchy[removal.nav].items.firstIndex(of: removal.revealed) else { return }
         hierarchy.place(removal.popped, in: .stack(removal.nav, at: beneath + 1))
         // The stack itself in a sheet whose dismissal is unproven: found in use, so is the sheet.
-        if let sheet = removals.lastIndex(where: { $0.popped < 0 && pendingRemovalTookOut(removal.nav, $0) }) {
-            putBack(sheet, from: &removals)
+        var sheet = removals.count - 1
+        while sheet >= 0, removals[sheet].popped >= 0 || !pendingRemovalTookOut(removal.nav, removals[sheet]) { sheet -= 1 }
+        if sheet >= 0 { putBack(sheet, from: &removals) }
+    }
+
+    /// The controllers an operation acts through (E7), read once from its event: those it uses
+    /// as in place (a presenter, a segue's source, a receiver, a container), the stack a
+    /// `nav.pop` pops and the receiver of a `dismiss`.
+    struct ActingControllers {
+        var first: Int32 = -1
+        var second: Int32 = -1
+        var poppedStack: Int32 = -1
+        var dismissReceiver: Int32 = -1
+    }
+
+    /// What `event` acts through; nil for an event that acts through no controller.
+    func actingControllers(of event: ReplayEvent) -> ActingControllers? {
+        let body = event.body
+        func handle(_ field: FieldName) -> Int32 {
+            guard let value = body.field(field), let reference = ControllerReference(value) else { return -1 }
+            return controllers.handle(forID: reference.id)?.index ?? -1
+        }
+        switch event.type {
+        case .present, .show, .showDetail: return ActingControllers(first: handle(.from))
+        case .segue, .unwind: return ActingControllers(first: handle(.source))
+        case .dismiss:
+            let receiver = handle(.vc)
+            return ActingControllers(first: receiver, dismissReceiver: receiver)
+        case .navPop:
+            let nav = handle(.nav)
+            return ActingControllers(first: nav, second: handle(.vc), poppedStack: nav)
+        case .navPopTo: return ActingControllers(first: handle(.nav), second: handle(.vc))
+        case .navPush, .navPopToRoot, .navSet: return ActingControllers(first: handle(.nav))
+        case .tabSet, .tabSelect: return ActingControllers(first: handle(.tab))
+        case .splitSet, .splitCollapse, .splitExpand: return ActingControllers(first: handle(.split))
+        case .childAdd, .childDidMove, .childWillMove, .childRemove: return ActingControllers(first: handle(.parent))
+        default: return nil
         }
     }
 
-    /// Whether `event` acts through a controller the pending removal took out (E7), or pops
-    /// the popped controller's stack when completing the pop would have left only its root.
-    private func operationUsesRemoved(_ event: ReplayEvent, _ pending: PendingRemoval) -> Bool {
-        let body = event.body
-        func handle(_ field: FieldName) -> Int32? {
-            guard let value = body.field(field), let reference = ControllerReference(value) else { return nil }
-            return controllers.handle(forID: reference.id)?.index
+    /// Whether an operation acting through `acting` shows `removal` was a cancelled gesture
+    /// (E7): it acts through a controller the removal took out, or it pops the popped
+    /// controller's stack when taking the pop as done would leave only its root to pop (A9), or
+    /// it dismisses the sheet's presenter when taking the dismissal as done would leave nothing
+    /// to dismiss (A5).
+    func uses(_ acting: ActingControllers, _ removal: borrowing PendingRemoval) -> Bool {
+        if acting.first >= 0, pendingRemovalTookOut(acting.first, removal) { return true }
+        if acting.second >= 0, pendingRemovalTookOut(acting.second, removal) { return true }
+        if acting.poppedStack >= 0, removal.popped >= 0, acting.poppedStack == removal.nav {
+            let items = hierarchy[removal.nav].items
+            if items.count <= 1 && items.last == removal.revealed { return true }
         }
-        func names(_ field: FieldName) -> Bool {
-            guard let vc = handle(field) else { return false }
-            return pendingRemovalTookOut(vc, pending)
+        if acting.dismissReceiver >= 0, removal.dismissed.count >= 2, acting.dismissReceiver == removal.dismissed[1] {
+            return dismissalPresenter(of: acting.dismissReceiver) < 0
         }
-        switch event.type {
-        case .present, .show, .showDetail: return names(.from)
-        case .segue, .unwind: return names(.source)
-        case .dismiss:
-            if names(.vc) { return true }
-            // A dismiss sent to the presenter of the dismissed sheet: taken as done, it would
-            // dismiss nothing (A5); the cancelled gesture left the sheet there to dismiss.
-            guard pending.dismissed.count >= 2, let receiver = handle(.vc), receiver == pending.dismissed[1] else { return false }
-            return dismissalPresenter(of: receiver) < 0
-        case .navPop:
-            if names(.nav) || names(.vc) { return true }
-            // Completed, the pop left only the root: popping again would pop the root (A9),
-            // where a cancelled gesture left the popped controller there to pop.
-            guard pending.popped >= 0, let nav = handle(.nav), nav == pending.nav else { return false }
-            return hierarchy[nav].items.count <= 1 && hierarchy[nav].items.last == pending.revealed
-        case .navPopTo: return names(.nav) || names(.vc)
-        case .navPush, .navPopToRoot, .navSet: return names(.nav)
-        case .tabSet, .tabSelect: return names(.tab)
-        case .splitSet, .splitCollapse, .splitExpand: return names(.split)
-        case .childAdd, .childDidMove, .childWillMove, .childRemove: return names(.parent)
-        default: return false
-        }
+        return false
     }
 
     /// E6: the gesture was cancelled: the hierarchy is as if the pop or dismissal never

@@ -138,8 +138,9 @@ public struct SessionReplayer: Sendable {
             }
         }
         focusSince = max(focusSince, event.timestamp)
-        closedView = nil
-        earlierClosedView = nil
+        // Tested first: setting an optional that holds a view releases its detail string.
+        if closedView != nil { closedView = nil }
+        if earlierClosedView != nil { earlierClosedView = nil }
         if pendingRemoval != nil || !unprovenRemovals.isEmpty {
             current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
             // The pending removal first: the event may be explained by its gesture alone. An
@@ -173,6 +174,7 @@ public struct SessionReplayer: Sendable {
 
     /// Moves the focus (F1) to `newFocus` at `timestamp` (the current event's, or the instant
     /// of a pop found completed afterwards: E6), closing the view that held it (E3).
+    @inline(__always)
     mutating func moveFocus(to newFocus: Int32, at timestamp: Int64, cause: EventType, detail: String?, sequence: UInt64?) {
         // E3: what held the focus since this same instant was replaced at once: it is no
         // view, and the view that follows keeps the cause of the event that began the
