@@ -149,6 +149,20 @@ public struct Hierarchy: Sendable, Equatable {
         }
     }
 
+    /// The top of `handle`'s chain of parents and presenters: itself when it has neither.
+    func topmostAncestor(of handle: Int32) -> Int32 {
+        var current = handle
+        var steps = 0
+        while steps < walkLimit {
+            let node = nodes[Int(current)]
+            let next = node.parent >= 0 ? node.parent : node.presenter
+            if next < 0 { return current }
+            current = next
+            steps += 1
+        }
+        return current
+    }
+
     /// Whether `ancestor` is `handle` or lies above it, following containment and presentations.
     func isAncestor(_ ancestor: Int32, of handle: Int32) -> Bool {
         var current = handle

@@ -95,7 +95,7 @@ extension SessionReplayer {
             // Only where the controllers were is read of an unproven removal (E7).
             writer.handle(removal.nav)
             writer.handle(removal.popped)
-            writer.handles(removal.dismissed)
+            writer.handles(removal.dismissed.handles)
             writer.handle(removal.revealed)
         }
         writer.handles(cancelledRemoval)
@@ -156,7 +156,7 @@ private struct CheckpointWriter {
     mutating func removal(_ removal: SessionReplayer.PendingRemoval) {
         handle(removal.nav)
         handle(removal.popped)
-        handles(removal.dismissed)
+        handles(removal.dismissed.handles)
         byte(removal.navigationOnly ? 1 : 0)
         signed(removal.began)
         optionalUnsigned(removal.sequence)
@@ -278,13 +278,13 @@ private struct CheckpointReader {
     /// A pending or unproven pop or dismissal (E6, E7).
     mutating func removal() -> SessionReplayer.PendingRemoval? {
         guard let nav = handle(), let popped = handle(), (nav >= 0) == (popped >= 0),
-            let dismissed = handles(), dismissed.count % 2 == 0, dismissed.isEmpty == (popped >= 0),
+            let dismissed = handles(), dismissed.count % 2 == 0, dismissed.count <= 2 * SessionReplayer.PresentationLinks.capacity, dismissed.isEmpty == (popped >= 0),
             let navigationOnly = byte(), navigationOnly <= 1,
             let began = signed(), let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)),
             let revealed = handle(), let foregroundTime = signed(), foregroundTime >= 0
         else { return nil }
         return SessionReplayer.PendingRemoval(
-            nav: nav, popped: popped, dismissed: dismissed, began: began, sequence: sequence, cause: cause, revealed: revealed,
+            nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: began, sequence: sequence, cause: cause, revealed: revealed,
             foregroundTime: foregroundTime, navigationOnly: navigationOnly == 1)
     }
 
@@ -489,11 +489,13 @@ private struct CheckpointReader {
         guard let unproven = count(), unproven <= SessionReplayer.unprovenRemovalLimit else { return nil }
         for _ in 0..<unproven {
             guard let nav = handle(), let popped = handle(), (nav >= 0) == (popped >= 0), let dismissed = handles(), dismissed.count % 2 == 0,
+                dismissed.count <= 2 * SessionReplayer.PresentationLinks.capacity,
                 dismissed.isEmpty == (popped >= 0), let revealed = handle()
             else { return nil }
             state.unprovenRemovals.append(
                 SessionReplayer.PendingRemoval(
-                    nav: nav, popped: popped, dismissed: dismissed, began: 0, sequence: nil, cause: popped >= 0 ? .navPop : .dismiss, revealed: revealed,
+                    nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: 0, sequence: nil, cause: popped >= 0 ? .navPop : .dismiss,
+                    revealed: revealed,
                     navigationOnly: true))
         }
         guard let cancelled = handles(), cancelled.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }) else { return nil }

@@ -21,7 +21,7 @@ extension SessionReplayer {
         /// presenter, put back if the gesture was cancelled. Only these links change when a
         /// presentation ends (what a presented controller contains stays linked to it), so they
         /// are all a cancel needs: a copy of the whole hierarchy would cost every dismissal.
-        var dismissed: [Int32] = []
+        var dismissed = PresentationLinks()
         /// Its event: when, its `seq`, and which operation (`nav.pop` or `dismiss`).
         var began: Int64
         var sequence: UInt64?
@@ -35,6 +35,37 @@ extension SessionReplayer {
         var navigationOnly = false
     }
 
+    /// The presentations a dismissal ended (pairs of presented controller and presenter), held
+    /// inline: a pending or unproven removal is copied as plain bytes, with no array to retain
+    /// (the index build reads them at every event of a session that has one). A swipe-down ends
+    /// one sheet and what it presents: up to ``capacity`` pairs are kept, the outermost first;
+    /// deeper ones are not put back by a cancel.
+    struct PresentationLinks: Sendable, Equatable {
+        static let capacity = 8
+        private var storage = InlineArray<16, Int32>(repeating: -1)
+        /// How many handles are held (twice the number of pairs).
+        private(set) var count = 0
+
+        init() {}
+
+        /// The first ``capacity`` pairs of `handles`.
+        init(_ handles: [Int32]) {
+            for handle in handles.prefix(2 * Self.capacity) {
+                storage[count] = handle
+                count += 1
+            }
+        }
+
+        var isEmpty: Bool { count == 0 }
+
+        subscript(index: Int) -> Int32 { storage[index] }
+
+        /// The handles, in order (checkpoints).
+        var handles: [Int32] { (0..<count).map { storage[$0] } }
+
+        static func == (left: PresentationLinks, right: PresentationLinks) -> Bool { left.handles == right.handles }
+    }
+
     /// What shows whether a pop or dismissal was a cancelled interactive gesture (E6, E7).
     enum GestureEvidence {
         /// The appearance callbacks that follow it (E6).
@@ -45,7 +76,7 @@ extension SessionReplayer {
 
     /// Whether `vc` is one of the controllers the pending removal took out of the hierarchy
     /// (the popped controller or the dismissed ones, with their children and presentations).
-    func pendingRemovalTookOut(_ vc: Int32, _ pending: borrowing PendingRemoval) -> Bool {
+    func pendingRemovalTookOut(_ vc: Int32, _ pending: PendingRemoval) -> Bool {
         if pending.popped >= 0 { return vc == pending.popped || hierarchy.isAncestor(pending.popped, of: vc) }
         var index = 0
         while index < pending.dismissed.count {
@@ -81,7 +112,7 @@ extension SessionReplayer {
     /// whether it completed.
     mutating func beginPendingDismissal(_ dismissed: [Int32], evidence: GestureEvidence) {
         pendingRemoval = PendingRemoval(
-            dismissed: dismissed, began: current.timestamp, sequence: current.sequence, cause: .dismiss, revealed: focusedHandle(),
+            dismissed: PresentationLinks(dismissed), began: current.timestamp, sequence: current.sequence, cause: .dismiss, revealed: focusedHandle(),
             navigationOnly: evidence == .navigationCalls)
     }
 
@@ -141,7 +172,7 @@ extension SessionReplayer {
     /// Whether an unproven removal can still be undone: its controllers were not placed
     /// anywhere since; for a dismissal, its presenter presents nothing else (presenting again
     /// would have been A2 had the sheet stayed, so the dismissal is taken as done).
-    private func canPutBack(_ removal: borrowing PendingRemoval) -> Bool {
+    private func canPutBack(_ removal: PendingRemoval) -> Bool {
         if removal.popped >= 0 { return hierarchy[removal.popped].placement == .none && removal.revealed >= 0 }
         guard removal.dismissed.count >= 2 else { return false }
         let (presented, presenter) = (removal.dismissed[0], removal.dismissed[1])
@@ -270,6 +301,12 @@ extension SessionReplayer {
         var second: Int32 = -1
         var poppedStack: Int32 = -1
         var dismissReceiver: Int32 = -1
+        /// The tops of `first`'s and `second`'s chains of parents and presenters: a controller
+        /// a removal took out has its removed controller at the top of its chain (a popped or
+        /// dismissed controller has neither parent nor presenter), so one comparison per
+        /// removal tells, however many there are.
+        var firstTop: Int32 = -1
+        var secondTop: Int32 = -1
     }
 
     /// What `event` acts through; nil for an event that acts through no controller.
@@ -279,6 +316,14 @@ extension SessionReplayer {
             guard let value = body.field(field), let reference = ControllerReference(value) else { return -1 }
             return controllers.handle(forID: reference.id)?.index ?? -1
         }
+        guard var acting = usedControllers(of: event, handle) else { return nil }
+        if acting.first >= 0 { acting.firstTop = hierarchy.topmostAncestor(of: acting.first) }
+        if acting.second >= 0 { acting.secondTop = hierarchy.topmostAncestor(of: acting.second) }
+        return acting
+    }
+
+    /// ``actingControllers(of:)`` before the tops of their chains are found.
+    private func usedControllers(of event: ReplayEvent, _ handle: (FieldName) -> Int32) -> ActingControllers? {
         switch event.type {
         case .present, .show, .showDetail: return ActingControllers(first: handle(.from))
         case .segue, .unwind: return ActingControllers(first: handle(.source))
@@ -302,9 +347,17 @@ extension SessionReplayer {
     /// controller's stack when taking the pop as done would leave only its root to pop (A9), or
     /// it dismisses the sheet's presenter when taking the dismissal as done would leave nothing
     /// to dismiss (A5).
-    func uses(_ acting: ActingControllers, _ removal: borrowing PendingRemoval) -> Bool {
-        if acting.first >= 0, pendingRemovalTookOut(acting.first, removal) { return true }
-        if acting.second >= 0, pendingRemovalTookOut(acting.second, removal) { return true }
+    func uses(_ acting: ActingControllers, _ removal: PendingRemoval) -> Bool {
+        if removal.popped >= 0 {
+            if acting.firstTop == removal.popped || acting.secondTop == removal.popped { return true }
+        } else {
+            var pair = 0
+            while pair < removal.dismissed.count {
+                let presented = removal.dismissed[pair]
+                if acting.firstTop == presented || acting.secondTop == presented { return true }
+                pair += 2
+            }
+        }
         if acting.poppedStack >= 0, removal.popped >= 0, acting.poppedStack == removal.nav {
             let items = hierarchy[removal.nav].items
             if items.count <= 1 && items.last == removal.revealed { return true }

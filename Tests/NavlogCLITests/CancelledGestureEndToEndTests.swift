@@ -116,3 +116,64 @@ struct CancelledGestureEndToEndTests {
         }
     }
 }
+
+/// E7 as a user sees it: a session recorded with navigation calls only, whose swipe-back is
+/// cancelled: UIKit's pop is recorded, and only the next call (the detail presents a sheet)
+/// shows the user never left the detail. Expected values are written from the rules, by hand.
+@Suite("A cancelled swipe-back in a navigation-only session (E7), end to end")
+struct NavigationOnlyCancelledGestureEndToEndTests {
+    static let session = "e7-swipe"
+
+    /// List (launch) → push detail at 2 s → a swipe-back begun at 5 s → the detail presents a
+    /// sheet at 9 s → the sheet dismissed (no animation) at 11 s → end at 12 s.
+    static func events() -> String {
+        var lines: [String] = []
+        var seq = 0
+        var time: Int64 = 1_763_715_600_000_000
+        func event(_ type: String, after delay: Int64 = 0, _ fields: String) {
+            seq += 1
+            time += delay
+            lines.append(#"{"type":"\#(type)","session":"\#(session)","seq":\#(seq),"ts":\#(time)\#(fields.isEmpty ? "" : ",")\#(fields)}"#)
+        }
+        event("session.start", #""app":"Shop""#)
+        event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
+        event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
+        event("nav.push", after: 2_000_000, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+        event("nav.pop", after: 3_000_000, #""nav":"nav","animated":true"#)  // seq 5: the swipe begins
+        event("present", after: 4_000_000, #""from":"detail","vc":{"id":"share","class":"ShareViewController"},"style":"pageSheet","animated":true"#)
+        event("dismiss", after: 2_000_000, #""vc":"share","animated":false"#)
+        event("session.end", after: 1_000_000, "")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test("replay at the pop shows the stack the user had; the views are the list's, one unbroken detail view, the sheet's; no anomaly")
+    func navigationOnly() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("events.jsonl")
+            try Self.events().write(to: file, atomically: true, encoding: .utf8)
+            let data = dir.appendingPathComponent("data").path
+            let ingest = try ProcessRunner.navlog(["ingest", "--data-dir", data, file.path])
+            #expect(ingest.status == 0, "\(ingest.errorOutput)")
+            for seq in ["5", "6"] {
+                let replay = try ProcessRunner.navlog(["replay", "--data-dir", data, "--session", Self.session, "--seq", seq, "--format", "json"])
+                #expect(replay.status == 0, "\(replay.errorOutput)")
+                #expect(try CancelledGestureEndToEndTests.stack(replay) == ["list", "detail"], "at seq \(seq)")
+                let state = try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any]
+                #expect(state?["focus"] as? String == (seq == "5" ? "detail" : "share"), "at seq \(seq)")
+            }
+            // Without E7: an A1 (the detail, taken as popped, presents) and a 4 s view of the list.
+            let anomalies = try ProcessRunner.navlog(["anomalies", "--data-dir", data, "--format", "json"])
+            #expect(anomalies.status == 0 && anomalies.output.isEmpty, "\(anomalies.output)")
+            let query = try ProcessRunner.navlog([
+                "query", "sql", "--data-dir", data, "--format", "csv",
+                "select screen, count(*) as views, sum(dwell) as dwell from screen_visits group by screen order by screen",
+            ])
+            #expect(query.status == 0, "\(query.errorOutput)")
+            // List 0 → 2 s; detail 2 s → 9 s and 11 s → 12 s; the sheet 9 s → 11 s.
+            #expect(
+                query.output.split(separator: "\n").dropFirst().map(String.init) == [
+                    "DetailViewController,2,8000000", "ListViewController,1,2000000", "ShareViewController,1,2000000",
+                ], "\(query.output)")
+        }
+    }
+}
