@@ -107,8 +107,10 @@ public struct DerivedTableScanner {
                 }
             }
             // Two views close at one event only when a pop found completed closes one (E6).
-            closeView(state.replayer.earlierClosedView)
-            closeView(state.replayer.closedView)
+            if state.replayer.viewsClosedByLastEvent > 0 {
+                closeView(state.replayer.earlierClosedView)
+                closeView(state.replayer.closedView)
+            }
             if type == .appBackground, emit, let focus {
                 let controller = state.replayer.controllers[focus]
                 sink.exit(

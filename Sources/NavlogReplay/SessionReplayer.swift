@@ -57,6 +57,10 @@ public struct SessionReplayer: Sendable {
     public internal(set) var earlierClosedView: FocusVisit?
     /// How many views have closed.
     public internal(set) var viewsClosed = 0
+    /// How many views the last event closed (0, 1 or 2: ``closedView`` and
+    /// ``earlierClosedView``): readers test it before reading them (the index build does at
+    /// every event, and an optional view is costly to copy).
+    public internal(set) var viewsClosedByLastEvent = 0
     /// Which kinds of callbacks the session records (E1–E5), learned from its events so far.
     public internal(set) var evidence = RecordingEvidence()
     /// The deepest stack and presentation chain seen on the focus path.
@@ -138,9 +142,11 @@ public struct SessionReplayer: Sendable {
             }
         }
         focusSince = max(focusSince, event.timestamp)
-        // Tested first: setting an optional that holds a view releases its detail string.
-        if closedView != nil { closedView = nil }
-        if earlierClosedView != nil { earlierClosedView = nil }
+        if viewsClosedByLastEvent > 0 {
+            closedView = nil
+            earlierClosedView = nil
+            viewsClosedByLastEvent = 0
+        }
         if pendingRemoval != nil || !unprovenRemovals.isEmpty {
             current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
             // The pending removal first: the event may be explained by its gesture alone. An
@@ -194,6 +200,7 @@ public struct SessionReplayer: Sendable {
             closedView = visit
             if timestamp != current.timestamp { closedView!.end = timestamp }
             viewsClosed += 1
+            viewsClosedByLastEvent += 1
             next.index = viewsClosed
             next.from = focusedScreen
         }

@@ -310,13 +310,15 @@ public enum FocusJournal {
             let focus = after.focusedScreenHandle
             // Two views close at one event only when a pop found completed closes one (E6); no
             // array of them is made per event.
-            if let earlier = after.earlierClosedView, let closed = FocusJournal.view(after, earlier, end: earlier.end ?? timestamp) {
-                begin(2, key: key, timestamp: timestamp)
-                visit(closed, key: key, timestamp: timestamp)
-            }
-            if let closedView = after.closedView, let closed = FocusJournal.view(after, closedView, end: closedView.end ?? timestamp) {
-                begin(2, key: key, timestamp: timestamp)
-                visit(closed, key: key, timestamp: timestamp)
+            if after.viewsClosedByLastEvent > 0 {
+                if let earlier = after.earlierClosedView, let closed = FocusJournal.view(after, earlier, end: earlier.end ?? timestamp) {
+                    begin(2, key: key, timestamp: timestamp)
+                    visit(closed, key: key, timestamp: timestamp)
+                }
+                if let closedView = after.closedView, let closed = FocusJournal.view(after, closedView, end: closedView.end ?? timestamp) {
+                    begin(2, key: key, timestamp: timestamp)
+                    visit(closed, key: key, timestamp: timestamp)
+                }
             }
             if type == .appBackground {
                 begin(3, key: key, timestamp: timestamp)

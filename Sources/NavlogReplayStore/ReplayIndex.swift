@@ -294,7 +294,7 @@ public final class ReplayIndex {
     /// ``FocusJournal/Writer/beginRederived(session:)``). One pass over the blocks copies the
     /// events of all of them out, so each block is read once however scattered they are.
     private func rederive(
-        _ slots: [Int], sessionNumbers: ByteStringTable, states: inout [SessionReplayer], throughSegment lastSegment: Int,
+        _ slots: [Int], sessionNumbers: ByteStringTable, states: inout SlotStates, throughSegment lastSegment: Int,
         journal: inout FocusJournal.Writer, decoded: inout DecodedBlock
     ) throws {
         let ids = slots.map { slot in sessionNumbers.withString(UInt32(slot)) { String(decoding: $0, as: UTF8.self) } }

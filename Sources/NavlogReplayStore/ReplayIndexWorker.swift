@@ -39,7 +39,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
     struct LiveSessions {
         /// Sessions whose replay is live in this pass, by id (the slot numbers).
         var sessionNumbers = ByteStringTable()
-        var states: [SessionReplayer] = []
+        var states = SlotStates()
         /// Per slot, the event count at its last checkpoint (-1 before its first in this pass).
         var lastCheckpoint: [Int] = []
         /// Sessions that received a late event in this pass (E4): left out of the rest of the
@@ -211,6 +211,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
                             // Ended, its state let go: an event after its end is replayed with all of its events.
                             live.ended[slot] = true
                             live.copiedEvents[slot] = Int(end.startIndex)
+                            live.states.letGo(slot)
                         }
                     }
                     if live.late[slot] {
@@ -240,6 +241,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
                     case .ended(let events):
                         live.ended[slot] = true
                         live.copiedEvents[slot] = events
+                        live.states.letGo(slot)
                     }
                 }
             }
@@ -263,6 +265,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
             // Its state was let go at its end in an earlier segment: replayed with all its events.
             live.copiedEvents[slot] = events
             live.ended[slot] = true
+            live.states.letGo(slot)
         }
         return slot
     }
@@ -314,5 +317,50 @@ final class ReplayIndexBuildContext: @unchecked Sendable {
             }
             return state
         }
+    }
+}
+
+/// The replay states of a worker's sessions, by slot, held only for sessions that have one: a
+/// session whose state was let go at its end gives its place to the next session, so the build
+/// holds as many states as sessions live at once, not one per session of the segment (a state
+/// is about 900 bytes inline, and a segment sees thousands of short sessions).
+struct SlotStates {
+    /// The states, and which of them are free.
+    private var pool: [SessionReplayer] = []
+    private var free: [Int32] = []
+    /// Per slot, its state's place in `pool` (-1: let go).
+    private var place: [Int32] = []
+
+    /// The slots, in order.
+    var indices: Range<Int> { 0..<place.count }
+
+    /// Adds a slot holding `state`.
+    mutating func append(_ state: SessionReplayer) {
+        place.append(-1)
+        self[place.count - 1] = state
+    }
+
+    /// The state of `slot` (a fresh one for a slot whose state was let go); set to give it one.
+    subscript(slot: Int) -> SessionReplayer {
+        get { place[slot] >= 0 ? pool[Int(place[slot])] : SessionReplayer() }
+        _modify {
+            if place[slot] < 0 { place[slot] = take() }
+            yield &pool[Int(place[slot])]
+        }
+    }
+
+    /// Lets the state of `slot` go (its session ended; it has no state until one is set).
+    mutating func letGo(_ slot: Int) {
+        guard place[slot] >= 0 else { return }
+        pool[Int(place[slot])] = SessionReplayer()
+        free.append(place[slot])
+        place[slot] = -1
+    }
+
+    /// A free place in `pool`.
+    private mutating func take() -> Int32 {
+        if let reused = free.popLast() { return reused }
+        pool.append(SessionReplayer())
+        return Int32(pool.count - 1)
     }
 }
