@@ -13,14 +13,8 @@ struct CancelledGestureEndToEndTests {
     /// List (launch) → push detail at 2.3 s → a swipe-back begun at 5.65 s and cancelled at
     /// 6.05 s → push photo at 9.05 s → end at 11.4 s.
     static func events() -> String {
-        var lines: [String] = []
-        var seq = 0
-        var time: Int64 = 1_763_715_600_000_000
-        func event(_ type: String, after delay: Int64 = 0, _ fields: String) {
-            seq += 1
-            time += delay
-            lines.append(#"{"type":"\#(type)","session":"\#(session)","seq":\#(seq),"ts":\#(time)\#(fields.isEmpty ? "" : ",")\#(fields)}"#)
-        }
+        var script = SessionScript(session: session)
+        func event(_ type: String, after delay: Int64 = 0, _ fields: String) { script.event(type, after: delay, fields) }
         event("session.start", #""app":"Shop""#)
         event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
         event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
@@ -44,7 +38,7 @@ struct CancelledGestureEndToEndTests {
         event("vc.disappear", after: 350_000, #""vc":"detail","phase":"did""#)
         event("vc.appear", #""vc":"photo","phase":"did""#)
         event("session.end", after: 2_000_000, "")
-        return lines.joined(separator: "\n") + "\n"
+        return script.text
     }
 
     static func ingest(into dir: URL) throws -> String {
@@ -127,14 +121,8 @@ struct NavigationOnlyCancelledGestureEndToEndTests {
     /// List (launch) → push detail at 2 s → a swipe-back begun at 5 s → the detail presents a
     /// sheet at 9 s → the sheet dismissed (no animation) at 11 s → end at 12 s.
     static func events() -> String {
-        var lines: [String] = []
-        var seq = 0
-        var time: Int64 = 1_763_715_600_000_000
-        func event(_ type: String, after delay: Int64 = 0, _ fields: String) {
-            seq += 1
-            time += delay
-            lines.append(#"{"type":"\#(type)","session":"\#(session)","seq":\#(seq),"ts":\#(time)\#(fields.isEmpty ? "" : ",")\#(fields)}"#)
-        }
+        var script = SessionScript(session: session)
+        func event(_ type: String, after delay: Int64 = 0, _ fields: String) { script.event(type, after: delay, fields) }
         event("session.start", #""app":"Shop""#)
         event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
         event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
@@ -143,7 +131,7 @@ struct NavigationOnlyCancelledGestureEndToEndTests {
         event("present", after: 4_000_000, #""from":"detail","vc":{"id":"share","class":"ShareViewController"},"style":"pageSheet","animated":true"#)
         event("dismiss", after: 2_000_000, #""vc":"share","animated":false"#)
         event("session.end", after: 1_000_000, "")
-        return lines.joined(separator: "\n") + "\n"
+        return script.text
     }
 
     @Test("replay at the pop shows the stack the user had; the views are the list's, one unbroken detail view, the sheet's; no anomaly")
@@ -176,4 +164,24 @@ struct NavigationOnlyCancelledGestureEndToEndTests {
                 ], "\(query.output)")
         }
     }
+}
+
+/// Event lines of one session, written by hand: each with the next `seq` and a time `after`
+/// microseconds past the previous one.
+struct SessionScript {
+    let session: String
+    private var lines: [String] = []
+    private var seq = 0
+    private var time: Int64 = 1_763_715_600_000_000
+
+    init(session: String) { self.session = session }
+
+    mutating func event(_ type: String, after delay: Int64 = 0, _ fields: String) {
+        seq += 1
+        time += delay
+        lines.append(#"{"type":"\#(type)","session":"\#(session)","seq":\#(seq),"ts":\#(time)\#(fields.isEmpty ? "" : ",")\#(fields)}"#)
+    }
+
+    /// The lines as a JSON Lines file's text.
+    var text: String { lines.joined(separator: "\n") + "\n" }
 }
