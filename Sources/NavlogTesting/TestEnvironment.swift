@@ -17,9 +17,20 @@ public enum TestEnvironment {
         packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relativePath)
     }
 
-    /// `../shared` beside the repository (the spec and the storyboards).
+    /// The files of `../shared/<folder>` whose names end in `suffix`, sorted by name.
+    /// - Throws: ``MissingTestInput`` when the folder is missing or holds no such file, so that
+    ///   a test without its input fails saying which, instead of indexing an empty list.
+    public static func sharedFiles(in folder: String, endingIn suffix: String) throws -> [URL] {
+        let directory = shared.appendingPathComponent(folder)
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(suffix) }.sorted()
+        guard !names.isEmpty else { throw MissingTestInput(path: directory.path, what: "no \(suffix) file") }
+        return names.map { directory.appendingPathComponent($0) }
+    }
+
+    /// `../shared` beside the repository (the spec and the storyboards), or `NAVLOG_SHARED_DIR`.
     public static var shared: URL {
-        packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
+        if let override = ProcessInfo.processInfo.environment["NAVLOG_SHARED_DIR"] { return URL(fileURLWithPath: override) }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
     }
 
     /// The folder the built executables are in (the test bundle's build folder).
@@ -54,5 +65,17 @@ public enum TestEnvironment {
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Array($0) }
         if lines.last?.isEmpty == true { lines.removeLast() }
         return lines
+    }
+}
+
+/// A test's input is not where the tests read it.
+public struct MissingTestInput: Error, CustomStringConvertible {
+    /// The file or folder looked for.
+    public var path: String
+    /// What was missing there.
+    public var what: String
+
+    public var description: String {
+        "\(path): \(what). The tests read ../shared beside the repository (CI puts it there; NAVLOG_SHARED_DIR names another place)."
     }
 }

@@ -7,6 +7,12 @@ import Testing
 @Suite("navlog storyboard stats and graph end to end")
 struct StoryboardCommandTests {
     static let corpus = TestEnvironment.shared.appendingPathComponent("storyboards")
+
+    /// Fails the test, naming the folder, when the corpus is not there (the tests below index
+    /// what the commands print about its files).
+    static func requireCorpus() throws {
+        _ = try TestEnvironment.sharedFiles(in: "storyboards", endingIn: ".storyboard")
+    }
     static let emojiArt = corpus.appendingPathComponent("pajatopmr__CS193P-Fall2017-EmojiArt__EmojiArt__Base.lproj__Main.storyboard").path
     static let naterade = corpus.appendingPathComponent("LoopKit__Loop__Naterade__Base.lproj__Main.storyboard").path
     static let hackers = corpus.appendingPathComponent("weiran__Hackers__Hackers__MainStoryboard.storyboard").path
@@ -27,6 +33,7 @@ struct StoryboardCommandTests {
 
     @Test("stats prints a row per file (version, runtime, scenes and segues by kind, identifiers, references) and a total")
     func statsTable() throws {
+        try Self.requireCorpus()
         let result = try ProcessRunner.navlog(["storyboard", "stats", Self.emojiArt, Self.naterade, Self.hackers])
         #expect(result.status == 0, "\(result.errorOutput)")
         let lines = result.output.split(separator: "\n").map(String.init)
@@ -46,6 +53,7 @@ struct StoryboardCommandTests {
 
     @Test("stats --format json prints one object per file and a total object")
     func statsJSON() throws {
+        try Self.requireCorpus()
         let result = try ProcessRunner.navlog(["storyboard", "stats", "--format", "json", Self.emojiArt, Self.naterade])
         #expect(result.status == 0, "\(result.errorOutput)")
         let objects = try result.output.split(separator: "\n").map {
@@ -65,6 +73,7 @@ struct StoryboardCommandTests {
 
     @Test("graph --format dot: clusters, the initial scene, relationship/embed/unwind edges, references across the given files")
     func graphDOT() throws {
+        try Self.requireCorpus()
         try TestEnvironment.withTemporaryDirectory { dir in
             let paths = try Self.linkedStoryboards(in: dir)
             let result = try ProcessRunner.navlog(["storyboard", "graph"] + paths)
@@ -90,6 +99,7 @@ struct StoryboardCommandTests {
 
     @Test("graph --format json: the model of each file and the resolved references")
     func graphJSON() throws {
+        try Self.requireCorpus()
         try TestEnvironment.withTemporaryDirectory { dir in
             let paths = try Self.linkedStoryboards(in: dir)
             let result = try ProcessRunner.navlog(["storyboard", "graph", "--format", "json"] + paths)
@@ -118,6 +128,7 @@ struct StoryboardCommandTests {
 
     @Test("a truncated file: exit status 1 and file:line:column: reason on standard error; stats still counts the others")
     func truncatedFile() throws {
+        try Self.requireCorpus()
         try TestEnvironment.withTemporaryDirectory { dir in
             let broken = dir.appendingPathComponent("Broken.storyboard")
             try Data(contentsOf: URL(fileURLWithPath: Self.emojiArt)).prefix(5_000).write(to: broken)

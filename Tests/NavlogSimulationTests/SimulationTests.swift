@@ -14,9 +14,9 @@ struct SimulationTests {
     static let corpus = TestEnvironment.shared.appendingPathComponent("storyboards")
     static let demo = TestEnvironment.packageRoot.appendingPathComponent("tools/demo-storyboards/Cookbook.storyboard").path
 
-    static var corpusFiles: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []).filter { $0.hasSuffix(".storyboard") }.sorted()
-            .map { corpus.appendingPathComponent($0).path }
+    /// The corpus's storyboards; throws, naming the folder, when it is not there.
+    static func corpusFiles() throws -> [String] {
+        try TestEnvironment.sharedFiles(in: "storyboards", endingIn: ".storyboard").map(\.path)
     }
 
     /// Simulates, writes the events to a temporary log, replays every session from the log.
@@ -59,7 +59,7 @@ struct SimulationTests {
 
     @Test("100 sessions of every storyboard of the corpus replay from the log with no anomaly (misuse off)")
     func corpusSessionsAreValid() throws {
-        let files = Self.corpusFiles
+        let files = try Self.corpusFiles()
         #expect(files.count == 63)
         var total = 0
         for (number, path) in files.enumerated() {
@@ -80,7 +80,9 @@ struct SimulationTests {
     @Test("with misuse on, every anomaly code is injected and each injection is reported at its event with its code")
     func misuseIsReported() throws {
         var codes = Set<AnomalyCode>()
-        for (number, paths) in [[Self.demo], [Self.demo], [Self.corpusFiles[5]], [Self.corpusFiles[20]]].enumerated() {
+        let corpus = try Self.corpusFiles()
+        try #require(corpus.count > 20, "\(Self.corpus.path) holds \(corpus.count) storyboards, not the corpus of 63")
+        for (number, paths) in [[Self.demo], [Self.demo], [corpus[5]], [corpus[20]]].enumerated() {
             let configuration = SimulationConfiguration(
                 sessions: 60, seed: UInt64(100 + number), concurrency: 8, idiom: number % 2 == 0 ? "pad" : "phone", misuseRate: 0.2, meanActions: 12)
             let (states, injected, _) = try Self.simulateAndReplay(paths, configuration)
