@@ -35,6 +35,50 @@ public struct DerivedTableScanner {
         /// Distinct screens focused (the engine tracks the visit itself: ``SessionReplayer/visit``).
         var screens = Set<String>()
         var anomaliesSeen = 0
+        /// E7: rows made since a navigation-only gesture that a later event may still prove
+        /// cancelled, held back until it cannot (then given) or until it does (then dropped:
+        /// the session is replayed again knowing it, after the pass).
+        var held: [HeldRow] = []
+        var holding = false
+        /// The session's position (0-based) of the first event whose rows were held: a replay
+        /// again gives the rows from there on (those before are the same in both replays).
+        var heldFrom = 0
+        /// Whether an event proved a gesture cancelled: the rest of its events are not replayed
+        /// in this pass (their `events` rows are still given).
+        var replayAgain = false
+        /// Events of the session handed to the scan.
+        var eventsSeen = 0
+        /// Whether this is that replay again: it knows every gesture its events prove cancelled,
+        /// and gives only the rows of events from ``heldFrom`` on.
+        var final = false
+    }
+
+    /// A row held back (see ``Live/held``).
+    private enum HeldRow {
+        case visit(ScreenVisit)
+        case transition(TransitionRow)
+        case anomaly(AnomalyRow)
+        case exit(ExitRow)
+    }
+
+    /// Gives `row` of `state`'s session to `sink`, or holds it (E7); a replay again gives only
+    /// the rows of events from where the first replay began to hold them.
+    private static func put<Sink: DerivedTableSink>(_ row: HeldRow, of state: Live, into sink: inout Sink) {
+        if state.holding { return state.held.append(row) }
+        if state.final, state.replayer.eventCount - 1 < state.heldFrom { return }
+        switch row {
+        case .visit(let visit): sink.visit(visit)
+        case .transition(let transition): sink.transition(transition)
+        case .anomaly(let anomaly): sink.anomaly(anomaly)
+        case .exit(let exit): sink.exit(exit)
+        }
+    }
+
+    /// Gives the rows `state` held (E7: no later event can prove its gestures cancelled now).
+    private static func release<Sink: DerivedTableSink>(_ state: Live, into sink: inout Sink) {
+        state.holding = false
+        for row in state.held { put(row, of: state, into: &sink) }
+        state.held.removeAll()
     }
 
     /// Reads the log and calls `sink` with every row; `progress` is told how many events were
@@ -55,6 +99,8 @@ public struct DerivedTableScanner {
         // and replayed after it, sorted (a first pass finds them: without the replay index,
         // nothing else knows).
         let late = try sessionsStoredOutOfOrder()
+        // E7: sessions whose events proved a gesture cancelled, replayed again after the pass.
+        var replayedAgain: [Int] = []
 
         /// Applies one event of session `slot` and hands the rows it makes to the sink.
         func handle(
@@ -62,8 +108,31 @@ public struct DerivedTableScanner {
         ) {
             if live[slot] == nil { live[slot] = Live() }
             let state = live[slot]!
+            state.eventsSeen += 1
+            /// The event's `events` row, given once: in the first replay (not by a replay again).
+            func giveEventRow() {
+                guard wantsEvents, !state.final, state.included, filter.contains(timestamp) else { return }
+                sink.event(
+                    EventRow(
+                        lsn: lsn, session: names[slot], tags: state.tags, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt, type: type.name,
+                        key: key.name))
+            }
+            // Replayed again after the pass (E7); its `events` rows are given as they come.
+            if state.replayAgain { return giveEventRow() }
             if late { state.replayer.noteLateEvent() }
+            let knownCancelled = state.replayer.gesturesCancelledInHindsight.count
             state.replayer.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
+            if !state.final, state.replayer.gesturesCancelledInHindsight.count > knownCancelled {
+                // E7: a gesture taken as done was cancelled; what was held since is wrong.
+                state.replayAgain = true
+                state.held.removeAll()
+                replayedAgain.append(slot)
+                state.holding = false
+                return giveEventRow()
+            } else if !state.final, !state.holding, state.replayer.mayBeCancelledInHindsight {
+                state.holding = true
+                state.heldFrom = state.replayer.eventCount - 1
+            }
             if type == .sessionStart {
                 let info = state.replayer.info
                 state.tags = SessionTags(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
@@ -72,25 +141,21 @@ public struct DerivedTableScanner {
                     && (filter.idiom.map { $0 == state.tags.idiom } ?? true)
             }
             let emit = state.included && filter.contains(timestamp)
-            if emit && wantsEvents {
-                let session = names[slot]
-                sink.event(
-                    EventRow(
-                        lsn: lsn, session: session, tags: state.tags, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt,
-                        type: type.name, key: key.name))
-            }
+            giveEventRow()
             var session: String { names[slot] }
             // Anomalies raised by this event.
             if state.replayer.anomalies.count > state.anomaliesSeen {
                 let anomalies = state.replayer.anomalies
                 if emit {
                     for anomaly in anomalies[state.anomaliesSeen...] {
-                        sink.anomaly(
-                            AnomalyRow(
-                                session: session, sessionNumber: slot, tags: state.tags, timestamp: anomaly.event.timestamp, sequence: anomaly.event.sequence,
-                                lsn: anomaly.event.lsn,
-                                code: anomaly.code.code, name: anomaly.code.name, rule: anomaly.rule, fatal: anomaly.isFatal,
-                                controllers: anomaly.controllers.map { state.replayer.id(of: $0) }.joined(separator: " "), message: anomaly.message))
+                        Self.put(
+                            .anomaly(
+                                AnomalyRow(
+                                    session: session, sessionNumber: slot, tags: state.tags, timestamp: anomaly.event.timestamp, sequence: anomaly.event.sequence,
+                                    lsn: anomaly.event.lsn,
+                                    code: anomaly.code.code, name: anomaly.code.name, rule: anomaly.rule, fatal: anomaly.isFatal,
+                                    controllers: anomaly.controllers.map { state.replayer.id(of: $0) }.joined(separator: " "), message: anomaly.message)),
+                            of: state, into: &sink)
                     }
                 }
                 state.anomaliesSeen = anomalies.count
@@ -102,8 +167,10 @@ public struct DerivedTableScanner {
                 guard let view, let closed = FocusJournal.view(state.replayer, view, end: view.end ?? timestamp) else { return }
                 state.screens.insert(closed.screen)
                 if state.included {
-                    if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)) }
-                    if emit { sink.visit(row(closed, state, session: session, number: slot)) }
+                    if filter.contains(closed.start) {
+                        Self.put(.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)), of: state, into: &sink)
+                    }
+                    if emit { Self.put(.visit(row(closed, state, session: session, number: slot)), of: state, into: &sink) }
                 }
             }
             // Two views close at one event only when a pop found completed closes one (E6).
@@ -113,13 +180,18 @@ public struct DerivedTableScanner {
             }
             if type == .appBackground, emit, let focus {
                 let controller = state.replayer.controllers[focus]
-                sink.exit(
-                    ExitRow(session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: controller.className ?? controller.id, reason: "background"))
+                Self.put(
+                    .exit(
+                        ExitRow(
+                            session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: controller.className ?? controller.id,
+                            reason: "background")), of: state, into: &sink)
             }
             if type == .sessionEnd {
                 finish(state, session: session, number: slot, end: timestamp, emit: state.included, into: &sink)
                 if takesEventSource { known[session] = (state.tags, state.included) }
                 live[slot] = nil
+            } else if state.holding, !state.replayer.mayBeCancelledInHindsight {
+                Self.release(state, into: &sink)
             }
         }
 
@@ -166,8 +238,30 @@ public struct DerivedTableScanner {
                 slot: slots[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt,
                 key: event.relayKey, body: fields, late: event.late)
         }
+        // E7: each session an event proved a gesture of cancelled, replayed again knowing every
+        // gesture its events prove (in the order E4 replays), its rows given from where the
+        // first replay held them.
+        if !replayedAgain.isEmpty {
+            let ids = replayedAgain.map { names[$0] }
+            let counts = replayedAgain.map { live[$0]?.eventsSeen ?? 0 }
+            try SequenceOrderedSessions.forEachEvent(
+                of: ids, eventCounts: counts, log: reader, throughLSN: through,
+                knowing: { number, cancelled in
+                    let slot = replayedAgain[number]
+                    let again = Live()
+                    again.replayer = SessionReplayer(gesturesCancelledInHindsight: cancelled)
+                    again.final = true
+                    again.heldFrom = live[slot]?.heldFrom ?? 0
+                    live[slot] = again
+                }
+            ) { number, event, fields in
+                handle(
+                    slot: replayedAgain[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn,
+                    receivedAt: event.receivedAt, key: event.relayKey, body: fields, late: event.late)
+            }
+        }
         for slot in live.indices {
-            guard let state = live[slot] else { continue }
+            guard let state = live[slot], !state.replayAgain else { continue }
             finish(state, session: names[slot], number: slot, end: state.replayer.info.lastTimestamp ?? 0, emit: state.included, into: &sink)
             if takesEventSource { known[names[slot]] = (state.tags, state.included) }
         }
@@ -229,13 +323,15 @@ public struct DerivedTableScanner {
 
     /// The session's last visit (closed at `end`: its `session.end`, or its last event), its exit and its row.
     private func finish<Sink: DerivedTableSink>(_ state: Live, session: String, number: Int, end: Int64, emit: Bool, into sink: inout Sink) {
+        // Ended: no later event proves its gestures cancelled.
+        if state.holding { Self.release(state, into: &sink) }
         guard emit else { return }
         let closed = FocusJournal.view(state.replayer, state.replayer.visit, end: end)
         if let closed {
             state.screens.insert(closed.screen)
-            if filter.contains(closed.start) { sink.transition(Self.transitionRow(closed, session: session, number: number, tags: state.tags)) }
-            if filter.until.map({ closed.start <= $0 }) ?? true { sink.visit(row(closed, state, session: session, number: number)) }
-            sink.exit(ExitRow(session: session, sessionNumber: number, tags: state.tags, timestamp: end, screen: closed.screen, reason: "end"))
+            if filter.contains(closed.start) { Self.put(.transition(Self.transitionRow(closed, session: session, number: number, tags: state.tags)), of: state, into: &sink) }
+            if filter.until.map({ closed.start <= $0 }) ?? true { Self.put(.visit(row(closed, state, session: session, number: number)), of: state, into: &sink) }
+            Self.put(.exit(ExitRow(session: session, sessionNumber: number, tags: state.tags, timestamp: end, screen: closed.screen, reason: "end")), of: state, into: &sink)
         }
         let info = state.replayer.info
         sink.session(

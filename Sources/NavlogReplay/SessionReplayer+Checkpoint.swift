@@ -12,7 +12,8 @@ extension SessionReplayer {
     /// evidence (E1–E5), transition ends in time (E2), views (E3). 5: events replayed late (E4).
     /// 6: a pending pop or dismissal and the last cancelled one (E6). 7: a pending dismissal keeps
     /// the presentations it ended instead of a copy of the hierarchy; navigation-only gestures (E7).
-    public static let checkpointVersion: UInt8 = 7
+    /// 8: the gestures known cancelled in hindsight, and the gesture each removal stands for (E7).
+    public static let checkpointVersion: UInt8 = 8
 
     /// Appends the state to `output`.
     public func encodeCheckpoint(into output: inout [UInt8]) {
@@ -97,7 +98,10 @@ extension SessionReplayer {
             writer.handle(removal.popped)
             writer.handles(removal.dismissed.handles)
             writer.handle(removal.revealed)
+            writer.count(removal.gesture + 1)
         }
+        writer.count(gesturesCancelledInHindsight.count)
+        gesturesCancelledInHindsight.forEach { writer.count($0) }
         writer.handles(cancelledRemoval)
         writer.count(removalsResolved)
         writer.count(removalsCancelled)
@@ -163,6 +167,7 @@ private struct CheckpointWriter {
         byte(removal.cause.rawValue)
         handle(removal.revealed)
         signed(removal.foregroundTime)
+        count(removal.gesture + 1)
     }
 
     mutating func handles(_ values: [Int32]) {
@@ -281,11 +286,11 @@ private struct CheckpointReader {
             let dismissed = handles(), dismissed.count % 2 == 0, dismissed.count <= 2 * SessionReplayer.PresentationLinks.capacity, dismissed.isEmpty == (popped >= 0),
             let navigationOnly = byte(), navigationOnly <= 1,
             let began = signed(), let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)),
-            let revealed = handle(), let foregroundTime = signed(), foregroundTime >= 0
+            let revealed = handle(), let foregroundTime = signed(), foregroundTime >= 0, let gesture = number()
         else { return nil }
         return SessionReplayer.PendingRemoval(
             nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: began, sequence: sequence, cause: cause, revealed: revealed,
-            foregroundTime: foregroundTime, navigationOnly: navigationOnly == 1)
+            foregroundTime: foregroundTime, navigationOnly: navigationOnly == 1, gesture: gesture - 1)
     }
 
     mutating func position() -> EventPosition? {
@@ -490,13 +495,18 @@ private struct CheckpointReader {
         for _ in 0..<unproven {
             guard let nav = handle(), let popped = handle(), (nav >= 0) == (popped >= 0), let dismissed = handles(), dismissed.count % 2 == 0,
                 dismissed.count <= 2 * SessionReplayer.PresentationLinks.capacity,
-                dismissed.isEmpty == (popped >= 0), let revealed = handle()
+                dismissed.isEmpty == (popped >= 0), let revealed = handle(), let gesture = number()
             else { return nil }
             state.unprovenRemovals.append(
                 SessionReplayer.PendingRemoval(
                     nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: 0, sequence: nil, cause: popped >= 0 ? .navPop : .dismiss,
                     revealed: revealed,
-                    navigationOnly: true))
+                    navigationOnly: true, gesture: gesture - 1))
+        }
+        guard let hindsightCount = count() else { return nil }
+        for _ in 0..<hindsightCount {
+            guard let position = number(), position > (state.gesturesCancelledInHindsight.last ?? -1) else { return nil }
+            state.gesturesCancelledInHindsight.append(position)
         }
         guard let cancelled = handles(), cancelled.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }) else { return nil }
         state.cancelledRemoval = cancelled

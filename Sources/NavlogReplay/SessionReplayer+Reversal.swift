@@ -33,6 +33,10 @@ extension SessionReplayer {
         /// Whether the session records navigation calls only (E7): then the next operation
         /// decides, however long the user stays, instead of appearance callbacks.
         var navigationOnly = false
+        /// The position in the session (0-based) of the animated pop or dismissal whose gesture
+        /// a put-back of this removal proves cancelled (E7): its own event, or for a pop found
+        /// beneath an unproven one, that one's. -1 for none.
+        var gesture = -1
     }
 
     /// The presentations a dismissal ended (pairs of presented controller and presenter), held
@@ -104,7 +108,8 @@ extension SessionReplayer {
     mutating func beginPendingPop(_ popped: Int32, from nav: Int32, evidence: GestureEvidence) {
         pendingRemoval = PendingRemoval(
             nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1,
-            navigationOnly: evidence == .navigationCalls)
+            navigationOnly: evidence == .navigationCalls, gesture: current.index)
+        if evidence == .navigationCalls, isCancelledInHindsight(current.index) { cancelPendingRemoval() }
     }
 
     /// After a dismissal that ``interactiveGestureEvidence(animated:)`` ended `dismissed`
@@ -113,7 +118,8 @@ extension SessionReplayer {
     mutating func beginPendingDismissal(_ dismissed: [Int32], evidence: GestureEvidence) {
         pendingRemoval = PendingRemoval(
             dismissed: PresentationLinks(dismissed), began: current.timestamp, sequence: current.sequence, cause: .dismiss, revealed: focusedHandle(),
-            navigationOnly: evidence == .navigationCalls)
+            navigationOnly: evidence == .navigationCalls, gesture: current.index)
+        if evidence == .navigationCalls, isCancelledInHindsight(current.index) { cancelPendingRemoval() }
     }
 
     /// Before `event` is applied: resolves the pending removal when the event decides it.
@@ -260,17 +266,20 @@ extension SessionReplayer {
     /// unproven pop of a controller that sat on `popped`: had that gesture been cancelled, this
     /// pop took that controller and `popped` is still there, so its removal is unproven too (E7).
     mutating func notePopBeneathUnproven(_ popped: Int32, from nav: Int32) {
-        guard unprovenRemovals.contains(where: { $0.popped >= 0 && $0.nav == nav && $0.revealed == popped }) else { return }
+        guard let above = unprovenRemovals.lastIndex(where: { $0.popped >= 0 && $0.nav == nav && $0.revealed == popped }) else { return }
+        // Found still there, `popped` proves the gesture above it cancelled: that is the one.
+        let gesture = unprovenRemovals[above].gesture
         if unprovenRemovals.count == Self.unprovenRemovalLimit { unprovenRemovals.removeFirst() }
         unprovenRemovals.append(
             PendingRemoval(
                 nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1,
-                navigationOnly: true))
+                navigationOnly: true, gesture: gesture))
     }
 
     /// Undoes `removals[index]` (and, for a pop, the unproven pops of what it sat on).
     private mutating func putBack(_ index: Int, from removals: inout [PendingRemoval]) {
         let removal = removals.remove(at: index)
+        noteCancelledInHindsight(removal.gesture)
         guard removal.popped >= 0 else {
             var pair = 0
             while pair + 1 < removal.dismissed.count {

@@ -112,6 +112,10 @@ public struct SessionReplayer: Sendable {
     var unprovenRemovals: [PendingRemoval] = []
     /// How many of them a later operation put back (E7).
     public internal(set) var removalsPutBack = 0
+    /// The positions in the session (0-based, in replay order) of navigation-only gestures known
+    /// cancelled in hindsight (E7), ascending: given to a replay so that it rolls each back at
+    /// its own event, and extended by the put-backs this replay makes.
+    public internal(set) var gesturesCancelledInHindsight: [Int] = []
     /// The controllers of the last pending removal found cancelled (E5: their reversed
     /// callbacks follow, within ``cancelledTransitionGrace`` of ``cancelledTransitionAt``).
     var cancelledRemoval: [Int32] = []

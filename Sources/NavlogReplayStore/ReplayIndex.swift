@@ -289,10 +289,12 @@ public final class ReplayIndex {
     public var rederivedEventsPerPass = 1 << 20
 
     /// Replays the sessions in `slots` again from their first event, with their events in `seq`
-    /// order (E4), through segment `lastSegment`: their states become the sessions' true states
-    /// and their journal records replace every earlier record of theirs (see
-    /// ``FocusJournal/Writer/beginRederived(session:)``). One pass over the blocks copies the
-    /// events of all of them out, so each block is read once however scattered they are.
+    /// order (E4) and the navigation-only gestures their events prove cancelled rolled back at
+    /// their own events (E7), through segment `lastSegment`: their states become the sessions'
+    /// true states and their journal records replace every earlier record of theirs (see
+    /// ``FocusJournal/Writer/beginRederived(session:)``; a session replayed again for a gesture
+    /// its replay proved makes its records again after them). One pass over the blocks copies
+    /// the events of all of them out, so each block is read once however scattered they are.
     private func rederive(
         _ slots: [Int], sessionNumbers: ByteStringTable, states: inout SlotStates, throughSegment lastSegment: Int,
         journal: inout FocusJournal.Writer, decoded: inout DecodedBlock
@@ -302,17 +304,18 @@ public final class ReplayIndex {
         for (number, slot) in slots.enumerated() {
             var events = copies[number]
             events.sortForReplay()
-            var state = SessionReplayer()
-            withUTF8(ids[number]) { session in
-                journal.beginRederived(session: session)
-                events.forEach { event, body in
-                    if event.late { state.noteLateEvent() }
-                    let before = FocusJournal.Before(state)
-                    state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
-                    journal.record(event.type, session: session, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: body)
+            states[slot] = withUTF8(ids[number]) { session in
+                SessionReplayer.replayingWithHindsight { state in
+                    journal.beginRederived(session: session)
+                    events.forEach { event, body in
+                        if event.late { state.noteLateEvent() }
+                        let before = FocusJournal.Before(state)
+                        state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                        journal.record(
+                            event.type, session: session, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: body)
+                    }
                 }
             }
-            states[slot] = state
         }
     }
 
@@ -360,6 +363,7 @@ public final class ReplayIndex {
             block: ReplayPiece.endOfSegment, startIndex: UInt64(state.eventCount), firstSequence: state.position?.sequence,
             firstTimestamp: state.position?.timestamp ?? 0)
         if isOutOfOrder(state) { piece.flags |= ReplayPiece.outOfOrder }
+        if !state.gesturesCancelledInHindsight.isEmpty { piece.flags |= ReplayPiece.hindsight }
         return piece
     }
 
@@ -373,6 +377,10 @@ public final class ReplayIndex {
         /// Applied, and it was the session's `session.end`: its end piece is written and its
         /// state let go; `events` is its event count.
         case ended(events: Int)
+        /// Applied, and it proved a navigation-only gesture cancelled that the replay had taken
+        /// as done (E7): what was derived since that gesture is wrong, so the session is
+        /// re-derived at the end of the pass, as for a late event; `events` counts its events.
+        case provedCancelledGesture(events: Int)
     }
 
     /// Indexes one event of the session whose state is `state` (updated in place in the array
@@ -392,8 +400,10 @@ public final class ReplayIndex {
         }
         let body = StoredBody(tokens: tokens, strings: strings)
         let before = FocusJournal.Before(state)
+        let knownCancelled = state.gesturesCancelledInHindsight.count
         state.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
         journal.record(type, key: journalKey, before: before, after: state, sequence: sequence, timestamp: timestamp, body: body)
+        if state.gesturesCancelledInHindsight.count > knownCancelled { return .provedCancelledGesture(events: state.eventCount) }
         guard type == .sessionEnd else { return .applied }
         var piece = endPiece(state)
         piece.flags |= ReplayPiece.ended
@@ -429,6 +439,9 @@ public final class ReplayIndex {
         /// Whether the session's events arrived out of `seq` order or twice (E4): its
         /// checkpoints, built in log order, do not hold, and a replay sorts its events.
         public var outOfOrder = false
+        /// Whether an event of the session proved a navigation-only gesture cancelled (E7): its
+        /// checkpoints do not hold, and a replay starts from its first event knowing them.
+        public var hindsight = false
     }
 
     /// Where to start replaying `session` to reach `target`: the nearest checkpoint at or before
@@ -451,6 +464,7 @@ public final class ReplayIndex {
         }
         guard let end else { return nil }
         let outOfOrder = end.piece.flags & ReplayPiece.outOfOrder != 0
+        let hindsight = end.piece.flags & ReplayPiece.hindsight != 0
         func load(_ choice: (segment: Int, piece: ReplayPiece)) -> SessionReplayer? {
             guard let state = reader(choice.segment)?.state(choice.piece) else {
                 discard(choice.segment)
@@ -462,7 +476,7 @@ public final class ReplayIndex {
         switch target {
         case .end:
             // An ended session's end state was let go: replay from its last checkpoint.
-            if end.piece.hasEndState { return load(end).map { Start(state: $0, block: nil, outOfOrder: outOfOrder) } }
+            if end.piece.hasEndState { return load(end).map { Start(state: $0, block: nil, outOfOrder: outOfOrder, hindsight: hindsight) } }
             chosen = candidates.last
         case .index(let index):
             chosen = candidates.last { $0.piece.startIndex <= UInt64(index) }
@@ -472,7 +486,7 @@ public final class ReplayIndex {
             chosen = candidates.last { $0.piece.firstTimestamp <= time }
         }
         guard let chosen = chosen ?? candidates.first, let state = load(chosen) else { return nil }
-        return Start(state: state, block: (chosen.segment, Int(chosen.piece.block)), firstLSN: chosen.piece.firstLSN, outOfOrder: outOfOrder)
+        return Start(state: state, block: (chosen.segment, Int(chosen.piece.block)), firstLSN: chosen.piece.firstLSN, outOfOrder: outOfOrder, hindsight: hindsight)
     }
 
     /// Removes segment `number`'s file, found damaged after it was opened: the caller falls

@@ -22,7 +22,7 @@ struct ReplayPiece: Sendable, Equatable {
     var frame: UInt32 = ReplayPiece.noState
     var stateOffset: UInt32 = 0
     var stateLength: UInt32 = 0
-    /// For an end piece: ``ended`` and ``outOfOrder``.
+    /// For an end piece: ``ended``, ``outOfOrder`` and ``hindsight``.
     var flags: UInt8 = 0
 
     /// The session ended (its `session.end` is in the segment) and its end state was let go: a
@@ -31,6 +31,10 @@ struct ReplayPiece: Sendable, Equatable {
     static let ended: UInt8 = 1
     /// Events of the session arrived out of `seq` order or twice (E4): replays sort them.
     static let outOfOrder: UInt8 = 2
+    /// A later event of the session proved a navigation-only gesture cancelled (E7): its
+    /// checkpoints, taken before that was known, do not hold; replays start from its first
+    /// event knowing the gestures (``SessionReplayer/replayingWithHindsight(_:)``).
+    static let hindsight: UInt8 = 4
 
     /// Whether the piece holds the session's state at the end of the segment.
     var hasEndState: Bool { block == ReplayPiece.endOfSegment && flags & ReplayPiece.ended == 0 }
@@ -366,7 +370,7 @@ enum ReplayIndexFile {
                         let timestamp = reader.readVarint(), let firstLSN = reader.readVarint(), let frame = reader.readVarint(), frame <= UInt64(UInt32.max),
                         let offset = reader.readVarint(),
                         offset <= UInt64(UInt32.max), let length = reader.readVarint(), length <= UInt64(UInt32.max),
-                        let flags = reader.readVarint(), flags <= 3
+                        let flags = reader.readVarint(), flags <= 7
                     else { return nil }
                     pieces.append(
                         ReplayPiece(

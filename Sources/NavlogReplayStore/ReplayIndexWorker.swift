@@ -42,8 +42,9 @@ final class ReplayIndexWorker: @unchecked Sendable {
         var states = SlotStates()
         /// Per slot, the event count at its last checkpoint (-1 before its first in this pass).
         var lastCheckpoint: [Int] = []
-        /// Sessions that received a late event in this pass (E4): left out of the rest of the
-        /// pass and replayed again in seq order from their first event at its end.
+        /// Sessions that received a late event in this pass (E4), or an event that proved one
+        /// of their gestures cancelled (E7): left out of the rest of the pass and replayed again
+        /// in seq order from their first event at its end.
         var late: [Bool] = []
         var lateSlots: [Int] = []
         /// Per late session, about how many events its re-derivation copies (its events applied
@@ -234,7 +235,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
                     {
                     case .applied:
                         break
-                    case .late(let events):
+                    case .late(let events), .provedCancelledGesture(let events):
                         live.late[slot] = true
                         live.lateSlots.append(slot)
                         live.copiedEvents[slot] = events

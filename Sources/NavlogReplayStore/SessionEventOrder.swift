@@ -1,4 +1,5 @@
 public import NavlogEvents
+import NavlogReplay
 public import NavlogStore
 
 /// The order rule E4 replays a session's events in: by `seq`, however the log stored them.
@@ -268,10 +269,17 @@ public enum SequenceOrderedSessions {
     /// order (the order E4 replays: see ``SessionEventOrder``), with a reader of its fields
     /// valid during the call. The events are copied out of their blocks a group of sessions at
     /// a time, each group holding about `eventsPerPass` events (by `eventCounts`, the number
-    /// of events of each session), with one pass over the blocks per group.
+    /// of events of each session), with one pass over the blocks per group. Events above
+    /// `throughLSN` are left out.
+    ///
+    /// With `knowing`, for sessions one of whose navigation-only gestures a later event proves
+    /// cancelled (E7): before a session's events, it is told the positions of the gestures its
+    /// events prove cancelled (``SessionReplayer/replayingWithHindsight(_:)``), to start the
+    /// replay that `body` makes knowing them.
     /// - Throws: ``StoreError`` for I/O failures (damaged blocks are skipped), what `body` throws.
     public static func forEachEvent(
-        of sessions: [String], eventCounts: [Int], log: LogReader, eventsPerPass: Int = 1 << 20,
+        of sessions: [String], eventCounts: [Int], log: LogReader, eventsPerPass: Int = 1 << 20, throughLSN: UInt64 = .max,
+        knowing: ((_ session: Int, _ cancelledGestures: [Int]) throws -> Void)? = nil,
         _ body: (_ session: Int, _ event: Event, _ fields: StoredBody) throws -> Void
     ) throws {
         var decoded = DecodedBlock()
@@ -287,7 +295,18 @@ public enum SequenceOrderedSessions {
             for (offset, copy) in copies.enumerated() {
                 var sorted = copy
                 sorted.sortForReplay()
+                if let knowing {
+                    let known = SessionReplayer.replayingWithHindsight { state in
+                        sorted.forEach { event, fields in
+                            guard event.lsn <= throughLSN else { return }
+                            if event.late { state.noteLateEvent() }
+                            state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: fields))
+                        }
+                    }
+                    try knowing(start + offset, known.gesturesCancelledInHindsight)
+                }
                 try sorted.forEach { event, fields in
+                    guard event.lsn <= throughLSN else { return }
                     try body(
                         start + offset,
                         Event(

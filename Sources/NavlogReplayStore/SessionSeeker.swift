@@ -41,17 +41,34 @@ public final class SessionSeeker {
     /// transitions, and the callbacks that tell whether it was a cancelled gesture come later)
     /// shows it as the rest of the session proves it: rolled back, or completed with the focus
     /// moved at its call. A replay that visits each event sees each state as it was then.
+    ///
+    /// A navigation-only gesture that a later event proves cancelled (E7) is rolled back at its
+    /// own event, whether the replay stops before that proof or after: the index marks such a
+    /// session; without the index, a replay that such a proof may concern looks at the whole
+    /// session first.
     public func replay(
         session: String, to target: ReplayTarget, useCheckpoints: Bool = true, indexIsCurrent: Bool = true,
         visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)? = nil
     ) throws -> SessionReplayer? {
-        let stopped = try replayForward(session: session, to: target, useCheckpoints: useCheckpoints, indexIsCurrent: indexIsCurrent, visit: visit)
+        let start = indexIsCurrent ? index.start(session: session, for: target) : nil
+        // The end state the index keeps is the true one, E7's hindsight included.
+        if useCheckpoints, target == .end, let start, start.block == nil { return start.state }
+        var stopped: SessionReplayer?
+        if start?.hindsight == true || (start == nil && visit != nil) {
+            // A visitor sees each event once: without the index, the whole session is looked at first.
+            stopped = try replayFromFirstEvent(session: session, to: target, visit: visit, onlyIfReordered: false, hindsight: true)
+        } else {
+            stopped = try replayForward(session: session, to: target, start: start, useCheckpoints: useCheckpoints && indexIsCurrent, visit: visit)
+            if start == nil, let state = stopped, state.mayBeCancelledInHindsight || !state.gesturesCancelledInHindsight.isEmpty {
+                stopped = try replayFromFirstEvent(session: session, to: target, visit: nil, onlyIfReordered: false, hindsight: true)
+            }
+        }
         guard visit == nil, target != .end, var state = stopped, state.hasPendingRemoval else { return stopped }
         // E6 hindsight: replay on until the removal is resolved, and resolve it the same way here.
         let eventsApplied = state.eventCount
         let (resolved, cancelled) = (state.removalsResolved, state.removalsCancelled)
         var wasCancelled = false
-        _ = try replayForward(session: session, to: .index(Int.max), useCheckpoints: false, indexIsCurrent: indexIsCurrent) { _, _, later, _ in
+        _ = try replay(session: session, to: .index(Int.max), useCheckpoints: false, indexIsCurrent: indexIsCurrent) { _, _, later, _ in
             guard later.eventCount > eventsApplied, later.removalsResolved > resolved else { return true }
             wasCancelled = later.removalsCancelled > cancelled
             return false
@@ -60,8 +77,10 @@ public final class SessionSeeker {
         return state
     }
 
+    /// Replays `session` to `target` from `start` (the index's nearest checkpoint) when
+    /// `useCheckpoints`, else from its first event.
     private func replayForward(
-        session: String, to target: ReplayTarget, useCheckpoints: Bool, indexIsCurrent: Bool,
+        session: String, to target: ReplayTarget, start: ReplayIndex.Start?, useCheckpoints: Bool,
         visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
     ) throws -> SessionReplayer? {
         // E4: a session whose events were stored out of seq order (delivery over several
@@ -69,14 +88,14 @@ public final class SessionSeeker {
         // checkpoints, built in log order, do not hold for it.
         // The index's end piece tells (late events, and a true duplicate, A18), and every start
         // the index gives carries it: one lookup, one state loaded; without one, look.
-        let start = indexIsCurrent ? index.start(session: session, for: target) : nil
-        let useCheckpoints = useCheckpoints && indexIsCurrent
         // The end state the index keeps is the true one also for a session whose events came
         // out of order: the index re-derives such a session in seq order when a late event
         // arrives (E4). Sorting its events again would read every block of it, per session.
         if useCheckpoints, target == .end, let start, start.block == nil { return start.state }
         let outOfOrder = start?.outOfOrder ?? true
-        if outOfOrder, let sorted = try replayInSequenceOrder(session: session, to: target, visit: visit) { return sorted }
+        if outOfOrder, let sorted = try replayFromFirstEvent(session: session, to: target, visit: visit, onlyIfReordered: true, hindsight: false) {
+            return sorted
+        }
         var state = SessionReplayer()
         var from: (segment: Int, block: Int)? = (0, -1)
         var firstLSN: UInt64 = 0
@@ -159,53 +178,70 @@ public final class SessionSeeker {
         index.log.dropReadingAhead(prefetcher, scratch: &decoded)
     }
 
-    /// Replays `session` with its events in `seq` order (rule E4), reading its blocks again as
-    /// the order needs them; nil when its events are already in order (the caller's usual
-    /// replay is then the same and cheaper) or not all of them carry a `seq`.
-    private func replayInSequenceOrder(
-        session: String, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
+    /// Replays `session` from its first event with its events in `seq` order (rule E4) when
+    /// they all carry one, reading its blocks again as the order needs them; nil when
+    /// `onlyIfReordered` and its events are already in order (the caller's usual replay is then
+    /// the same and cheaper). With `hindsight`, the whole session is replayed first, as often as
+    /// it takes to know which navigation-only gestures its events prove cancelled (E7), and the
+    /// replay to `target` rolls each back at its own event.
+    private func replayFromFirstEvent(
+        session: String, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?,
+        onlyIfReordered: Bool, hindsight: Bool
     ) throws -> SessionReplayer? {
         if visit == nil {
             // Copied out in one pass: each block read once, however scattered the events are.
             var events = try SessionEventOrder.copyEvents(of: [session], log: index.log, throughSegment: nil, decoded: &decoded)[0]
-            guard events.sortForReplay() else { return nil }
-            var state = SessionReplayer()
-            var stopped = false
-            events.forEach { event, body in
-                guard !stopped else { return }
-                if Self.isPast(target, state: state, sequence: event.sequence, timestamp: event.timestamp) {
-                    stopped = true
-                    return
+            guard events.sortForReplay() || !onlyIfReordered, !events.events.isEmpty else { return nil }
+            func apply(_ state: inout SessionReplayer, to target: ReplayTarget) {
+                var stopped = false
+                events.forEach { event, body in
+                    guard !stopped else { return }
+                    if Self.isPast(target, state: state, sequence: event.sequence, timestamp: event.timestamp) {
+                        stopped = true
+                        return
+                    }
+                    if event.late { state.noteLateEvent() }
+                    state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                    if case .sequence(let wanted) = target, event.sequence == wanted { stopped = true }
                 }
-                if event.late { state.noteLateEvent() }
-                state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
-                if case .sequence(let wanted) = target, event.sequence == wanted { stopped = true }
             }
+            let known = hindsight ? SessionReplayer.replayingWithHindsight { apply(&$0, to: .end) } : nil
+            if target == .end, let known { return known }
+            var state = SessionReplayer(gesturesCancelledInHindsight: known?.gesturesCancelledInHindsight ?? [])
+            apply(&state, to: target)
             return state
         }
         // The caller looks at each event in its block (timeline): follow them through the blocks,
         // a few kept decoded.
         var events = try SessionEventOrder(sessions: [session], log: index.log, decoded: &decoded).events[0]
-        guard SessionEventOrder.sortForReplay(&events) else { return nil }
-        var state = SessionReplayer()
+        guard SessionEventOrder.sortForReplay(&events) || !onlyIfReordered, !events.isEmpty else { return nil }
         var cache = DecodedBlockCache()
-        for event in events {
-            let stop = try cache.with(segment: event.segment, block: event.block, log: index.log) { decoded -> Bool in
-                let position = Int(event.position)
-                if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) { return true }
-                if event.late { state.noteLateEvent() }
-                let resolution = decoded.withBody(position) { body in
-                    state.apply(
-                        ReplayEvent(
-                            type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
-                            lsn: decoded.lsn(position), body: body))
+        func apply(
+            _ state: inout SessionReplayer, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
+        )
+            throws
+        {
+            for event in events {
+                let stop = try cache.with(segment: event.segment, block: event.block, log: index.log) { decoded -> Bool in
+                    let position = Int(event.position)
+                    if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) { return true }
+                    if event.late { state.noteLateEvent() }
+                    let resolution = decoded.withBody(position) { body in
+                        state.apply(
+                            ReplayEvent(
+                                type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
+                                lsn: decoded.lsn(position), body: body))
+                    }
+                    if let visit, try !visit(decoded, position, state, resolution) { return true }
+                    if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return true }
+                    return false
                 }
-                if let visit, try !visit(decoded, position, state, resolution) { return true }
-                if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return true }
-                return false
+                if stop == true { return }
             }
-            if stop == true { return state }
         }
+        let known = hindsight ? try SessionReplayer.replayingWithHindsight { try apply(&$0, to: .end, visit: nil) }.gesturesCancelledInHindsight : []
+        var state = SessionReplayer(gesturesCancelledInHindsight: known)
+        try apply(&state, to: target, visit: visit)
         return state
     }
 

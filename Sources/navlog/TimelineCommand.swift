@@ -82,6 +82,9 @@ struct TimelineCommand: ParsableCommand {
                 }
                 if state.hasPendingRemoval {
                     gesture.lines.append((line, focusText(state)))
+                } else if state.isCancelledInHindsight(position: state.eventCount - 1) {
+                    // E7: a later call proves this gesture cancelled; the replay rolled it back here.
+                    output.bytes.append(contentsOf: gesture.markedRolledBack(line, rule: "E7"))
                 } else {
                     output.bytes.append(contentsOf: line)
                 }
@@ -188,15 +191,20 @@ private struct PendingGestureLines {
             var text = String(decoding: held.line, as: UTF8.self)
             let (old, new) = json ? (",\"focus\":\(held.focus),", ",\"focus\":\(focus),") : ("  focus: \(held.focus)", "  focus: \(focus)")
             if let range = text.range(of: old) { text.replaceSubrange(range, with: new) }
-            if number == 0 {
-                if json {
-                    if let range = text.range(of: ",\"anomalies\":") { text.insert(contentsOf: ",\"rolledBack\":\"E6\"", at: range.lowerBound) }
-                } else if let range = text.range(of: "  focus: ") {
-                    text.insert(contentsOf: "  (a cancelled interactive gesture: rolled back, E6)", at: range.lowerBound)
-                }
-            }
-            output.append(contentsOf: text.utf8)
+            output.append(contentsOf: number == 0 ? markedRolledBack(Array(text.utf8), rule: "E6") : Array(text.utf8))
         }
         lines.removeAll()
+    }
+
+    /// `line` marked as the pop or dismissal of a cancelled gesture that the replay rolled
+    /// back, by `rule` (E6: the callbacks after it show it; E7: a later call does).
+    func markedRolledBack(_ line: [UInt8], rule: String) -> [UInt8] {
+        var text = String(decoding: line, as: UTF8.self)
+        if json {
+            if let range = text.range(of: ",\"anomalies\":") { text.insert(contentsOf: ",\"rolledBack\":\"\(rule)\"", at: range.lowerBound) }
+        } else if let range = text.range(of: "  focus: ") {
+            text.insert(contentsOf: "  (a cancelled interactive gesture: rolled back, \(rule))", at: range.lowerBound)
+        }
+        return Array(text.utf8)
     }
 }

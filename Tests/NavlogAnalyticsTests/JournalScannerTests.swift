@@ -21,7 +21,10 @@ struct JournalScannerTests {
         mutating func event(_ row: EventRow) { rows.append("event \(row)") }
         var numbers: [String: Set<Int>] = [:]
         mutating func note(_ session: String, _ number: Int) { numbers[session, default: []].insert(number) }
+        /// The `screen_visits` rows as given.
+        var visits: [ScreenVisit] = []
         mutating func visit(_ row: ScreenVisit) {
+            visits.append(row)
             var row = row
             note(row.session, row.sessionNumber)
             row.sessionNumber = 0
@@ -106,6 +109,66 @@ struct JournalScannerTests {
                 }
             }
             #expect(open > 0, "some sessions are still open at the end of the log")
+        }
+    }
+
+    @Test("a gesture proved cancelled segments later (E7): journal rows equal replayed rows, and both give the screens the user had")
+    func provedCancelledGesture() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            var options = LogOptions()
+            options.maximumEventsPerBlock = 300
+            options.maximumSegmentBytes = 24 << 10
+            let log = try EventLog(directory: dir.path, options: options)
+            var configuration = WorkloadConfiguration(seed: 36)
+            configuration.concurrentSessions = 8
+            configuration.meanEventsPerSession = 120
+            var generator = WorkloadGenerator(configuration)
+            let session = "e7-late-proof"
+            let scripted = SessionScript.lateProvedCancelledSwipe(session: session).split(separator: "\n").map { Array($0.utf8) }
+            // The swipe in the first segment, the push and pop over it in another, the proof in a third.
+            var lines: [[UInt8]] = []
+            for (number, line) in generator.lines(6_000).enumerated() {
+                if number == 100 { lines += scripted[0..<5] }
+                if number == 2_500 { lines += scripted[5..<7] }
+                if number == 5_000 { lines += scripted[7...] }
+                lines.append(line)
+            }
+            var parser = EventLineParser()
+            var batch = EventBatch()
+            for (number, line) in lines.enumerated() {
+                _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
+                if batch.count == 300 {
+                    _ = try log.append(batch)
+                    batch.removeAll()
+                }
+            }
+            _ = try log.append(batch)
+            try log.close()
+            let reader = try LogReader(directory: dir.path)
+            #expect(reader.segments.count > 3)
+            var replayed = Recorder()
+            var scanner = DerivedTableScanner(reader: reader)
+            try scanner.scan(into: &replayed)
+            var journaled = Recorder()
+            #expect(try JournalScanner(index: ReplayIndex(log: reader), filter: AnalyticsFilter()).scan(into: &journaled))
+            let a = replayed.rows.sorted(), b = journaled.rows.sorted()
+            #expect(a.count == b.count, "\(a.count) rows replayed, \(b.count) from journals")
+            if let difference = zip(a, b).first(where: { $0 != $1 }) {
+                Issue.record("first difference:\n  replayed: \(difference.0)\n  journal:  \(difference.1)")
+            }
+            // From the rules, by hand (R8, R9; the swipe at 5 s rolled back, E6, E7): list 0–1 s,
+            // detail 1–8 s, edit 8–12 s, detail 12–15 s, the sheet 15–17 s, detail 17–18 s.
+            let origin: Int64 = 1_763_715_600_000_000
+            let expected = [
+                "ListViewController 0 1 root", "DetailViewController 1 8 push", "EditViewController 8 12 push", "DetailViewController 12 15 pop",
+                "ShareViewController 15 17 present", "DetailViewController 17 18 dismiss",
+            ]
+            for (route, recorder) in [("replayed", replayed), ("journal", journaled)] {
+                let views = recorder.visits.filter { $0.session == session }.sorted { $0.start < $1.start }
+                    .map { "\($0.screen) \(($0.start - origin) / 1_000_000) \(($0.end - origin) / 1_000_000) \($0.how)" }
+                #expect(views == expected, "\(route)")
+                #expect(!recorder.rows.contains { $0.hasPrefix("anomaly") && $0.contains(session) }, "\(route)")
+            }
         }
     }
 }

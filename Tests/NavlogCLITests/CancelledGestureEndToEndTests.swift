@@ -41,9 +41,10 @@ struct CancelledGestureEndToEndTests {
         return script.text
     }
 
-    static func ingest(into dir: URL) throws -> String {
+    /// Ingests `events` (this suite's session by default) into a data directory in `dir`; returns its path.
+    static func ingest(_ events: String = events(), into dir: URL) throws -> String {
         let file = dir.appendingPathComponent("events.jsonl")
-        try events().write(to: file, atomically: true, encoding: .utf8)
+        try events.write(to: file, atomically: true, encoding: .utf8)
         let data = dir.appendingPathComponent("data").path
         let ingest = try ProcessRunner.navlog(["ingest", "--data-dir", data, file.path])
         #expect(ingest.status == 0, "\(ingest.errorOutput)")
@@ -137,11 +138,7 @@ struct NavigationOnlyCancelledGestureEndToEndTests {
     @Test("replay at the pop shows the stack the user had; the views are the list's, one unbroken detail view, the sheet's; no anomaly")
     func navigationOnly() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            let file = dir.appendingPathComponent("events.jsonl")
-            try Self.events().write(to: file, atomically: true, encoding: .utf8)
-            let data = dir.appendingPathComponent("data").path
-            let ingest = try ProcessRunner.navlog(["ingest", "--data-dir", data, file.path])
-            #expect(ingest.status == 0, "\(ingest.errorOutput)")
+            let data = try CancelledGestureEndToEndTests.ingest(Self.events(), into: dir)
             for seq in ["5", "6"] {
                 let replay = try ProcessRunner.navlog(["replay", "--data-dir", data, "--session", Self.session, "--seq", seq, "--format", "json"])
                 #expect(replay.status == 0, "\(replay.errorOutput)")
@@ -166,22 +163,69 @@ struct NavigationOnlyCancelledGestureEndToEndTests {
     }
 }
 
-/// Event lines of one session, written by hand: each with the next `seq` and a time `after`
-/// microseconds past the previous one.
-struct SessionScript {
-    let session: String
-    private var lines: [String] = []
-    private var seq = 0
-    private var time: Int64 = 1_763_715_600_000_000
+/// E7 in hindsight: a navigation-only session whose cancelled swipe-back only a call several
+/// operations later proves (the detail presents a sheet after an edit screen was pushed over it
+/// and popped). Until then the pop stands as recorded; once proved, every reader shows the
+/// session as the user had it from the pop on: the replay index re-derives it, and replays,
+/// timelines and analytics rows agree. Expected values are written from the rules, by hand.
+@Suite("A cancelled swipe-back proved several calls later in a navigation-only session (E7), end to end")
+struct LateProvedCancelledGestureEndToEndTests {
+    static let session = "e7-late-proof"
 
-    init(session: String) { self.session = session }
+    /// See ``SessionScript/lateProvedCancelledSwipe(session:)``.
+    static func events() -> String { SessionScript.lateProvedCancelledSwipe(session: session) }
 
-    mutating func event(_ type: String, after delay: Int64 = 0, _ fields: String) {
-        seq += 1
-        time += delay
-        lines.append(#"{"type":"\#(type)","session":"\#(session)","seq":\#(seq),"ts":\#(time)\#(fields.isEmpty ? "" : ",")\#(fields)}"#)
+    @Test("replay before the proof, timeline, screen views, transitions: the session as the user had it; no anomaly")
+    func provedLater() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = try CancelledGestureEndToEndTests.ingest(Self.events(), into: dir)
+            // R8, R9 with the swipe at seq 5 rolled back (E6, E7): the stack at each step.
+            let expected: [(seq: String, stack: [String], focus: String)] = [
+                ("5", ["list", "detail"], "detail"), ("6", ["list", "detail", "edit"], "edit"), ("7", ["list", "detail"], "detail"),
+                ("8", ["list", "detail"], "share"), ("10", ["list", "detail"], "detail"),
+            ]
+            for step in expected {
+                for checkpoints in [true, false] {
+                    let replay = try ProcessRunner.navlog(
+                        ["replay", "--data-dir", data, "--session", Self.session, "--seq", step.seq, "--format", "json"] + (checkpoints ? [] : ["--no-checkpoints"]))
+                    #expect(replay.status == 0, "\(replay.errorOutput)")
+                    #expect(try CancelledGestureEndToEndTests.stack(replay) == step.stack, "at seq \(step.seq)")
+                    let state = try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any]
+                    #expect(state?["focus"] as? String == step.focus, "at seq \(step.seq)")
+                }
+            }
+            let anomalies = try ProcessRunner.navlog(["anomalies", "--data-dir", data, "--format", "json"])
+            #expect(anomalies.status == 0 && anomalies.output.isEmpty, "\(anomalies.output)")
+            let visits = try ProcessRunner.navlog([
+                "query", "sql", "--data-dir", data, "--format", "csv", "select screen, start, dwell, how from screen_visits order by start",
+            ])
+            #expect(visits.status == 0, "\(visits.errorOutput)")
+            let origin: Int64 = 1_763_715_600_000_000
+            func at(_ seconds: Int64) -> String { String(origin + seconds * 1_000_000) }
+            // List 0 → 1 s; detail 1 → 8 s (never left at 5 s); edit 8 → 12 s; detail 12 → 15 s;
+            // the sheet 15 → 17 s; detail 17 → 18 s.
+            #expect(
+                visits.output.split(separator: "\n").dropFirst().map(String.init) == [
+                    "ListViewController,\(at(0)),1000000,root", "DetailViewController,\(at(1)),7000000,push", "EditViewController,\(at(8)),4000000,push",
+                    "DetailViewController,\(at(12)),3000000,pop", "ShareViewController,\(at(15)),2000000,present",
+                    "DetailViewController,\(at(17)),1000000,dismiss",
+                ], "\(visits.output)")
+            let transitions = try ProcessRunner.navlog([
+                "query", "sql", "--data-dir", data, "--format", "csv", "select \"from\", \"to\", how from transitions order by timestamp",
+            ])
+            #expect(transitions.status == 0, "\(transitions.errorOutput)")
+            #expect(
+                transitions.output.split(separator: "\n").dropFirst().map(String.init) == [
+                    ",ListViewController,root", "ListViewController,DetailViewController,push", "DetailViewController,EditViewController,push",
+                    "EditViewController,DetailViewController,pop", "DetailViewController,ShareViewController,present",
+                    "ShareViewController,DetailViewController,dismiss",
+                ], "\(transitions.output)")
+            let timeline = try ProcessRunner.navlog(["timeline", "--data-dir", data, "--session", Self.session])
+            #expect(timeline.status == 0, "\(timeline.errorOutput)")
+            let lines = timeline.output.split(separator: "\n").map(String.init)
+            let pop = lines.first { $0.contains("seq 5 ") }
+            #expect(pop?.contains("rolled back, E7") == true && pop?.hasSuffix("focus: detail") == true, "\(pop ?? timeline.output)")
+            #expect(lines.first { $0.contains("seq 7 ") }?.hasSuffix("focus: detail") == true, "\(timeline.output)")
+        }
     }
-
-    /// The lines as a JSON Lines file's text.
-    var text: String { lines.joined(separator: "\n") + "\n" }
 }

@@ -1,0 +1,65 @@
+/// E7 in hindsight: a navigation-only session's gesture that a later operation proves cancelled.
+///
+/// When such a proof comes (an unproven pop or dismissal is put back), the replay so far showed
+/// the gesture as done: the focus moved at its call, and the screens since then are wrong. The
+/// session is then replayed again from its first event knowing which gestures were cancelled,
+/// each rolled back at its own event as E6 does, as a late event (E4) has a session re-derived.
+/// Readers that replay a session from its first event do the same (``replayingWithHindsight(_:)``);
+/// the replay index re-derives the session when one of its events proves a gesture cancelled.
+extension SessionReplayer {
+    /// A new session whose gestures at these positions (0-based, in replay order) are known to
+    /// have been cancelled (E7): each is rolled back at its own event.
+    public init(gesturesCancelledInHindsight positions: [Int]) {
+        self.init()
+        gesturesCancelledInHindsight = Array(Set(positions)).sorted()
+    }
+
+    /// Whether the pop or dismissal at `position` (0-based) of the session is a gesture known
+    /// cancelled (E7), rolled back at its own event.
+    public func isCancelledInHindsight(position: Int) -> Bool { isCancelledInHindsight(position) }
+
+    /// Whether the gesture at `position` is known cancelled.
+    func isCancelledInHindsight(_ position: Int) -> Bool {
+        guard !gesturesCancelledInHindsight.isEmpty else { return false }
+        var (low, high) = (0, gesturesCancelledInHindsight.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if gesturesCancelledInHindsight[middle] < position { low = middle + 1 } else { high = middle }
+        }
+        return low < gesturesCancelledInHindsight.count && gesturesCancelledInHindsight[low] == position
+    }
+
+    /// Records that the gesture at `position` (-1: none) was cancelled, as a put-back proves.
+    mutating func noteCancelledInHindsight(_ position: Int) {
+        guard position >= 0, !isCancelledInHindsight(position) else { return }
+        let index = gesturesCancelledInHindsight.firstIndex { $0 > position } ?? gesturesCancelledInHindsight.count
+        gesturesCancelledInHindsight.insert(position, at: index)
+    }
+
+    /// Whether a later event may still prove a gesture of this session cancelled (E7): a
+    /// navigation-only pop or dismissal is pending or unproven. Until then what the replay
+    /// derives from that gesture on may change.
+    public var mayBeCancelledInHindsight: Bool {
+        !unprovenRemovals.isEmpty || (pendingRemoval?.navigationOnly ?? false)
+    }
+
+    /// How many replays of a whole session ``replayingWithHindsight(_:)`` makes at most: each
+    /// replay knows the gestures the one before proved, and proves more only when a gesture
+    /// rolled back changes what a later operation acts through (a chain of them).
+    public static let hindsightReplayLimit = 8
+
+    /// The state after `replay` applied a whole session's events in order to a new state, once
+    /// more for each time it proved gestures cancelled that it did not know (E7), until a
+    /// replay proves nothing new: the returned state knows them all.
+    public static func replayingWithHindsight(_ replay: (inout SessionReplayer) throws -> Void) rethrows -> SessionReplayer {
+        var known: [Int] = []
+        var passes = 0
+        while true {
+            var state = SessionReplayer(gesturesCancelledInHindsight: known)
+            try replay(&state)
+            passes += 1
+            if state.gesturesCancelledInHindsight.count == known.count || passes == hindsightReplayLimit { return state }
+            known = state.gesturesCancelledInHindsight
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// Event lines of one session, written by hand: each with the next `seq` and a time `after`
+/// microseconds past the previous one.
+public struct SessionScript {
+    /// The session's id.
+    public let session: String
+    private var lines: [String] = []
+    private var seq = 0
+    private var time: Int64 = 1_763_715_600_000_000
+
+    /// A session with no events yet.
+    public init(session: String) { self.session = session }
+
+    /// Adds an event of `type` with `fields` (JSON members, without braces), `delay` µs after the previous one.
+    public mutating func event(_ type: String, after delay: Int64 = 0, _ fields: String) {
+        seq += 1
+        time += delay
+        lines.append(#"{"type":"\#(type)","session":"\#(session)","seq":\#(seq),"ts":\#(time)\#(fields.isEmpty ? "" : ",")\#(fields)}"#)
+    }
+
+    /// The lines as a JSON Lines file's text.
+    public var text: String { lines.joined(separator: "\n") + "\n" }
+}
+
+extension SessionScript {
+    /// A navigation-only session whose cancelled swipe-back only a call several operations later
+    /// proves (E7): list (launch) → push detail at 1 s → a swipe-back begun at 5 s (seq 5,
+    /// cancelled) → push edit at 8 s → edit popped (no animation) at 12 s → the detail presents a
+    /// sheet at 15 s (the proof) → the sheet dismissed at 17 s → end at 18 s.
+    public static func lateProvedCancelledSwipe(session: String) -> String {
+        var script = SessionScript(session: session)
+        func event(_ type: String, after delay: Int64 = 0, _ fields: String) { script.event(type, after: delay, fields) }
+        event("session.start", #""app":"Shop""#)
+        event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
+        event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
+        event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+        event("nav.pop", after: 4_000_000, #""nav":"nav","animated":true"#)
+        event("nav.push", after: 3_000_000, #""nav":"nav","vc":{"id":"edit","class":"EditViewController"},"animated":true"#)
+        event("nav.pop", after: 4_000_000, #""nav":"nav","animated":false"#)
+        event("present", after: 3_000_000, #""from":"detail","vc":{"id":"share","class":"ShareViewController"},"style":"pageSheet","animated":true"#)
+        event("dismiss", after: 2_000_000, #""vc":"share","animated":false"#)
+        event("session.end", after: 1_000_000, "")
+        return script.text
+    }
+}
