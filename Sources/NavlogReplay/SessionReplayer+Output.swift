@@ -62,6 +62,11 @@ extension SessionReplayer {
         // E4: events the log stored after a higher seq, replayed in seq order.
         json.raw(",\"lateEvents\":")
         json.integer(Int64(lateEvents))
+        // E6, E7: the gestures found cancelled, and what navigation calls alone leave open.
+        json.raw(",\"cancelledGestures\":")
+        json.integer(Int64(removalsCancelled))
+        json.raw(",\"unprovenRemovals\":")
+        json.integer(Int64(unprovenRemovals.count))
         json.raw(",\"anomalies\":[")
         for (index, anomaly) in anomalies.enumerated() {
             if index > 0 { json.raw(",") }
@@ -262,6 +267,13 @@ extension SessionReplayer {
         lines.append("records: navigation calls" + evidence.names.map { ", " + $0 }.joined())
         if lateEvents > 0 {
             lines.append("late events: \(lateEvents) stored after a higher seq, replayed in seq order (E4)")
+        }
+        if removalsCancelled > 0 {
+            lines.append("cancelled gestures: \(removalsCancelled) pop or dismissal the user began and cancelled, rolled back at its own event (E6, E7)")
+        }
+        if !unprovenRemovals.isEmpty {
+            lines.append(
+                "unproven: \(unprovenRemovals.count) animated pop or dismissal taken as done; a swipe the user cancelled looks the same in navigation calls alone (E7)")
         }
         if anomalies.isEmpty {
             lines.append("no anomalies")

@@ -253,13 +253,19 @@ public final class ReplayIndex {
             group.append(slot)
             groupEvents += live.copiedEvents[slot]
             if groupEvents >= rederivedEventsPerPass || position == live.lateSlots.count - 1 {
-                try rederive(group, sessionNumbers: live.sessionNumbers, states: &live.states, throughSegment: number, journal: &live.journal, decoded: &decoded)
+                try rederive(
+                    group, sessionNumbers: live.sessionNumbers, states: &live.states, throughSegment: number, journal: &live.journal, decoded: &decoded,
+                    read: { segment, block, whole, decoded in try worker.read(segment: segment, block: block, whole: whole, of: self.log, into: &decoded) })
+                // Their end pieces now, and their states let go: a build holds one group's.
+                for slot in group {
+                    try worker.writeEndPiece(of: slot, in: &live)
+                    live.states.letGo(slot)
+                }
                 group.removeAll()
                 groupEvents = 0
             }
         }
-        if !worker.wroteSettledEnds { try worker.writeEndPieces(of: &live, reDerived: false, shared: shared) }
-        try worker.writeEndPieces(of: &live, reDerived: true, shared: shared)
+        if !worker.wroteSettledEnds { try worker.writeSettledEndPieces(of: &live, shared: shared) }
     }
 
     /// Workers a build uses, each on a core of its own (a build is CPU-bound): 1, 2 or 4, as
@@ -297,10 +303,12 @@ public final class ReplayIndex {
     /// the events of all of them out, so each block is read once however scattered they are.
     private func rederive(
         _ slots: [Int], sessionNumbers: ByteStringTable, states: inout SlotStates, throughSegment lastSegment: Int,
-        journal: inout FocusJournal.Writer, decoded: inout DecodedBlock
+        journal: inout FocusJournal.Writer, decoded: inout DecodedBlock, read: @escaping SessionEventOrder.BlockRead
     ) throws {
         let ids = slots.map { slot in sessionNumbers.withString(UInt32(slot)) { String(decoding: $0, as: UTF8.self) } }
-        let copies = try SessionEventOrder.copyEvents(of: ids, log: log, throughSegment: lastSegment, decoded: &decoded)
+        // Through the worker's reader: of a grouped block, only its groups, into the buffers the
+        // pass used (a reader of whole blocks would add its own, several times as large).
+        let copies = try SessionEventOrder.copyEvents(of: ids, log: log, throughSegment: lastSegment, decoded: &decoded, read: read)
         for (number, slot) in slots.enumerated() {
             var events = copies[number]
             events.sortForReplay()

@@ -101,22 +101,40 @@ final class ReplayIndexWorker: @unchecked Sendable {
     /// Compresses the journal so far into a frame of its own.
     func flushJournal() throws { try live.flushJournal(compressor) }
 
+    /// Reads block `block` of segment `segment` of `log` with this worker's reader (a
+    /// re-derivation's copy pass, E4/E7): of a grouped block only this worker's groups unless
+    /// `whole`; its damage is recorded in the log's. False when damaged or gone.
+    func read(segment: Int, block: Int, whole: Bool, of log: LogReader, into decoded: inout DecodedBlock) throws -> Bool {
+        guard let located = try log.locateBlocks(segment: segment, block..<(block + 1)), !located.numbers.isEmpty else { return false }
+        let damage = whole ? try reader.readWhole(located, at: 0, into: &decoded) : try reader.read(located, at: 0, into: &decoded, residue: residue, modulus: modulus)
+        if let damage {
+            log.recordDamage(damage)
+            return false
+        }
+        return true
+    }
+
     /// Whether the end pieces of the sessions not re-derived are written (at the end of ``run``).
     private(set) var wroteSettledEnds = false
 
-    /// Writes the end pieces of the sessions live at the end of the pass: those re-derived after
-    /// a late event (`reDerived`, once that is done) or the others.
-    func writeEndPieces(of live: inout LiveSessions, reDerived: Bool, shared: ReplayIndexBuildContext) throws {
-        for slot in live.states.indices where live.late[slot] == reDerived && (reDerived || !live.ended[slot]) {
+    /// Writes the end pieces of the sessions live at the end of the pass that were not
+    /// re-derived (those are written as their re-derivation ends: ``writeEndPiece(of:in:)``).
+    func writeSettledEndPieces(of live: inout LiveSessions, shared: ReplayIndexBuildContext) throws {
+        for slot in live.states.indices where !live.late[slot] && !live.ended[slot] {
             if let carried = live.carriedEnd[slot] {
                 // Untouched in this pass: its end piece as the file had it.
                 let state = carried.hasEndState ? try shared.carriedState(carried) : nil
                 try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: state) }
                 continue
             }
-            let state = live.states[slot]
-            try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: ReplayIndex.endPiece(state), state: state) }
+            try writeEndPiece(of: slot, in: &live)
         }
+    }
+
+    /// Writes the end piece of `slot`'s session from its state.
+    func writeEndPiece(of slot: Int, in live: inout LiveSessions) throws {
+        let state = live.states[slot]
+        try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: ReplayIndex.endPiece(state), state: state) }
     }
 
     /// Replays this worker's sessions through `blocks` (segment `segment`), checkpointing and
@@ -141,7 +159,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
             // thread after the join: the end pieces of the sessions not re-derived, and the
             // journal so far compressed (together ~9% of a 2M-event build).
             if !shared.stopped {
-                try writeEndPieces(of: &live, reDerived: false, shared: shared)
+                try writeSettledEndPieces(of: &live, shared: shared)
                 try live.flushJournal(compressor)
                 wroteSettledEnds = true
             }
@@ -239,6 +257,9 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         live.late[slot] = true
                         live.lateSlots.append(slot)
                         live.copiedEvents[slot] = events
+                        // Re-derived from its first event at the end of the pass: its state
+                        // until then is of no use, and the build holds live sessions' only.
+                        live.states.letGo(slot)
                     case .ended(let events):
                         live.ended[slot] = true
                         live.copiedEvents[slot] = events

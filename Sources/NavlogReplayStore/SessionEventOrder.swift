@@ -44,8 +44,11 @@ struct SessionEventOrder {
     /// Calls `body` with every stored event of `sessions` (the number of its session in
     /// `sessions`, its block, its position), in log order, reading once each block that may
     /// hold any of them in segments `0...lastSegment` (all when nil).
+    ///
+    /// `read` reads a block (segment, block, whether all of it) instead of `log`: an index
+    /// worker's reader, which decodes only its groups of a grouped block and keeps its buffers.
     static func forEachEvent(
-        of sessions: [String], log: LogReader, throughSegment lastSegment: Int?, decoded: inout DecodedBlock,
+        of sessions: [String], log: LogReader, throughSegment lastSegment: Int?, decoded: inout DecodedBlock, read: BlockRead? = nil,
         _ body: (Int, (segment: Int, block: Int, decoded: DecodedBlock), Int) throws -> Void
     ) throws {
         // The wanted ids, numbered as in `sessions` (ids are distinct).
@@ -56,15 +59,23 @@ struct SessionEventOrder {
             var blocks = Set<Int>()
             for session in sessions { blocks.formUnion(log.blocks(ofSegment: segment, mayHoldSession: session)) }
             for block in blocks.sorted() {
-                guard try log.readBlock(segment: segment, block: block, into: &decoded) else { continue }
+                func readBlock(whole: Bool) throws -> Bool {
+                    if let read { return try read(segment, block, whole, &decoded) }
+                    return try log.readBlock(segment: segment, block: block, into: &decoded)
+                }
+                guard try readBlock(whole: false) else { continue }
                 // Which of the wanted sessions this block's string table holds, by string number.
                 var sessionOfString: [Int: Int] = [:]
+                var regrouped = false
                 decoded.withStrings { strings in
                     for reference in 0..<strings.count {
                         guard let text = strings[reference], let number = wanted.reference(of: text) else { continue }
                         sessionOfString[reference] = Int(number)
+                        // A block another writer grouped otherwise: a wanted session in a group not read.
+                        if !decoded.isSessionDecoded(reference) { regrouped = true }
                     }
                 }
+                if regrouped, !(try readBlock(whole: true)) { continue }
                 guard !sessionOfString.isEmpty else { continue }
                 let current = (segment: segment, block: block, decoded: decoded)
                 for position in 0..<decoded.count {
@@ -74,6 +85,10 @@ struct SessionEventOrder {
             }
         }
     }
+
+    /// Reads block `block` of segment `segment` (all of it when the `Bool` says so) into the
+    /// block given; false when it is damaged or gone.
+    typealias BlockRead = (_ segment: Int, _ block: Int, _ whole: Bool, _ decoded: inout DecodedBlock) throws -> Bool
 
     /// Puts `events` in the order E4 replays them and marks the late ones.
     /// - Returns: whether the order differs from log order.
@@ -236,12 +251,12 @@ extension SessionEventOrder {
     /// log reader records damaged blocks).
     /// - Throws: ``StoreError`` for I/O failures.
     static func copyEvents(
-        of sessions: [String], log: LogReader, throughSegment lastSegment: Int?, decoded: inout DecodedBlock
+        of sessions: [String], log: LogReader, throughSegment lastSegment: Int?, decoded: inout DecodedBlock, read: BlockRead? = nil
     ) throws
         -> [CopiedSessionEvents]
     {
         var copies = Array(repeating: CopiedSessionEvents(), count: sessions.count)
-        try forEachEvent(of: sessions, log: log, throughSegment: lastSegment, decoded: &decoded) { number, block, position in
+        try forEachEvent(of: sessions, log: log, throughSegment: lastSegment, decoded: &decoded, read: read) { number, block, position in
             _ = copies[number].append(block.decoded, position)
         }
         return copies

@@ -42,7 +42,7 @@ extension LogReader {
     /// - Returns: false when the block is damaged or its segment is gone (damage is recorded in ``damage``).
     /// - Throws: ``StoreError`` for I/O failures.
     public func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, locatingBodies: Bool = true) throws(StoreError) -> Bool {
-        try readBlock(segment: segment, block: block, into: &decoded, locatingBodies: locatingBodies, session: nil)
+        try readBlock(segment: segment, block: block, into: &decoded, part: .whole(locatingBodies: locatingBodies))
     }
 
     /// Reads what a reader of `session` needs of block `block` of segment `segment`: of a grouped
@@ -56,29 +56,39 @@ extension LogReader {
     public func readBlock(
         segment: Int, block: Int, into decoded: inout DecodedBlock, session: [UInt8], receiveTimesAndPeers: Bool = true
     ) throws(StoreError) -> Bool {
-        try readBlock(segment: segment, block: block, into: &decoded, locatingBodies: true, session: (session, receiveTimesAndPeers))
+        try readBlock(segment: segment, block: block, into: &decoded, part: .session(session, receiveTimesAndPeers: receiveTimesAndPeers))
     }
 
-    private func readBlock(
-        segment: Int, block: Int, into decoded: inout DecodedBlock, locatingBodies: Bool, session: (id: [UInt8], receiveTimesAndPeers: Bool)?
-    ) throws(StoreError) -> Bool {
+    /// What part of a block a read decodes.
+    private enum BlockPart {
+        /// All of it; bodies located unless a reader reads none.
+        case whole(locatingBodies: Bool)
+        /// What a reader of one session needs.
+        case session([UInt8], receiveTimesAndPeers: Bool)
+        /// The groups of the sessions whose id hash is `residue` modulo `modulus`.
+        case groups(residue: Int, modulus: Int)
+    }
+
+    private func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, part: BlockPart) throws(StoreError) -> Bool {
         if let held = catalogs[segment].held {
-            return try readBlock(block, of: segment, from: held.file, into: &decoded, locatingBodies: locatingBodies, session: session)
+            return try readBlock(block, of: segment, from: held.file, into: &decoded, part: part)
         }
         guard let file = try Self.openIfPresent(catalogs[segment].segment.path) else { return false }
-        return try readBlock(block, of: segment, from: file, into: &decoded, locatingBodies: locatingBodies, session: session)
+        return try readBlock(block, of: segment, from: file, into: &decoded, part: part)
     }
 
     private func readBlock(
-        _ block: Int, of segment: Int, from file: borrowing StoreFile, into decoded: inout DecodedBlock, locatingBodies: Bool,
-        session: (id: [UInt8], receiveTimesAndPeers: Bool)?
-    ) throws(StoreError) -> Bool {
+        _ block: Int, of segment: Int, from file: borrowing StoreFile, into decoded: inout DecodedBlock, part: BlockPart
+    ) throws(StoreError)
+        -> Bool
+    {
         guard let location = try verifiedLocation(file, catalogs[segment], block) else { return false }
         do {
-            if let session {
-                try blockReader.read(location, from: file, into: &decoded, session: session.id, receiveTimesAndPeers: session.receiveTimesAndPeers)
-            } else {
-                try blockReader.read(location, from: file, into: &decoded, locatingBodies: locatingBodies)
+            switch part {
+            case .whole(let locatingBodies): try blockReader.read(location, from: file, into: &decoded, locatingBodies: locatingBodies)
+            case .session(let id, let receiveTimesAndPeers):
+                try blockReader.read(location, from: file, into: &decoded, session: id, receiveTimesAndPeers: receiveTimesAndPeers)
+            case .groups(let residue, let modulus): try blockReader.read(location, from: file, into: &decoded, groupResidue: residue, modulus: modulus)
             }
             return true
         } catch {

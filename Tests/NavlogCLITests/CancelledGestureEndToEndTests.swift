@@ -43,6 +43,7 @@ struct CancelledGestureEndToEndTests {
 
     /// Ingests `events` (this suite's session by default) into a data directory in `dir`; returns its path.
     static func ingest(_ events: String = events(), into dir: URL) throws -> String {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let file = dir.appendingPathComponent("events.jsonl")
         try events.write(to: file, atomically: true, encoding: .utf8)
         let data = dir.appendingPathComponent("data").path
@@ -192,10 +193,18 @@ struct LateProvedCancelledGestureEndToEndTests {
                     #expect(try CancelledGestureEndToEndTests.stack(replay) == step.stack, "at seq \(step.seq)")
                     let state = try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any]
                     #expect(state?["focus"] as? String == step.focus, "at seq \(step.seq)")
+                    // Rolled back at seq 5 in hindsight; nothing left unproven.
+                    #expect(state?["cancelledGestures"] as? Int == 1 && state?["unprovenRemovals"] as? Int == 0, "at seq \(step.seq)")
                 }
             }
             let anomalies = try ProcessRunner.navlog(["anomalies", "--data-dir", data, "--format", "json"])
             #expect(anomalies.status == 0 && anomalies.output.isEmpty, "\(anomalies.output)")
+            // Cut short before the proof, the pop stands as recorded, and the replay says it is unproven.
+            let cut = SessionScript.lateProvedCancelledSwipe(session: "e7-cut").split(separator: "\n").prefix(7).joined(separator: "\n") + "\n"
+            let cutData = try CancelledGestureEndToEndTests.ingest(cut, into: dir.appendingPathComponent("cut"))
+            let open = try ProcessRunner.navlog(["replay", "--data-dir", cutData, "--session", "e7-cut", "--end"])
+            #expect(open.status == 0, "\(open.errorOutput)")
+            #expect(open.output.contains("unproven: 1 animated pop or dismissal taken as done"), "\(open.output)")
             let visits = try ProcessRunner.navlog([
                 "query", "sql", "--data-dir", data, "--format", "csv", "select screen, start, dwell, how from screen_visits order by start",
             ])

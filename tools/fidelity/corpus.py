@@ -104,6 +104,7 @@ class Session:
         self.addresses = set()
         self.misuses = []
         self.cancelled_gestures = 0  # swipes and swipe-downs begun and cancelled (E6, E7)
+        self.cancelled_gesture_seqs = []  # the seq of each one's pop or dismissal
         self.views = {}  # class -> [views, dwell]
         self.focus = None  # (vc id, class) the user sees (F1), None when none
         self.focus_since = None
@@ -369,7 +370,7 @@ class Session:
         name = None
         if self.rec["transitions"]:
             name = self.begin_transition(interactive=True)
-        self.emit("nav.pop", nav=nav, animated=True)
+        self.cancelled_gesture_seqs.append(self.emit("nav.pop", nav=nav, animated=True))
         self.disappear(top, "will")
         self.appear(below, "will")
         self.advance(self.rng.randrange(200_000, 900_000))
@@ -391,7 +392,7 @@ class Session:
         name = None
         if self.rec["transitions"]:
             name = self.begin_transition(interactive=True)
-        self.emit("dismiss", vc=sheet, animated=True)
+        self.cancelled_gesture_seqs.append(self.emit("dismiss", vc=sheet, animated=True))
         self.disappear(sheet, "will")
         self.advance(self.rng.randrange(200_000, 700_000))
         self.appear(sheet, "will")
@@ -698,7 +699,7 @@ def main():
     with open(os.path.join(args.out, "labels.jsonl"), "w") as out:
         for s in sessions:
             out.write(json.dumps({"session": s.id, "profile": s.profile, "group": s.group, "navigation": s.navigation, "misuses": s.misuses,
-                                  "cancelledGestures": s.cancelled_gestures,
+                                  "cancelledGestures": s.cancelled_gestures, "cancelledGestureSeqs": s.cancelled_gesture_seqs,
                                   "views": {k: v for k, v in sorted(s.views.items())}}, separators=(",", ":")) + "\n")
     print("%d sessions, %d events, %d seeded misuses -> %s" % (len(sessions), len(lines), sum(len(s.misuses) for s in sessions), args.out))
 
