@@ -65,8 +65,6 @@ extension LogReader {
         case whole(locatingBodies: Bool)
         /// What a reader of one session needs.
         case session([UInt8], receiveTimesAndPeers: Bool)
-        /// The groups of the sessions whose id hash is `residue` modulo `modulus`.
-        case groups(residue: Int, modulus: Int)
     }
 
     private func readBlock(segment: Int, block: Int, into decoded: inout DecodedBlock, part: BlockPart) throws(StoreError) -> Bool {
@@ -88,7 +86,6 @@ extension LogReader {
             case .whole(let locatingBodies): try blockReader.read(location, from: file, into: &decoded, locatingBodies: locatingBodies)
             case .session(let id, let receiveTimesAndPeers):
                 try blockReader.read(location, from: file, into: &decoded, session: id, receiveTimesAndPeers: receiveTimesAndPeers)
-            case .groups(let residue, let modulus): try blockReader.read(location, from: file, into: &decoded, groupResidue: residue, modulus: modulus)
             }
             return true
         } catch {
