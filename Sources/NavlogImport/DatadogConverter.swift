@@ -68,7 +68,7 @@ public struct DatadogConverter: RecordConverter {
             // A page of the search API.
             for (index, item) in document.elements(data).enumerated() {
                 let path = "data[\(index)]"
-                guard let event = document.member(item, path: ["attributes", "attributes"]), document.kind(event) == .object else {
+                guard let event = document.member(item, "attributes", "attributes"), document.kind(event) == .object else {
                     statistics.records += 1
                     statistics.skipped += 1
                     report(
@@ -77,7 +77,7 @@ public struct DatadogConverter: RecordConverter {
                             reason: "expected the RUM event as an object at attributes.attributes; it was skipped"))
                     continue
                 }
-                let fallback = document.member(item, path: ["attributes", "timestamp"])
+                let fallback = document.member(item, "attributes", "timestamp")
                 convertEvent(document, event, fallbackTime: fallback, path: path + ".attributes.attributes", line: line, statistics: &statistics, report: report)
             }
         } else if document.kind(root) == .array {
@@ -115,29 +115,29 @@ public struct DatadogConverter: RecordConverter {
             statistics.ignored += 1
             return
         }
-        func requiredString(_ keys: [String]) -> String? {
-            guard let node = document.member(event, path: keys) else {
-                issue(.shape, event, keys.joined(separator: "."), "a view event needs \(keys.joined(separator: "."))")
+        func requiredString(_ object: String, _ key: String) -> String? {
+            guard let node = document.member(event, object, key) else {
+                issue(.shape, event, object + "." + key, "a view event needs \(object).\(key)")
                 return nil
             }
             guard let text = document.string(node), !text.isEmpty else {
-                issue(.shape, node, keys.joined(separator: "."), "expected a non-empty string, found \(document.kind(node).name)")
+                issue(.shape, node, object + "." + key, "expected a non-empty string, found \(document.kind(node).name)")
                 return nil
             }
             return text
         }
-        func optionalString(_ keys: [String]) -> String? {
-            document.member(event, path: keys).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        func optionalString(_ node: JSONDocument.Node?) -> String? {
+            node.flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
         }
-        guard let viewID = requiredString(["view", "id"]), let session = requiredString(["session", "id"]) else { return }
-        let name = optionalString(["view", "name"])
-        let url = optionalString(["view", "url"])
+        guard let viewID = requiredString("view", "id"), let session = requiredString("session", "id") else { return }
+        let name = optionalString(document.member(event, "view", "name"))
+        let url = optionalString(document.member(event, "view", "url"))
         guard let className = name ?? url else {
             issue(.shape, event, "view.name", "a view event needs view.name or view.url to name its screen")
             return
         }
         var version: Int64 = 0
-        if let node = document.member(event, path: ["_dd", "document_version"]) {
+        if let node = document.member(event, "_dd", "document_version") {
             guard let value = document.number(node), value >= 0, value == value.rounded() else {
                 issue(.shape, node, "_dd.document_version", "expected a whole number, found \(document.kind(node).name)")
                 return
@@ -163,7 +163,7 @@ public struct DatadogConverter: RecordConverter {
             issue(.timestamp, event, "date", "a view event needs date (ms since the epoch)")
             return
         }
-        guard let spentNode = document.member(event, path: ["view", "time_spent"]) else {
+        guard let spentNode = document.member(event, "view", "time_spent") else {
             issue(.shape, event, "view.time_spent", "a view event needs view.time_spent (ns)")
             return
         }
@@ -186,12 +186,11 @@ public struct DatadogConverter: RecordConverter {
             statistics.superseded += 1
             if views[Int(position)].version >= version { return }
         }
-        let os = optionalString(["os", "name"]).map { [$0, optionalString(["os", "version"])].compactMap { $0 }.joined(separator: " ") }
         let screenID = strings.intern(ImportedController.cut(url ?? className))
         let sessionKey = strings.intern(session)
         let view = View(
             version: version, session: sessionKey, start: start, timeSpent: Int64(spent / 1000),
-            active: document.member(event, path: ["view", "is_active"]).flatMap { document.bool($0) } ?? false,
+            active: document.member(event, "view", "is_active").flatMap { document.bool($0) } ?? false,
             controller: ImportedController(id: screenID, className: strings.intern(ImportedController.cut(className))), order: order)
         if let position {
             views[Int(position)] = view
@@ -202,10 +201,15 @@ public struct DatadogConverter: RecordConverter {
         // From the latest version of the earliest view, whatever order they come in.
         let kept = sessionInfo[sessionKey]
         if kept == nil || (start, -version) < (kept!.start, -kept!.version) {
+            // Read only here: most events are not their session's earliest.
+            let os = optionalString(document.member(event, "os", "name")).map {
+                [$0, optionalString(document.member(event, "os", "version"))].compactMap { $0 }.joined(separator: " ")
+            }
             sessionInfo[sessionKey] = SessionInfo(
-                start: start, version: version, app: strings.intern(optionalString(["application", "id"]) ?? optionalString(["service"]) ?? "datadog"),
-                appVersion: strings.intern(optionalString(["version"])), os: strings.intern(os),
-                device: strings.intern(optionalString(["device", "model"]) ?? optionalString(["device", "name"])))
+                start: start, version: version,
+                app: strings.intern(optionalString(document.member(event, "application", "id")) ?? optionalString(document.member(event, "service")) ?? "datadog"),
+                appVersion: strings.intern(optionalString(document.member(event, "version"))), os: strings.intern(os),
+                device: strings.intern(optionalString(document.member(event, "device", "model")) ?? optionalString(document.member(event, "device", "name"))))
         }
         order += 1
     }

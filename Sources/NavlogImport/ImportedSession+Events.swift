@@ -14,11 +14,14 @@ extension ImportedSession {
     public func writeEvents(_ emit: ([UInt8]) throws -> Void) rethrows -> Int {
         let sorted = observations.sorted { ($0.timestamp, $0.order) < ($1.timestamp, $1.order) }
         var sequence: UInt64 = 0
-        func line(_ type: String, _ timestamp: Int64, _ fill: (inout EventLineWriter) -> Void) throws {
+        // One buffer for every line (taken back after each; a new one only if `emit` kept it).
+        var buffer: [UInt8] = []
+        func line(_ type: StaticString, _ timestamp: Int64, _ fill: (inout EventLineWriter) -> Void) throws {
             sequence += 1
-            var writer = EventLineWriter(type: type, session: id, timestamp: timestamp, sequence: sequence)
+            var writer = EventLineWriter(reusing: &buffer, type: type, session: id, timestamp: timestamp, sequence: sequence)
             fill(&writer)
-            try emit(writer.finished())
+            buffer = writer.finished()
+            try emit(buffer)
         }
         let first = sorted.first?.timestamp ?? earliest ?? 0
         let start = min(first, earliest ?? first)
@@ -30,7 +33,7 @@ extension ImportedSession {
         }
         try line("mark", start) { writer in
             writer.string("name", "import")
-            writer.stringObject("props", [("source", source.rawValue), ("sourceSession", sourceSession)])
+            writer.stringObject("props", ["source": source.rawValue, "sourceSession": sourceSession])
         }
         // The window's own screen first, then each presented controller above it.
         var chain: [ImportedController] = []

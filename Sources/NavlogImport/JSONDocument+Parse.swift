@@ -1,3 +1,5 @@
+import NavlogEvents
+
 /// A place where a JSON value is not valid JSON.
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The byte offset in the value where reading stopped.
@@ -161,7 +163,11 @@ extension JSONDocument {
             position += 1
             let start = position
             var escaped = false
+            // Called at a quote, so the buffer has a base address.
+            let base = buffer.baseAddress!
             while true {
+                // Plain content is skipped eight bytes at a time (the scan the ingest path uses).
+                position = JSONStringScan.endOfPlainRun(base, from: position, to: buffer.count)
                 guard position < buffer.count else { throw fail("a string ends too early (a truncated record?)") }
                 let byte = buffer[position]
                 if byte == UInt8(ascii: "\"") { break }

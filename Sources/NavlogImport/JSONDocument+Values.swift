@@ -31,6 +31,17 @@ extension JSONDocument {
         }
     }
 
+    /// The value of `second` in the object that is the value of `first` in `node`, or `nil`
+    /// (no array is made for the path, unlike ``member(_:path:)``).
+    public func member(_ node: Node, _ first: String, _ second: String) -> Node? {
+        member(node, first).flatMap { member($0, second) }
+    }
+
+    /// The value three keys down from `node`, or `nil`.
+    public func member(_ node: Node, _ first: String, _ second: String, _ third: String) -> Node? {
+        member(node, first).flatMap { member($0, second) }.flatMap { member($0, third) }
+    }
+
     /// The value at a dotted path of object keys (`"_dd.document_version"` is two keys), or `nil`.
     public func member(_ node: Node, path: [String]) -> Node? {
         var current = node

@@ -18,6 +18,24 @@ public struct SentryConverter: RecordConverter {
         var value: String
     }
 
+    /// Where a crumb is in its event, for messages (the JSON path is written only when one is reported).
+    private enum CrumbPlace: CustomStringConvertible {
+        /// `entries[entry].data.values[index]` (the events API).
+        case entry(Int, Int)
+        /// `breadcrumbs[index]` (the SDK's array).
+        case top(Int)
+        /// `breadcrumbs.values[index]` (the SDK's object).
+        case topValues(Int)
+
+        var description: String {
+            switch self {
+            case .entry(let entry, let index): "entries[\(entry)].data.values[\(index)]"
+            case .top(let index): "breadcrumbs[\(index)]"
+            case .topValues(let index): "breadcrumbs.values[\(index)]"
+            }
+        }
+    }
+
     private struct SessionState {
         var session: ImportedSession
         var seen = Set<CrumbKey>()
@@ -63,7 +81,7 @@ public struct SentryConverter: RecordConverter {
             return
         }
         // The breadcrumbs, wherever this form keeps them.
-        var crumbs: [(JSONDocument.Node, String)] = []
+        var crumbs: [(JSONDocument.Node, CrumbPlace)] = []
         var found = false
         if let entries = document.member(event, "entries") {
             guard document.kind(entries) == .array else {
@@ -73,19 +91,19 @@ public struct SentryConverter: RecordConverter {
             for (index, entry) in document.elements(entries).enumerated() {
                 guard let type = document.member(entry, "type"), document.stringEquals(type, "breadcrumbs") else { continue }
                 found = true
-                guard let values = document.member(entry, path: ["data", "values"]), document.kind(values) == .array else {
+                guard let values = document.member(entry, "data", "values"), document.kind(values) == .array else {
                     issue(.shape, entry, "entries[\(index)].data.values", "expected the breadcrumbs as an array at data.values; this entry was skipped")
                     continue
                 }
-                for (k, crumb) in document.elements(values).enumerated() { crumbs.append((crumb, "entries[\(index)].data.values[\(k)]")) }
+                for (k, crumb) in document.elements(values).enumerated() { crumbs.append((crumb, .entry(index, k))) }
             }
         }
         if let top = document.member(event, "breadcrumbs") {
             found = true
             if document.kind(top) == .array {
-                for (k, crumb) in document.elements(top).enumerated() { crumbs.append((crumb, "breadcrumbs[\(k)]")) }
+                for (k, crumb) in document.elements(top).enumerated() { crumbs.append((crumb, .top(k))) }
             } else if let values = document.member(top, "values"), document.kind(values) == .array {
-                for (k, crumb) in document.elements(values).enumerated() { crumbs.append((crumb, "breadcrumbs.values[\(k)]")) }
+                for (k, crumb) in document.elements(values).enumerated() { crumbs.append((crumb, .topValues(k))) }
             } else if document.kind(top) != .null {
                 issue(.shape, top, "breadcrumbs", "expected an array of breadcrumbs or {\"values\": [...]}, found \(document.kind(top).name); the event was skipped")
                 return
@@ -108,23 +126,18 @@ public struct SentryConverter: RecordConverter {
             return
         }
         if sessionTag == nil, sessions[key] == nil { completed.append(key) }
-        var state = sessions[key] ?? SessionState(session: ImportedSession(id: key, source: .sentry, app: "sentry", sourceSession: sourceSession))
+        // Taken out while it is added to, so that its arrays are not copied.
+        var state =
+            sessions.removeValue(forKey: key) ?? SessionState(session: ImportedSession(id: key, source: .sentry, app: "sentry", sourceSession: sourceSession))
         state.events += 1
-        let firstCrumbTime =
-            crumbs.lazy.compactMap { crumb, _ in
-                document.member(crumb, "timestamp").flatMap { try? ImportTimestamp.microseconds(document, $0, unit: .byMagnitude).get() }
-            }.min() ?? .max
-        if (firstCrumbTime, eventID) < state.infoRank {
-            state.infoRank = (firstCrumbTime, eventID)
-            let info = Self.makeSession(key, sourceSession: sourceSession, document, event)
-            state.session.app = info.app
-            state.session.version = info.version
-            state.session.os = info.os
-            state.session.device = info.device
-        }
-        for (crumb, crumbPath) in crumbs {
+        // The earliest readable crumb time, read in the same pass as the crumbs themselves.
+        var firstCrumbTime = Int64.max
+        for (crumb, place) in crumbs {
+            let timeNode = document.member(crumb, "timestamp")
+            let time = timeNode.map { ImportTimestamp.microseconds(document, $0, unit: .byMagnitude) }
+            if case .success(let value)? = time { firstCrumbTime = min(firstCrumbTime, value) }
             guard document.kind(crumb) == .object else {
-                issue(.shape, crumb, crumbPath, "expected a breadcrumb object, found \(document.kind(crumb).name); it was skipped")
+                issue(.shape, crumb, place.description, "expected a breadcrumb object, found \(document.kind(crumb).name); it was skipped")
                 continue
             }
             guard let categoryNode = document.member(crumb, "category") else {
@@ -132,27 +145,27 @@ public struct SentryConverter: RecordConverter {
                 continue
             }
             guard let category = document.string(categoryNode) else {
-                issue(.shape, categoryNode, crumbPath + ".category", "expected a string, found \(document.kind(categoryNode).name); the breadcrumb was skipped")
+                issue(.shape, categoryNode, place.description + ".category", "expected a string, found \(document.kind(categoryNode).name); the breadcrumb was skipped")
                 continue
             }
             guard category == "ui.lifecycle" || category == "app.lifecycle" else {
                 statistics.ignored += 1
                 continue
             }
-            guard let timeNode = document.member(crumb, "timestamp") else {
-                issue(.timestamp, crumb, crumbPath + ".timestamp", "the breadcrumb has no timestamp; it was skipped")
+            guard let timeNode, let time else {
+                issue(.timestamp, crumb, place.description + ".timestamp", "the breadcrumb has no timestamp; it was skipped")
                 continue
             }
             let timestamp: Int64
-            switch ImportTimestamp.microseconds(document, timeNode, unit: .byMagnitude) {
+            switch time {
             case .success(let value): timestamp = value
             case .failure(let error):
-                issue(.timestamp, timeNode, crumbPath + ".timestamp", error.reason + "; the breadcrumb was skipped")
+                issue(.timestamp, timeNode, place.description + ".timestamp", error.reason + "; the breadcrumb was skipped")
                 continue
             }
             guard let data = document.member(crumb, "data"), document.kind(data) == .object else {
                 let node = document.member(crumb, "data") ?? crumb
-                issue(.shape, node, crumbPath + ".data", "a \(category) breadcrumb needs a data object; it was skipped")
+                issue(.shape, node, place.description + ".data", "a \(category) breadcrumb needs a data object; it was skipped")
                 continue
             }
             func text(_ name: String) -> String? {
@@ -161,7 +174,7 @@ public struct SentryConverter: RecordConverter {
             }
             if category == "app.lifecycle" {
                 guard let stateNode = document.member(data, "state"), let value = document.string(stateNode) else {
-                    issue(.shape, document.member(data, "state") ?? data, crumbPath + ".data.state", "expected the state as a string; the breadcrumb was skipped")
+                    issue(.shape, document.member(data, "state") ?? data, place.description + ".data.state", "expected the state as a string; the breadcrumb was skipped")
                     continue
                 }
                 let kind: ImportedObservation.Kind
@@ -181,11 +194,11 @@ public struct SentryConverter: RecordConverter {
                 continue
             }
             guard let screenNode = document.member(data, "screen") else {
-                issue(.shape, data, crumbPath + ".data.screen", "a ui.lifecycle breadcrumb needs data.screen (the controller's class); it was skipped")
+                issue(.shape, data, place.description + ".data.screen", "a ui.lifecycle breadcrumb needs data.screen (the controller's class); it was skipped")
                 continue
             }
             guard let screen = document.string(screenNode), !screen.isEmpty else {
-                issue(.shape, screenNode, crumbPath + ".data.screen", "expected a non-empty string, found \(document.kind(screenNode).name); the breadcrumb was skipped")
+                issue(.shape, screenNode, place.description + ".data.screen", "expected a non-empty string, found \(document.kind(screenNode).name); the breadcrumb was skipped")
                 continue
             }
             guard state.seen.insert(CrumbKey(timestamp: timestamp, category: category, value: screen)).inserted else {
@@ -197,11 +210,20 @@ public struct SentryConverter: RecordConverter {
                 continue
             }
             let placement: ImportedObservation.Placement
-            if let parent = text("parentViewController"), ControllerClassification(className: parent) == .content {
+            // A string field, or a boolean read as "true"/"false" (no string made for either).
+            func isTrue(_ name: String) -> Bool {
+                guard let node = document.member(data, name) else { return false }
+                return document.bool(node) ?? document.stringEquals(node, "true")
+            }
+            func isText(_ name: String) -> Bool {
+                guard let node = document.member(data, name) else { return false }
+                return document.kind(node) == .string || document.kind(node) == .bool
+            }
+            if let parent = document.member(data, "parentViewController"), ControllerClassification(document, parent) == .content {
                 placement = .child
-            } else if text("beingPresented") == "true" {
+            } else if isTrue("beingPresented") {
                 placement = .presented
-            } else if text("presentingViewController") != nil, text("is_window_rootViewController") != "true" {
+            } else if isText("presentingViewController"), !isTrue("is_window_rootViewController") {
                 placement = .insidePresentation
             } else {
                 placement = .screen
@@ -210,6 +232,14 @@ public struct SentryConverter: RecordConverter {
             let controller = ImportedController(id: name, className: name, title: strings.intern(text("title").map { ImportedController.cut($0) }))
             state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: .appear(controller, placement), order: order))
             order += 1
+        }
+        if (firstCrumbTime, eventID) < state.infoRank {
+            state.infoRank = (firstCrumbTime, eventID)
+            let info = Self.makeSession(key, sourceSession: sourceSession, document, event)
+            state.session.app = info.app
+            state.session.version = info.version
+            state.session.os = info.os
+            state.session.device = info.device
         }
         sessions[key] = state
     }
@@ -254,7 +284,7 @@ public struct SentryConverter: RecordConverter {
             default: break
             }
         }
-        if let id = document.member(event, path: ["contexts", "session", "id"]).flatMap({ document.text($0) }), !id.isEmpty { return id }
+        if let id = document.member(event, "contexts", "session", "id").flatMap({ document.text($0) }), !id.isEmpty { return id }
         return nil
     }
 
@@ -263,7 +293,7 @@ public struct SentryConverter: RecordConverter {
         func string(_ path: [String]) -> String? {
             document.member(event, path: path).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
         }
-        let release = string(["release"]) ?? document.member(event, path: ["release", "version"]).flatMap { document.string($0) }
+        let release = string(["release"]) ?? document.member(event, "release", "version").flatMap { document.string($0) }
         let app =
             string(["contexts", "app", "app_identifier"]) ?? string(["contexts", "app", "app_name"]) ?? release.map { String($0.split(separator: "@").first ?? "") } ?? "sentry"
         var session = ImportedSession(id: key, source: .sentry, app: app, sourceSession: sourceSession)
