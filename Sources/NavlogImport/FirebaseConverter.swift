@@ -18,16 +18,34 @@ public struct FirebaseConverter: RecordConverter {
         var index: Int64
     }
 
+    /// The `event_params` a row is read for (the node of each one's value).
+    private struct Parameters {
+        var session: JSONDocument.Node?
+        var screenClass: JSONDocument.Node?
+        var screen: JSONDocument.Node?
+        var screenID: JSONDocument.Node?
+    }
+
+    /// The members of a parameter's `value` that hold it, in the order they are looked for.
+    private static let valueFields = ["string_value", "int_value", "double_value", "float_value"]
+
     private struct SessionState {
         var session: ImportedSession
         /// Each `session.start` field with the row it came from: the earliest row that has it
         /// (by time, bundle, index), so that the order of the input does not matter.
-        var fields: [String: (rank: RowKey, value: String)] = [:]
+        var app: (rank: RowKey, value: String)?
+        var version: (rank: RowKey, value: String)?
+        var os: (rank: RowKey, value: String)?
+        var device: (rank: RowKey, value: String)?
 
-        mutating func offer(_ name: String, _ value: String?, rank: RowKey) {
-            guard let value else { return }
-            if let kept = fields[name], (kept.rank.timestamp, kept.rank.bundle, kept.rank.index) <= (rank.timestamp, rank.bundle, rank.index) { return }
-            fields[name] = (rank, value)
+        /// Keeps `value` for `field` if this row is earlier than the one it has; `value` is read
+        /// only then (most rows are not a session's earliest).
+        mutating func offer(
+            _ field: WritableKeyPath<SessionState, (rank: RowKey, value: String)?>, _ value: @autoclosure () -> String?, rank: RowKey
+        ) {
+            if let kept = self[keyPath: field], (kept.rank.timestamp, kept.rank.bundle, kept.rank.index) <= (rank.timestamp, rank.bundle, rank.index) { return }
+            guard let value = value() else { return }
+            self[keyPath: field] = (rank, value)
         }
     }
 
@@ -101,28 +119,41 @@ public struct FirebaseConverter: RecordConverter {
             return
         }
         // event_params: [{key, value: {string_value | int_value | float_value | double_value}}].
-        var parameters: [String: JSONDocument.Node] = [:]
+        // Only the parameters read below are kept (a later one of the same key wins).
+        var parameters = Parameters()
         if let list = document.member(row, "event_params") {
             guard document.kind(list) == .array else {
                 issue(.shape, list, "event_params", "expected an array of {key, value}, found \(document.kind(list).name)")
                 return
             }
             for (index, parameter) in document.elements(list).enumerated() {
-                guard let key = document.member(parameter, "key").flatMap({ document.string($0) }), let value = document.member(parameter, "value"),
+                guard let key = document.member(parameter, "key"), document.kind(key) == .string, let value = document.member(parameter, "value"),
                     document.kind(value) == .object
                 else {
                     issue(.shape, parameter, "event_params[\(index)]", "expected {\"key\": string, \"value\": {…}}")
                     return
                 }
-                for field in ["string_value", "int_value", "double_value", "float_value"] {
+                let slot: WritableKeyPath<Parameters, JSONDocument.Node?>
+                if document.stringEquals(key, "ga_session_id") {
+                    slot = \.session
+                } else if document.stringEquals(key, "firebase_screen_class") {
+                    slot = \.screenClass
+                } else if document.stringEquals(key, "firebase_screen") {
+                    slot = \.screen
+                } else if document.stringEquals(key, "firebase_screen_id") {
+                    slot = \.screenID
+                } else {
+                    continue
+                }
+                for field in Self.valueFields {
                     if let node = document.member(value, field), document.kind(node) != .null {
-                        parameters[key] = node
+                        parameters[keyPath: slot] = node
                         break
                     }
                 }
             }
         }
-        guard let sessionNode = parameters["ga_session_id"] else {
+        guard let sessionNode = parameters.session else {
             issue(.shape, row, "event_params", "the row has no ga_session_id parameter, so its session is unknown")
             return
         }
@@ -134,33 +165,37 @@ public struct FirebaseConverter: RecordConverter {
         let batchIndex = document.member(row, "batch_event_index").flatMap { Self.integer(document, $0) } ?? 0
         let sourceSession = user + ":" + String(gaSession)
         let key = "firebase:" + sourceSession
-        var state = sessions[key] ?? SessionState(session: ImportedSession(id: key, source: .firebase, app: "firebase", sourceSession: sourceSession))
+        // Taken out while it is added to, so that its observations are not copied.
+        var state =
+            sessions.removeValue(forKey: key) ?? SessionState(session: ImportedSession(id: key, source: .firebase, app: "firebase", sourceSession: sourceSession))
         defer { sessions[key] = state }
         do {
-            func string(_ keys: [String]) -> String? { document.member(row, path: keys).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 } }
+            func string(_ object: String, _ key: String) -> String? {
+                document.member(row, object, key).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+            }
             let rank = RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex)
-            state.offer("app", string(["app_info", "id"]), rank: rank)
-            state.offer("version", string(["app_info", "version"]), rank: rank)
+            state.offer(\.app, string("app_info", "id"), rank: rank)
+            state.offer(\.version, string("app_info", "version"), rank: rank)
             state.offer(
-                "os",
-                string(["device", "operating_system"]).map { os in
+                \.os,
+                string("device", "operating_system").map { os in
                     // BigQuery's operating_system_version usually repeats the name ("iOS 17.4").
-                    guard let version = string(["device", "operating_system_version"]) else { return os }
+                    guard let version = string("device", "operating_system_version") else { return os }
                     return version.hasPrefix(os) ? version : os + " " + version
                 }, rank: rank)
-            state.offer("device", string(["device", "mobile_model_name"]), rank: rank)
+            state.offer(\.device, string("device", "mobile_model_name"), rank: rank)
         }
         guard isScreen else {
             state.session.earliest = min(state.session.earliest ?? .max, timestamp)
             return
         }
-        let screenClass = parameters["firebase_screen_class"].flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
-        let screenName = parameters["firebase_screen"].flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let screenClass = parameters.screenClass.flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        let screenName = parameters.screen.flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
         guard let className = screenClass ?? screenName else {
             issue(.shape, row, "event_params", "a screen_view needs firebase_screen_class or firebase_screen")
             return
         }
-        let screenID = parameters["firebase_screen_id"].flatMap { document.text($0) }
+        let screenID = parameters.screenID.flatMap { document.text($0) }
         let internedClass = strings.intern(ImportedController.cut(className))
         let controller = ImportedController(
             id: strings.intern(ImportedController.cut(screenID.map { className + "#" + $0 } ?? className)), className: internedClass,
@@ -189,10 +224,10 @@ public struct FirebaseConverter: RecordConverter {
                 kept += 1
             }
             session.observations.removeSubrange(kept...)
-            session.app = state.fields["app"]?.value ?? "firebase"
-            session.version = state.fields["version"]?.value
-            session.os = state.fields["os"]?.value
-            session.device = state.fields["device"]?.value
+            session.app = state.app?.value ?? "firebase"
+            session.version = state.version?.value
+            session.os = state.os?.value
+            session.device = state.device?.value
             try body(session)
         }
     }
