@@ -94,21 +94,17 @@ public struct DatadogConverter: RecordConverter {
         report: (ImportIssue) -> Void
     ) {
         statistics.records += 1
+        let issues = RecordIssues(document: document, path: path, line: line, skipped: "the event")
         func issue(_ code: ImportIssue.Code, _ node: JSONDocument.Node, _ field: String, _ reason: String) {
             statistics.skipped += 1
-            let at = path.isEmpty ? field : field.isEmpty ? path : path + "." + field
-            report(ImportIssue(code: code, line: line + document.lineOffset(of: document.offset(node)), path: at, reason: reason + "; the event was skipped"))
+            report(issues.issue(code, node, field, reason))
         }
-        guard document.kind(event) == .object else {
-            issue(.shape, event, "", "expected a RUM event (an object), found \(document.kind(event).name)")
-            return
-        }
-        guard let typeNode = document.member(event, "type") else {
-            issue(.shape, event, "type", "the event has no type")
-            return
-        }
-        guard let type = document.string(typeNode) else {
-            issue(.shape, typeNode, "type", "expected a string, found \(document.kind(typeNode).name)")
+        let type: String
+        switch issues.stringMember(event, "type", of: "a RUM event") {
+        case .success(let text): type = text
+        case .failure(let problem):
+            statistics.skipped += 1
+            report(problem)
             return
         }
         guard type == "view" else {

@@ -77,21 +77,17 @@ public struct FirebaseConverter: RecordConverter {
         _ document: JSONDocument, _ row: JSONDocument.Node, path: String, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void
     ) {
         statistics.records += 1
+        let issues = RecordIssues(document: document, path: path, line: line, skipped: "the row")
         func issue(_ code: ImportIssue.Code, _ node: JSONDocument.Node, _ field: String, _ reason: String) {
             statistics.skipped += 1
-            let at = path.isEmpty ? field : field.isEmpty ? path : path + "." + field
-            report(ImportIssue(code: code, line: line + document.lineOffset(of: document.offset(node)), path: at, reason: reason + "; the row was skipped"))
+            report(issues.issue(code, node, field, reason))
         }
-        guard document.kind(row) == .object else {
-            issue(.shape, row, "", "expected a BigQuery export row (an object), found \(document.kind(row).name)")
-            return
-        }
-        guard let nameNode = document.member(row, "event_name") else {
-            issue(.shape, row, "event_name", "the row has no event_name")
-            return
-        }
-        guard let name = document.string(nameNode) else {
-            issue(.shape, nameNode, "event_name", "expected a string, found \(document.kind(nameNode).name)")
+        let name: String
+        switch issues.stringMember(row, "event_name", of: "a BigQuery export row") {
+        case .success(let text): name = text
+        case .failure(let problem):
+            statistics.skipped += 1
+            report(problem)
             return
         }
         let isScreen = name == "screen_view"

@@ -72,23 +72,19 @@ public struct Importer: Sendable {
     /// ``RecordConverter/takeCompleted(statistics:_:)``), so that memory does not hold them until
     /// ``finish(_:)``; call it between reads. Lines as ``finish(_:)`` writes them.
     public mutating func writeCompleted(_ emit: (String, [UInt8]) throws -> Void) rethrows {
-        var counts = self.statistics
-        var written = (sessions: 0, events: 0)
-        defer {
-            counts.sessions += written.sessions
-            counts.events += written.events
-            self.statistics = counts
-        }
-        try converter.takeCompleted(statistics: &counts) { session in
-            written.sessions += 1
-            written.events += try session.writeEvents { try emit(session.id, $0) }
-        }
+        try write(emit, all: false)
     }
 
     /// Ends the import: every session read, written as event lines (`session.start` first,
     /// `seq` from 1), sessions in order of their ids.
     /// - Parameter emit: called with the session's id and one line, without its newline.
     public mutating func finish(_ emit: (String, [UInt8]) throws -> Void) rethrows {
+        try write(emit, all: true)
+    }
+
+    /// Writes the sessions the converter hands over (every one left when `all`, else those
+    /// complete already), counting sessions and lines.
+    private mutating func write(_ emit: (String, [UInt8]) throws -> Void, all: Bool) rethrows {
         var counts = self.statistics
         var written = (sessions: 0, events: 0)
         defer {
@@ -96,9 +92,14 @@ public struct Importer: Sendable {
             counts.events += written.events
             self.statistics = counts
         }
-        try converter.finish(statistics: &counts) { session in
+        func body(_ session: ImportedSession) throws {
             written.sessions += 1
             written.events += try session.writeEvents { try emit(session.id, $0) }
+        }
+        if all {
+            try converter.finish(statistics: &counts, body)
+        } else {
+            try converter.takeCompleted(statistics: &counts, body)
         }
     }
 }
