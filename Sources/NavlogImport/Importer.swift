@@ -15,11 +15,13 @@ public struct Importer: Sendable {
     private var atEnd = false
 
     /// An importer of `source`'s records, each at most `maximumRecordBytes` long.
-    public init(source: ImportSource, maximumRecordBytes: Int = 32 << 20) {
+    /// - Parameter maximumHeldCrumbs: Sentry: how many crumbs of sessions still open (tied by a
+    ///   session tag) are held in memory before they are spilled to a temporary file.
+    public init(source: ImportSource, maximumRecordBytes: Int = 32 << 20, maximumHeldCrumbs: Int = 1 << 18) {
         self.source = source
         framer = JSONRecordFramer(maximumRecordBytes: maximumRecordBytes)
         switch source {
-        case .sentry: converter = SentryConverter()
+        case .sentry: converter = SentryConverter(maximumHeldCrumbs: maximumHeldCrumbs)
         case .datadog: converter = DatadogConverter()
         case .firebase: converter = FirebaseConverter()
         }

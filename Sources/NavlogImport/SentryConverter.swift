@@ -11,13 +11,6 @@
 /// `session.id`, `sessionId` or `session` in `tags`, or `contexts.session.id`): then their
 /// crumbs are merged, a crumb repeated in a later event's ring buffer kept once.
 public struct SentryConverter: RecordConverter {
-    /// A crumb's identity for merging events of one session.
-    private struct CrumbKey: Hashable {
-        var timestamp: Int64
-        var category: String
-        var value: String
-    }
-
     /// Where a crumb is in its event, for messages (the JSON path is written only when one is reported).
     private enum CrumbPlace: CustomStringConvertible {
         /// `entries[entry].data.values[index]` (the events API).
@@ -38,8 +31,12 @@ public struct SentryConverter: RecordConverter {
 
     private struct SessionState {
         var session: ImportedSession
-        var seen = Set<CrumbKey>()
+        /// Its crumbs read and held in memory, in the order read (repeats are found when it is written).
+        var crumbs: [HeldCrumb] = []
         var events = 0
+        /// Whether a session tag names it: a later event may add to it, so it is held until the
+        /// end (its crumbs spilled to disk meanwhile when too many are held).
+        var tagged = false
         /// Which event `session.start`'s fields came from: the one with the smallest
         /// (first crumb time, event id), so that the order of the input does not matter.
         var infoRank: (Int64, String) = (.max, "")
@@ -52,9 +49,20 @@ public struct SentryConverter: RecordConverter {
     /// Sessions already handed over (an event read again later is a duplicate, not a new session).
     private var handedOver = Set<String>()
     private var strings = StringInterner()
+    /// Crumbs of tagged sessions held in memory; past ``maximumHeldCrumbs`` they are spilled to a
+    /// temporary file (``SessionSpill``) and read back when their session is written.
+    private var held = 0
+    private let maximumHeldCrumbs: Int
+    private var spill: SessionSpill?
+    /// Whether a spill could not be made or written: everything is then held in memory.
+    private var spillFailed = false
 
     /// A converter with nothing read.
-    public init() {}
+    /// - Parameter maximumHeldCrumbs: how many crumbs of open (tagged) sessions are held in
+    ///   memory before they are moved to a temporary file; 262,144 by default (about 30 MiB).
+    public init(maximumHeldCrumbs: Int = 1 << 18) {
+        self.maximumHeldCrumbs = max(maximumHeldCrumbs, 1)
+    }
 
     public mutating func convert(_ document: JSONDocument, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void) {
         let root = document.root
@@ -130,6 +138,8 @@ public struct SentryConverter: RecordConverter {
         var state =
             sessions.removeValue(forKey: key) ?? SessionState(session: ImportedSession(id: key, source: .sentry, app: "sentry", sourceSession: sourceSession))
         state.events += 1
+        state.tagged = sessionTag != nil
+        let heldBefore = state.crumbs.count
         // The earliest readable crumb time, read in the same pass as the crumbs themselves.
         var firstCrumbTime = Int64.max
         for (crumb, place) in crumbs {
@@ -177,19 +187,15 @@ public struct SentryConverter: RecordConverter {
                     issue(.shape, document.member(data, "state") ?? data, place.description + ".data.state", "expected the state as a string; the breadcrumb was skipped")
                     continue
                 }
-                let kind: ImportedObservation.Kind
+                let outcome: HeldCrumb.Outcome
                 switch value {
-                case "foreground": kind = .foreground
-                case "background": kind = .background
+                case "foreground": outcome = .foreground
+                case "background": outcome = .background
                 default:
                     statistics.ignored += 1  // active, inactive: no change of foreground
                     continue
                 }
-                guard state.seen.insert(CrumbKey(timestamp: timestamp, category: category, value: value)).inserted else {
-                    statistics.superseded += 1
-                    continue
-                }
-                state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: kind, order: order))
+                state.crumbs.append(HeldCrumb(timestamp: timestamp, order: order, screen: "", outcome: outcome))
                 order += 1
                 continue
             }
@@ -201,12 +207,9 @@ public struct SentryConverter: RecordConverter {
                 issue(.shape, screenNode, place.description + ".data.screen", "expected a non-empty string, found \(document.kind(screenNode).name); the breadcrumb was skipped")
                 continue
             }
-            guard state.seen.insert(CrumbKey(timestamp: timestamp, category: category, value: screen)).inserted else {
-                statistics.superseded += 1
-                continue
-            }
             guard ControllerClassification(className: screen) == .content else {
-                statistics.notScreens += 1
+                state.crumbs.append(HeldCrumb(timestamp: timestamp, order: order, screen: strings.intern(screen), outcome: .notScreen))
+                order += 1
                 continue
             }
             let placement: ImportedObservation.Placement
@@ -230,7 +233,7 @@ public struct SentryConverter: RecordConverter {
             }
             let name = strings.intern(ImportedController.cut(screen))
             let controller = ImportedController(id: name, className: name, title: strings.intern(text("title").map { ImportedController.cut($0) }))
-            state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: .appear(controller, placement), order: order))
+            state.crumbs.append(HeldCrumb(timestamp: timestamp, order: order, screen: strings.intern(screen), outcome: .appear(controller, placement)))
             order += 1
         }
         if (firstCrumbTime, eventID) < state.infoRank {
@@ -241,7 +244,9 @@ public struct SentryConverter: RecordConverter {
             state.session.os = info.os
             state.session.device = info.device
         }
+        if state.tagged { held += state.crumbs.count - heldBefore }
         sessions[key] = state
+        if held > maximumHeldCrumbs { spillHeldSessions() }
     }
 
     public mutating func takeCompleted(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
@@ -249,16 +254,67 @@ public struct SentryConverter: RecordConverter {
         completed.removeAll()
         for key in keys {
             handedOver.insert(key)
-            guard let state = sessions.removeValue(forKey: key), !state.session.observations.isEmpty else { continue }
-            try body(state.session)
+            guard let state = sessions.removeValue(forKey: key) else { continue }
+            let session = resolve(state, spilled: [], statistics: &statistics)
+            guard !session.observations.isEmpty else { continue }
+            try body(session)
         }
     }
 
     public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
         for key in sessions.keys.sorted() {
-            guard let state = sessions.removeValue(forKey: key), !state.session.observations.isEmpty else { continue }
-            try body(state.session)
+            guard let state = sessions.removeValue(forKey: key) else { continue }
+            let spilled = state.tagged ? spill?.take(key) ?? [] : []
+            let session = resolve(state, spilled: spilled, statistics: &statistics)
+            guard !session.observations.isEmpty else { continue }
+            try body(session)
         }
+        held = 0
+        spill = nil
+    }
+
+    /// The session with its observations: its crumbs in the order read (spilled ones first,
+    /// oldest run first, then those in memory), each repeat kept once.
+    private mutating func resolve(_ state: SessionState, spilled: [[UInt8]], statistics: inout ImportStatistics) -> ImportedSession {
+        var session = state.session
+        var seen = Set<HeldCrumb.Key>()
+        func take(_ crumb: HeldCrumb) {
+            guard seen.insert(crumb.key).inserted else {
+                statistics.superseded += 1
+                return
+            }
+            if let observation = crumb.observation {
+                session.observations.append(observation)
+            } else {
+                statistics.notScreens += 1
+            }
+        }
+        for block in spilled { HeldCrumb.decode(block, strings: &strings, take) }
+        for crumb in state.crumbs { take(crumb) }
+        return session
+    }
+
+    /// Moves the crumbs of every tagged session held in memory to the spill file, as one run in
+    /// order of session id; what is read back is the same whenever it was spilled.
+    private mutating func spillHeldSessions() {
+        guard !spillFailed else { return }
+        if spill == nil { spill = SessionSpill() }
+        guard let spill else {
+            spillFailed = true
+            return
+        }
+        let keys = sessions.compactMap { $0.value.tagged && !$0.value.crumbs.isEmpty ? $0.key : nil }.sorted()
+        let blocks = keys.map { key in
+            var block: [UInt8] = []
+            HeldCrumb.encode(sessions[key]!.crumbs, into: &block)
+            return (key, block)
+        }
+        guard spill.spill(blocks) else {
+            spillFailed = true
+            return
+        }
+        for key in keys { sessions[key]!.crumbs = [] }
+        held = 0
     }
 
     /// The session tag that ties several events of one app run together, if any.

@@ -51,7 +51,7 @@ struct ScannerFastPathTests {
                 if stopAt < length { bytes[stopAt] = stoppers.randomElement(using: &generator)! }
                 // Past `length` (outside the scanned range) put a stopper the scan must not see.
                 bytes[length] = 0x22
-                let found = bytes.withUnsafeBufferPointer { JSONTokenizer.endOfPlainRun($0.baseAddress!, from: 0, to: length) }
+                let found = bytes.withUnsafeBufferPointer { JSONStringScan.endOfPlainRun($0.baseAddress!, from: 0, to: length) }
                 let expected = bytes[0..<length].firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } ?? length
                 #expect(found == expected, "length \(length), stop at \(stopAt), bytes \(bytes[0..<length])")
             }

@@ -24,9 +24,10 @@ enum ImportTestSupport {
     /// With `writeCompleted`, sessions already complete are written after each piece, as
     /// `navlog import` does (their lines then come first, in the order they were read).
     static func convert(
-        _ source: ImportSource, _ input: [UInt8], base: Int64, chunk: Int = 4096, maximumRecordBytes: Int = 32 << 20, writeCompleted: Bool = false
+        _ source: ImportSource, _ input: [UInt8], base: Int64, chunk: Int = 4096, maximumRecordBytes: Int = 32 << 20, writeCompleted: Bool = false,
+        maximumHeldCrumbs: Int = 1 << 18
     ) throws -> Converted {
-        var importer = Importer(source: source, maximumRecordBytes: maximumRecordBytes)
+        var importer = Importer(source: source, maximumRecordBytes: maximumRecordBytes, maximumHeldCrumbs: maximumHeldCrumbs)
         var issues: [ImportIssue] = []
         var offset = 0
         var raw: [[UInt8]] = []

@@ -74,6 +74,21 @@ struct SentryConverterTests {
         #expect(again.raw == original.raw)
     }
 
+    @Test("crumbs of open sessions spilled to disk after every event give the same lines and counts as crumbs held in memory")
+    func spilledCrumbs() throws {
+        let lines = try ImportTestSupport.fixture("sentry-events.jsonl").split(separator: 0x0A).map(Array.init)
+        // The tagged session's events twice and out of order: repeats across spilled runs and memory.
+        let input: [UInt8] = [lines[1], lines[0], lines[2], lines[1], lines[0]].flatMap { $0 + [UInt8(0x0A)] }
+        let held = try ImportTestSupport.convert(.sentry, input, base: Self.base)
+        for chunk in [97, 4096] {
+            let spilled = try ImportTestSupport.convert(.sentry, input, base: Self.base, chunk: chunk, writeCompleted: true, maximumHeldCrumbs: 1)
+            #expect(Set(spilled.raw) == Set(held.raw))
+            #expect(spilled.raw.count == held.raw.count)
+            #expect(spilled.statistics == held.statistics)
+        }
+        #expect(held.statistics.superseded > 3)
+    }
+
     @Test("an event without a session tag is written as soon as it is read; the same lines come out, an event read again is no new session")
     func completedEarly() throws {
         let file = try ImportTestSupport.fixture("sentry-events.jsonl")
