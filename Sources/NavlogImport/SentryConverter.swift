@@ -138,7 +138,8 @@ public struct SentryConverter: RecordConverter {
         var state =
             sessions.removeValue(forKey: key) ?? SessionState(session: ImportedSession(id: key, source: .sentry, app: "sentry", sourceSession: sourceSession))
         state.events += 1
-        state.tagged = sessionTag != nil
+        // Once tagged, always: an untagged event whose id equals a tag must not hide what was spilled.
+        state.tagged = state.tagged || sessionTag != nil
         let heldBefore = state.crumbs.count
         // The earliest readable crumb time, read in the same pass as the crumbs themselves.
         var firstCrumbTime = Int64.max
@@ -303,7 +304,9 @@ public struct SentryConverter: RecordConverter {
             spillFailed = true
             return
         }
-        let keys = sessions.compactMap { $0.value.tagged && !$0.value.crumbs.isEmpty ? $0.key : nil }.sorted()
+        // A session about to be handed over whole (``takeCompleted(statistics:_:)``) stays in memory.
+        let handing = Set(completed)
+        let keys = sessions.compactMap { $0.value.tagged && !$0.value.crumbs.isEmpty && !handing.contains($0.key) ? $0.key : nil }.sorted()
         let blocks = keys.map { key in
             var block: [UInt8] = []
             HeldCrumb.encode(sessions[key]!.crumbs, into: &block)

@@ -89,6 +89,25 @@ struct SentryConverterTests {
         #expect(held.statistics.superseded > 3)
     }
 
+    @Test("an untagged event whose id is a spilled session's tag adds to that session; nothing spilled is lost")
+    func untaggedEventNamedLikeASpilledTag() throws {
+        func crumb(_ seconds: Double, _ screen: String) -> String {
+            #"{"timestamp":\#(1_714_644_000 + seconds),"category":"ui.lifecycle","data":{"screen":"\#(screen)"}}"#
+        }
+        let input =
+            [
+                #"{"event_id":"e1","tags":{"session_id":"S"},"breadcrumbs":[\#(crumb(1, "AViewController")),\#(crumb(2, "BViewController"))]}"#,
+                #"{"event_id":"e2","tags":{"session_id":"T"},"breadcrumbs":[\#(crumb(3, "CViewController"))]}"#,
+                #"{"event_id":"S","breadcrumbs":[\#(crumb(2, "BViewController")),\#(crumb(4, "DViewController"))]}"#,
+            ].joined(separator: "\n") + "\n"
+        let held = try ImportTestSupport.convert(.sentry, Array(input.utf8), base: Self.base)
+        let spilled = try ImportTestSupport.convert(.sentry, Array(input.utf8), base: Self.base, chunk: 64, writeCompleted: true, maximumHeldCrumbs: 1)
+        #expect(Set(spilled.raw) == Set(held.raw))
+        #expect(spilled.statistics == held.statistics)
+        #expect(held.lines.filter { $0.contains("vc.appear") }.count == 4)
+        #expect(held.statistics.superseded == 1)
+    }
+
     @Test("an event without a session tag is written as soon as it is read; the same lines come out, an event read again is no new session")
     func completedEarly() throws {
         let file = try ImportTestSupport.fixture("sentry-events.jsonl")
