@@ -7,7 +7,7 @@ package enum JSONStringScan {
     /// Eight bytes at a time: per byte, `(x - c) & ~x & 0x80` is set when `x < c` (with `c`
     /// = 0x01 after XOR with the quote or backslash: `x` equals it). A borrow only runs into
     /// the bytes above a hit, so the lowest flagged byte is always a real one.
-    @inlinable
+    @inlinable @inline(__always)
     package static func endOfPlainRun(_ base: UnsafePointer<UInt8>, from start: Int, to count: Int) -> Int {
         var i = start
         let ones: UInt64 = 0x0101_0101_0101_0101
