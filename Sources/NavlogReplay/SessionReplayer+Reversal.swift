@@ -399,6 +399,8 @@ extension SessionReplayer {
         }
         cancelledTransitionAt = current.timestamp
         cancelledRemoval = restored + (pending.revealed >= 0 ? [pending.revealed] : [])
+        let focus = focusedHandle()
+        rolledBackFocus = focus >= 0 ? ControllerHandle(index: focus) : nil
         // E5: a will-appear the gesture sent (the revealed screen's, its embedded children's) is
         // balanced by the cancel, recorded or not (an appear-only recorder never sees the
         // reversing disappear): those controllers are off screen again.

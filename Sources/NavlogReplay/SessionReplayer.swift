@@ -112,6 +112,9 @@ public struct SessionReplayer: Sendable {
     var unprovenRemovals: [PendingRemoval] = []
     /// How many of them a later operation put back (E7).
     public internal(set) var removalsPutBack = 0
+    /// After an event that found a pending pop or dismissal cancelled (E6, E7): the focus right
+    /// after the rollback, before the event's own change (the focus the gesture's events had).
+    public internal(set) var rolledBackFocus: ControllerHandle?
     /// The positions in the session (0-based, in replay order) of navigation-only gestures known
     /// cancelled in hindsight (E7), ascending: given to a replay so that it rolls each back at
     /// its own event, and extended by the put-backs this replay makes.
@@ -146,6 +149,7 @@ public struct SessionReplayer: Sendable {
             }
         }
         focusSince = max(focusSince, event.timestamp)
+        if rolledBackFocus != nil { rolledBackFocus = nil }
         if viewsClosedByLastEvent > 0 {
             closedView = nil
             earlierClosedView = nil

@@ -91,20 +91,21 @@ extension ViewerEngine {
                     return typeNames.count - 1
                 }()
             types.raw(separator + "\(typeNumber)")
-            var focusNumber = -1
-            if let focus = state.focus {
-                focusNumber =
-                    focusNumbers[focus]
-                    ?? {
-                        focusIDs.append(state.id(of: focus))
-                        focusClasses.append(state.controllers[focus].className)
-                        focusNumbers[focus] = focusIDs.count - 1
-                        return focusIDs.count - 1
-                    }()
+            /// The number of `focus` in the focus table (-1 for none).
+            func numberOfFocus(_ focus: ControllerHandle?) -> Int {
+                guard let focus else { return -1 }
+                if let known = focusNumbers[focus] { return known }
+                focusIDs.append(state.id(of: focus))
+                focusClasses.append(state.controllers[focus].className)
+                focusNumbers[focus] = focusIDs.count - 1
+                return focusIDs.count - 1
             }
+            let focusNumber = numberOfFocus(state.focus)
             if let start = pendingFrom, state.removalsResolved > counts.resolved {
                 if state.removalsCancelled > counts.cancelled {
-                    for entry in start..<focusColumn.count { focusColumn[entry] = focusNumber }
+                    // The focus right after the rollback (the event that proved it may move it on).
+                    let rolledBack = state.rolledBackFocus.map { numberOfFocus($0) } ?? focusNumber
+                    for entry in start..<focusColumn.count { focusColumn[entry] = rolledBack }
                 }
                 pendingFrom = nil
             }

@@ -67,7 +67,10 @@ struct TimelineCommand: ParsableCommand {
                 // session shows which it was, so that they show the focus the user had.
                 let resolvedHere = state.removalsResolved > gesture.resolved
                 if resolvedHere {
-                    gesture.flush(cancelled: state.removalsCancelled > gesture.cancelled, focus: focusText(state), into: &output.bytes)
+                    // The focus right after the rollback: the event that proved it may move it on.
+                    gesture.flush(
+                        cancelled: state.removalsCancelled > gesture.cancelled, focus: focusText(state, state.rolledBackFocus ?? state.focus),
+                        rule: state.evidence.isDisjoint(with: [.willAppear, .didAppear, .willDisappear, .didDisappear]) ? "E7" : "E6", into: &output.bytes)
                 }
                 if state.hasPendingRemoval && (gesture.lines.isEmpty || resolvedHere) {
                     gesture.resolved = state.removalsResolved
@@ -81,7 +84,7 @@ struct TimelineCommand: ParsableCommand {
                     line.append(contentsOf: describe(block, position, state, resolution, Array(raised)).utf8)
                 }
                 if state.hasPendingRemoval {
-                    gesture.lines.append((line, focusText(state)))
+                    gesture.lines.append((line, focusText(state, state.focus)))
                 } else if state.isCancelledInHindsight(position: state.eventCount - 1) {
                     // E7: a later call proves this gesture cancelled; the replay rolled it back here.
                     output.bytes.append(contentsOf: gesture.markedRolledBack(line, rule: "E7"))
@@ -91,7 +94,7 @@ struct TimelineCommand: ParsableCommand {
                 output.flushIfNeeded()
                 return true
             }
-            gesture.flush(cancelled: false, focus: nil, into: &output.bytes)
+            gesture.flush(cancelled: false, focus: nil, rule: "E6", into: &output.bytes)
         } catch let error as StoreError {
             output.flush()
             printError("navlog timeline: \(error.message)")
@@ -106,9 +109,9 @@ struct TimelineCommand: ParsableCommand {
         if reportDamage(command: "timeline", index.log, index: index) { throw ExitCode.failure }
     }
 
-    /// How a line names the focus after an event (text or JSON).
-    private func focusText(_ state: SessionReplayer) -> String {
-        let id = state.focus.map { state.id(of: $0) }
+    /// How a line names `focus` (text or JSON).
+    private func focusText(_ state: SessionReplayer, _ focus: ControllerHandle?) -> String {
+        let id = focus.map { state.id(of: $0) }
         if format == .json {
             var bytes: [UInt8] = []
             if let id { EventJSONWriter.appendString(id, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
@@ -181,8 +184,9 @@ private struct PendingGestureLines {
     var cancelled = 0
 
     /// Writes the held lines; with `cancelled`, each names `focus` (the focus after the rollback)
-    /// and the first (the pop or dismissal) is marked rolled back.
-    mutating func flush(cancelled: Bool, focus: String?, into output: inout [UInt8]) {
+    /// and the first (the pop or dismissal) is marked rolled back by `rule` (E6, or E7 in a
+    /// session that records navigation calls only).
+    mutating func flush(cancelled: Bool, focus: String?, rule: String, into output: inout [UInt8]) {
         for (number, held) in lines.enumerated() {
             guard cancelled, let focus else {
                 output.append(contentsOf: held.line)
@@ -191,7 +195,7 @@ private struct PendingGestureLines {
             var text = String(decoding: held.line, as: UTF8.self)
             let (old, new) = json ? (",\"focus\":\(held.focus),", ",\"focus\":\(focus),") : ("  focus: \(held.focus)", "  focus: \(focus)")
             if let range = text.range(of: old) { text.replaceSubrange(range, with: new) }
-            output.append(contentsOf: number == 0 ? markedRolledBack(Array(text.utf8), rule: "E6") : Array(text.utf8))
+            output.append(contentsOf: number == 0 ? markedRolledBack(Array(text.utf8), rule: rule) : Array(text.utf8))
         }
         lines.removeAll()
     }

@@ -238,3 +238,40 @@ struct LateProvedCancelledGestureEndToEndTests {
         }
     }
 }
+
+/// Two swipe-backs in a row in a navigation-only session: the second pop proves the first
+/// cancelled (taken as done, it would leave only the root to pop, A9), and is itself a gesture
+/// whose outcome the next call tells. The timeline names the focus the user had right after the
+/// rollback on the first pop's line, not the one the second pop moved to.
+@Suite("Two swipe-backs in a row in a navigation-only session (E7): the timeline, end to end")
+struct ChainedSwipesTimelineEndToEndTests {
+    @Test("the first pop is marked rolled back (E7) and names the detail, the second names the list")
+    func chain() throws {
+        var script = SessionScript(session: "e7-chain")
+        script.event("session.start", #""app":"Shop""#)
+        script.event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
+        script.event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
+        script.event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+        script.event("nav.pop", after: 2_000_000, #""nav":"nav","animated":true"#)  // seq 5: cancelled
+        script.event("nav.pop", after: 3_000_000, #""nav":"nav","animated":true"#)  // seq 6: completed
+        script.event("nav.push", after: 2_000_000, #""nav":"nav","vc":{"id":"search","class":"SearchViewController"},"animated":true"#)
+        script.event("session.end", after: 1_000_000, "")
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = try CancelledGestureEndToEndTests.ingest(script.text, into: dir)
+            let timeline = try ProcessRunner.navlog(["timeline", "--data-dir", data, "--session", "e7-chain"])
+            #expect(timeline.status == 0, "\(timeline.errorOutput)")
+            let lines = timeline.output.split(separator: "\n").map(String.init)
+            let first = lines.first { $0.contains("seq 5 ") }, second = lines.first { $0.contains("seq 6 ") }
+            #expect(first?.contains("rolled back, E7") == true && first?.hasSuffix("focus: detail") == true, "\(timeline.output)")
+            #expect(second?.contains("rolled back") == false && second?.hasSuffix("focus: list") == true, "\(timeline.output)")
+            // The views: list 0–1 s, detail 1–6 s (never left at 3 s), list 6–8 s, search 8–9 s.
+            let visits = try ProcessRunner.navlog([
+                "query", "sql", "--data-dir", data, "--format", "csv", "select screen, dwell from screen_visits order by start",
+            ])
+            #expect(
+                visits.output.split(separator: "\n").dropFirst().map(String.init) == [
+                    "ListViewController,1000000", "DetailViewController,5000000", "ListViewController,2000000", "SearchViewController,1000000",
+                ], "\(visits.output)")
+        }
+    }
+}
