@@ -56,29 +56,34 @@ struct JournalScannerTests {
         }
     }
 
+    /// Stores `lines` in a log in `dir` of small blocks and segments (several segments), `batch` at a time.
+    static func store(_ lines: [[UInt8]], in dir: URL, eventsPerBlock: Int, batch size: Int) throws {
+        var options = LogOptions()
+        options.maximumEventsPerBlock = eventsPerBlock
+        options.maximumSegmentBytes = 24 << 10
+        let log = try EventLog(directory: dir.path, options: options)
+        var parser = EventLineParser()
+        var batch = EventBatch()
+        for (number, line) in lines.enumerated() {
+            _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
+            if batch.count == size {
+                _ = try log.append(batch)
+                batch.removeAll()
+            }
+        }
+        _ = try log.append(batch)
+        try log.close()
+    }
+
     @Test("journal rows equal replayed rows for every table and filter")
     func journalEqualsReplay() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            var options = LogOptions()
-            options.maximumEventsPerBlock = 500
-            options.maximumSegmentBytes = 24 << 10
-            let log = try EventLog(directory: dir.path, options: options)
             var configuration = WorkloadConfiguration(seed: 21)
             configuration.concurrentSessions = 10
             configuration.meanEventsPerSession = 150
             var generator = WorkloadGenerator(configuration)
-            var parser = EventLineParser()
-            var batch = EventBatch()
             // Cut the last sessions short: they stay open at the end of the log.
-            for (number, line) in generator.lines(8_000).enumerated() {
-                _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
-                if batch.count == 400 {
-                    _ = try log.append(batch)
-                    batch.removeAll()
-                }
-            }
-            _ = try log.append(batch)
-            try log.close()
+            try Self.store(generator.lines(8_000), in: dir, eventsPerBlock: 500, batch: 400)
             let reader = try LogReader(directory: dir.path)
             #expect(reader.segments.count > 2)
             let start = WorkloadConfiguration.defaultStartTime
@@ -115,10 +120,6 @@ struct JournalScannerTests {
     @Test("a gesture proved cancelled segments later (E7): journal rows equal replayed rows, and both give the screens the user had")
     func provedCancelledGesture() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            var options = LogOptions()
-            options.maximumEventsPerBlock = 300
-            options.maximumSegmentBytes = 24 << 10
-            let log = try EventLog(directory: dir.path, options: options)
             var configuration = WorkloadConfiguration(seed: 36)
             configuration.concurrentSessions = 8
             configuration.meanEventsPerSession = 120
@@ -133,17 +134,7 @@ struct JournalScannerTests {
                 if number == 5_000 { lines += scripted[7...] }
                 lines.append(line)
             }
-            var parser = EventLineParser()
-            var batch = EventBatch()
-            for (number, line) in lines.enumerated() {
-                _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
-                if batch.count == 300 {
-                    _ = try log.append(batch)
-                    batch.removeAll()
-                }
-            }
-            _ = try log.append(batch)
-            try log.close()
+            try Self.store(lines, in: dir, eventsPerBlock: 300, batch: 300)
             let reader = try LogReader(directory: dir.path)
             #expect(reader.segments.count > 3)
             var replayed = Recorder()
