@@ -298,9 +298,8 @@ public final class ReplayIndex {
     /// order (E4) and the navigation-only gestures their events prove cancelled rolled back at
     /// their own events (E7), through segment `lastSegment`: their states become the sessions'
     /// true states and their journal records replace every earlier record of theirs (see
-    /// ``FocusJournal/Writer/beginRederived(session:)``; a session replayed again for a gesture
-    /// its replay proved makes its records again after them). One pass over the blocks copies
-    /// the events of all of them out, so each block is read once however scattered they are.
+    /// ``FocusJournal/Writer/beginRederived(session:)``). One pass over the blocks copies the
+    /// events of all of them out, so each block is read once however scattered they are.
     private func rederive(
         _ slots: [Int], sessionNumbers: ByteStringTable, states: inout SlotStates, throughSegment lastSegment: Int,
         journal: inout FocusJournal.Writer, decoded: inout DecodedBlock, read: @escaping SessionEventOrder.BlockRead
@@ -312,18 +311,25 @@ public final class ReplayIndex {
         for (number, slot) in slots.enumerated() {
             var events = copies[number]
             events.sortForReplay()
-            states[slot] = withUTF8(ids[number]) { session in
-                SessionReplayer.replayingWithHindsight { state in
-                    journal.beginRederived(session: session)
-                    events.forEach { event, body in
-                        if event.late { state.noteLateEvent() }
-                        let before = FocusJournal.Before(state)
-                        state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
-                        journal.record(
-                            event.type, session: session, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: body)
-                    }
+            // The gestures its events prove cancelled first (E7; none for most late sessions),
+            // then the replay that journals, knowing them: one set of records per session.
+            let known = SessionReplayer.replayingWithHindsight { state in
+                events.forEach { event, body in
+                    if event.late { state.noteLateEvent() }
+                    state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
                 }
             }
+            var state = SessionReplayer(gesturesCancelledInHindsight: known.gesturesCancelledInHindsight)
+            withUTF8(ids[number]) { session in
+                journal.beginRederived(session: session)
+                events.forEach { event, body in
+                    if event.late { state.noteLateEvent() }
+                    let before = FocusJournal.Before(state)
+                    state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                    journal.record(event.type, session: session, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: body)
+                }
+            }
+            states[slot] = state
         }
     }
 

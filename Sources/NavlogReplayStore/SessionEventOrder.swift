@@ -182,7 +182,7 @@ struct CopiedSessionEvents {
         events.append(
             Event(
                 type: block.types[position], sequence: block.sequence(position), timestamp: block.timestamps[position], lsn: block.lsn(position),
-                receivedAt: block.receiveTimes[position],
+                receivedAt: block.receiveTimesAndPeersDecoded ? block.receiveTimes[position] : 0,
                 relayKey: block.receiveTimesAndPeersDecoded ? block.peers[Int(block.peerIndexes[position])].relayKey : .none, body: start..<tokens.count))
         return true
     }

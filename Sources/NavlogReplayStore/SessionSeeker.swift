@@ -79,9 +79,11 @@ public final class SessionSeeker {
 
     /// Replays `session` to `target` from `start` (the index's nearest checkpoint) when
     /// `useCheckpoints`, else from its first event.
+    /// `initial` (with no checkpoint): the state to begin from, knowing the gestures its
+    /// events prove cancelled (E7), for a session already known to be in `seq` order.
     private func replayForward(
         session: String, to target: ReplayTarget, start: ReplayIndex.Start?, useCheckpoints: Bool,
-        visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
+        visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?, initial: SessionReplayer? = nil
     ) throws -> SessionReplayer? {
         // E4: a session whose events were stored out of seq order (delivery over several
         // connections, a late resend) is replayed in seq order from its first event: its
@@ -92,11 +94,11 @@ public final class SessionSeeker {
         // out of order: the index re-derives such a session in seq order when a late event
         // arrives (E4). Sorting its events again would read every block of it, per session.
         if useCheckpoints, target == .end, let start, start.block == nil { return start.state }
-        let outOfOrder = start?.outOfOrder ?? true
+        let outOfOrder = initial == nil && (start?.outOfOrder ?? true)
         if outOfOrder, let sorted = try replayFromFirstEvent(session: session, to: target, visit: visit, onlyIfReordered: true, hindsight: false) {
             return sorted
         }
-        var state = SessionReplayer()
+        var state = initial ?? SessionReplayer()
         var from: (segment: Int, block: Int)? = (0, -1)
         var firstLSN: UInt64 = 0
         if useCheckpoints, let start {
@@ -188,10 +190,20 @@ public final class SessionSeeker {
         session: String, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?,
         onlyIfReordered: Bool, hindsight: Bool
     ) throws -> SessionReplayer? {
+        // Copied out in one pass: each block read once (of a grouped block, the session's group),
+        // however scattered the events are.
+        let wanted = Array(session.utf8)
+        let log = index.log
+        var events = try SessionEventOrder.copyEvents(
+            of: [session], log: log, throughSegment: nil, decoded: &decoded,
+            read: { segment, block, whole, decoded in
+                whole
+                    ? try log.readBlock(segment: segment, block: block, into: &decoded)
+                    : try log.readBlock(segment: segment, block: block, into: &decoded, session: wanted, receiveTimesAndPeers: false)
+            })[0]
+        let reordered = events.sortForReplay()
+        guard reordered || !onlyIfReordered, !events.events.isEmpty else { return nil }
         if visit == nil {
-            // Copied out in one pass: each block read once, however scattered the events are.
-            var events = try SessionEventOrder.copyEvents(of: [session], log: index.log, throughSegment: nil, decoded: &decoded)[0]
-            guard events.sortForReplay() || !onlyIfReordered, !events.events.isEmpty else { return nil }
             func apply(_ state: inout SessionReplayer, to target: ReplayTarget) {
                 var stopped = false
                 events.forEach { event, body in
@@ -211,17 +223,32 @@ public final class SessionSeeker {
             apply(&state, to: target)
             return state
         }
-        // The caller looks at each event in its block (timeline): follow them through the blocks,
-        // a few kept decoded.
-        var events = try SessionEventOrder(sessions: [session], log: index.log, decoded: &decoded).events[0]
-        guard SessionEventOrder.sortForReplay(&events) || !onlyIfReordered, !events.isEmpty else { return nil }
+        // The caller looks at each event in its block (timeline). The gestures first, from the copies.
+        var known: [Int] = []
+        if hindsight {
+            known =
+                SessionReplayer.replayingWithHindsight { state in
+                    events.forEach { event, body in
+                        if event.late { state.noteLateEvent() }
+                        state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                    }
+                }.gesturesCancelledInHindsight
+        }
+        if !reordered {
+            // In log order: the usual forward replay, knowing them.
+            return try replayForward(
+                session: session, to: target, start: nil, useCheckpoints: false, visit: visit, initial: SessionReplayer(gesturesCancelledInHindsight: known))
+        }
+        // Out of order: follow the events through the blocks, a few kept decoded.
+        var locations = try SessionEventOrder(sessions: [session], log: index.log, decoded: &decoded).events[0]
+        SessionEventOrder.sortForReplay(&locations)
         var cache = DecodedBlockCache()
         func apply(
             _ state: inout SessionReplayer, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
         )
             throws
         {
-            for event in events {
+            for event in locations {
                 let stop = try cache.with(segment: event.segment, block: event.block, log: index.log) { decoded -> Bool in
                     let position = Int(event.position)
                     if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) { return true }
@@ -239,7 +266,6 @@ public final class SessionSeeker {
                 if stop == true { return }
             }
         }
-        let known = hindsight ? try SessionReplayer.replayingWithHindsight { try apply(&$0, to: .end, visit: nil) }.gesturesCancelledInHindsight : []
         var state = SessionReplayer(gesturesCancelledInHindsight: known)
         try apply(&state, to: target, visit: visit)
         return state
