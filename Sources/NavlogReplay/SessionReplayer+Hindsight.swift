@@ -48,11 +48,12 @@ extension SessionReplayer {
     /// rolled back changes what a later operation acts through (a chain of them).
     public static let hindsightReplayLimit = 8
 
-    /// The state after `replay` applied a whole session's events in order to a new state, once
-    /// more for each time it proved gestures cancelled that it did not know (E7), until a
-    /// replay proves nothing new: the returned state knows them all.
-    public static func replayingWithHindsight(_ replay: (inout SessionReplayer) throws -> Void) rethrows -> SessionReplayer {
-        var known: [Int] = []
+    /// The state after `replay` applied a whole session's events in order to a new state that
+    /// knows the gestures at `known` cancelled, once more for each time it proved gestures
+    /// cancelled that it did not know (E7), until a replay proves nothing new: the returned
+    /// state knows them all.
+    public static func replayingWithHindsight(knowing known: [Int] = [], _ replay: (inout SessionReplayer) throws -> Void) rethrows -> SessionReplayer {
+        var known = Array(Set(known)).sorted()
         var passes = 0
         while true {
             var state = SessionReplayer(gesturesCancelledInHindsight: known)

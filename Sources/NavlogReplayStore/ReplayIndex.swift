@@ -255,6 +255,7 @@ public final class ReplayIndex {
             if groupEvents >= rederivedEventsPerPass || position == live.lateSlots.count - 1 {
                 try rederive(
                     group, sessionNumbers: live.sessionNumbers, states: &live.states, throughSegment: number, journal: &live.journal, decoded: &decoded,
+                    proved: live.provedGesture,
                     read: { segment, block, whole, decoded in try worker.read(segment: segment, block: block, whole: whole, of: self.log, into: &decoded) })
                 // Their end pieces now, and their states let go: a build holds one group's.
                 for slot in group {
@@ -302,7 +303,7 @@ public final class ReplayIndex {
     /// events of all of them out, so each block is read once however scattered they are.
     private func rederive(
         _ slots: [Int], sessionNumbers: ByteStringTable, states: inout SlotStates, throughSegment lastSegment: Int,
-        journal: inout FocusJournal.Writer, decoded: inout DecodedBlock, read: @escaping SessionEventOrder.BlockRead
+        journal: inout FocusJournal.Writer, decoded: inout DecodedBlock, proved: Set<Int>, read: @escaping SessionEventOrder.BlockRead
     ) throws {
         let ids = slots.map { slot in sessionNumbers.withString(UInt32(slot)) { String(decoding: $0, as: UTF8.self) } }
         // Through the worker's reader: of a grouped block, only its groups, into the buffers the
@@ -311,23 +312,34 @@ public final class ReplayIndex {
         for (number, slot) in slots.enumerated() {
             var events = copies[number]
             events.sortForReplay()
-            // The gestures its events prove cancelled first (E7; none for most late sessions),
-            // then the replay that journals, knowing them: one set of records per session.
-            let known = SessionReplayer.replayingWithHindsight { state in
-                events.forEach { event, body in
-                    if event.late { state.noteLateEvent() }
-                    state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+            func journaled(knowing cancelled: [Int]) -> SessionReplayer {
+                var state = SessionReplayer(gesturesCancelledInHindsight: cancelled)
+                withUTF8(ids[number]) { session in
+                    journal.beginRederived(session: session)
+                    events.forEach { event, body in
+                        if event.late { state.noteLateEvent() }
+                        let before = FocusJournal.Before(state)
+                        state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                        journal.record(
+                            event.type, session: session, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: body)
+                    }
                 }
+                return state
             }
-            var state = SessionReplayer(gesturesCancelledInHindsight: known.gesturesCancelledInHindsight)
-            withUTF8(ids[number]) { session in
-                journal.beginRederived(session: session)
-                events.forEach { event, body in
-                    if event.late { state.noteLateEvent() }
-                    let before = FocusJournal.Before(state)
-                    state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
-                    journal.record(event.type, session: session, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: body)
-                }
+            func gesturesFound(knowing cancelled: [Int]) -> [Int] {
+                SessionReplayer.replayingWithHindsight(knowing: cancelled) { state in
+                    events.forEach { event, body in
+                        if event.late { state.noteLateEvent() }
+                        state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                    }
+                }.gesturesCancelledInHindsight
+            }
+            // A session re-derived for a proved gesture (E7): the gestures first, then the one
+            // replay that journals. A late one (E4): the journaling replay alone, unless it
+            // proves a gesture too (then its records are made again, knowing them all).
+            var state = journaled(knowing: proved.contains(slot) ? gesturesFound(knowing: []) : [])
+            if !proved.contains(slot), !state.gesturesCancelledInHindsight.isEmpty {
+                state = journaled(knowing: gesturesFound(knowing: state.gesturesCancelledInHindsight))
             }
             states[slot] = state
         }

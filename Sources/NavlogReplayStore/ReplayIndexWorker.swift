@@ -47,6 +47,8 @@ final class ReplayIndexWorker: @unchecked Sendable {
         /// in seq order from their first event at its end.
         var late: [Bool] = []
         var lateSlots: [Int] = []
+        /// Of them, those marked by an event that proved a gesture cancelled (E7).
+        var provedGesture = Set<Int>()
         /// Per late session, about how many events its re-derivation copies (its events applied
         /// before the late one, and those left out after), to bound the copies held at once.
         var copiedEvents: [Int] = []
@@ -245,15 +247,16 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         continue
                     }
                     if live.journalKeys[slot] < 0 { live.journalKeys[slot] = live.journal.key(of: session) }
-                    switch try ReplayIndex.index(
+                    let indexed = try ReplayIndex.index(
                         header.type, sequence: header.sequence, timestamp: header.timestamp, lsn: decoded.lsn(index), block: block,
                         session: session, strings: events.strings(ofEvent: index), tokens: events.tokens(of: header), state: &live.states[slot],
                         lastCheckpoint: &live.lastCheckpoint[slot], checkpointInterval: checkpointInterval, writer: &writer, journal: &live.journal,
                         journalKey: live.journalKeys[slot])
-                    {
+                    switch indexed {
                     case .applied:
                         break
                     case .late(let events), .provedCancelledGesture(let events):
+                        if case .provedCancelledGesture = indexed { live.provedGesture.insert(slot) }
                         live.late[slot] = true
                         live.lateSlots.append(slot)
                         live.copiedEvents[slot] = events

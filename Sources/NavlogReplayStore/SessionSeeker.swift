@@ -190,6 +190,12 @@ public final class SessionSeeker {
         session: String, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?,
         onlyIfReordered: Bool, hindsight: Bool
     ) throws -> SessionReplayer? {
+        if let visit, !hindsight {
+            // The order alone decides: where the events are is enough, no copy of their bodies.
+            var locations = try SessionEventOrder(sessions: [session], log: index.log, decoded: &decoded).events[0]
+            guard SessionEventOrder.sortForReplay(&locations) || !onlyIfReordered, !locations.isEmpty else { return nil }
+            return try replay(along: locations, to: target, knowing: [], visit: visit)
+        }
         // Copied out in one pass: each block read once (of a grouped block, the session's group),
         // however scattered the events are.
         let wanted = Array(session.utf8)
@@ -203,71 +209,64 @@ public final class SessionSeeker {
             })[0]
         let reordered = events.sortForReplay()
         guard reordered || !onlyIfReordered, !events.events.isEmpty else { return nil }
-        if visit == nil {
-            func apply(_ state: inout SessionReplayer, to target: ReplayTarget) {
-                var stopped = false
-                events.forEach { event, body in
-                    guard !stopped else { return }
-                    if Self.isPast(target, state: state, sequence: event.sequence, timestamp: event.timestamp) {
-                        stopped = true
-                        return
-                    }
-                    if event.late { state.noteLateEvent() }
-                    state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
-                    if case .sequence(let wanted) = target, event.sequence == wanted { stopped = true }
+        func apply(_ state: inout SessionReplayer, to target: ReplayTarget) {
+            var stopped = false
+            events.forEach { event, body in
+                guard !stopped else { return }
+                if Self.isPast(target, state: state, sequence: event.sequence, timestamp: event.timestamp) {
+                    stopped = true
+                    return
                 }
+                if event.late { state.noteLateEvent() }
+                state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
+                if case .sequence(let wanted) = target, event.sequence == wanted { stopped = true }
             }
-            let known = hindsight ? SessionReplayer.replayingWithHindsight { apply(&$0, to: .end) } : nil
+        }
+        let known = hindsight ? SessionReplayer.replayingWithHindsight { apply(&$0, to: .end) } : nil
+        let cancelled = known?.gesturesCancelledInHindsight ?? []
+        guard let visit else {
             if target == .end, let known { return known }
-            var state = SessionReplayer(gesturesCancelledInHindsight: known?.gesturesCancelledInHindsight ?? [])
+            var state = SessionReplayer(gesturesCancelledInHindsight: cancelled)
             apply(&state, to: target)
             return state
         }
-        // The caller looks at each event in its block (timeline). The gestures first, from the copies.
-        var known: [Int] = []
-        if hindsight {
-            known =
-                SessionReplayer.replayingWithHindsight { state in
-                    events.forEach { event, body in
-                        if event.late { state.noteLateEvent() }
-                        state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
-                    }
-                }.gesturesCancelledInHindsight
-        }
+        // The caller looks at each event in its block (timeline).
         if !reordered {
-            // In log order: the usual forward replay, knowing them.
+            // In log order: the usual forward replay, knowing the gestures.
             return try replayForward(
-                session: session, to: target, start: nil, useCheckpoints: false, visit: visit, initial: SessionReplayer(gesturesCancelledInHindsight: known))
+                session: session, to: target, start: nil, useCheckpoints: false, visit: visit, initial: SessionReplayer(gesturesCancelledInHindsight: cancelled))
         }
-        // Out of order: follow the events through the blocks, a few kept decoded.
         var locations = try SessionEventOrder(sessions: [session], log: index.log, decoded: &decoded).events[0]
         SessionEventOrder.sortForReplay(&locations)
+        return try replay(along: locations, to: target, knowing: cancelled, visit: visit)
+    }
+
+    /// Replays the events at `locations` (a session's, in the order to apply them) to `target`,
+    /// following them through their blocks with a few kept decoded, and knowing the gestures
+    /// at positions `cancelled` were cancelled (E7); `visit` sees each.
+    private func replay(
+        along locations: [SessionEventOrder.Location], to target: ReplayTarget, knowing cancelled: [Int],
+        visit: (borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool
+    ) throws -> SessionReplayer {
+        var state = SessionReplayer(gesturesCancelledInHindsight: cancelled)
         var cache = DecodedBlockCache()
-        func apply(
-            _ state: inout SessionReplayer, to target: ReplayTarget, visit: ((borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool)?
-        )
-            throws
-        {
-            for event in locations {
-                let stop = try cache.with(segment: event.segment, block: event.block, log: index.log) { decoded -> Bool in
-                    let position = Int(event.position)
-                    if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) { return true }
-                    if event.late { state.noteLateEvent() }
-                    let resolution = decoded.withBody(position) { body in
-                        state.apply(
-                            ReplayEvent(
-                                type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
-                                lsn: decoded.lsn(position), body: body))
-                    }
-                    if let visit, try !visit(decoded, position, state, resolution) { return true }
-                    if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return true }
-                    return false
+        for event in locations {
+            let stop = try cache.with(segment: event.segment, block: event.block, log: index.log) { decoded -> Bool in
+                let position = Int(event.position)
+                if Self.isPast(target, state: state, sequence: decoded.sequence(position), timestamp: decoded.timestamps[position]) { return true }
+                if event.late { state.noteLateEvent() }
+                let resolution = decoded.withBody(position) { body in
+                    state.apply(
+                        ReplayEvent(
+                            type: decoded.types[position], sequence: decoded.sequence(position), timestamp: decoded.timestamps[position],
+                            lsn: decoded.lsn(position), body: body))
                 }
-                if stop == true { return }
+                if try !visit(decoded, position, state, resolution) { return true }
+                if case .sequence(let wantedSequence) = target, decoded.sequence(position) == wantedSequence { return true }
+                return false
             }
+            if stop == true { break }
         }
-        var state = SessionReplayer(gesturesCancelledInHindsight: known)
-        try apply(&state, to: target, visit: visit)
         return state
     }
 

@@ -120,8 +120,11 @@ struct JournalScannerTests {
     @Test("a gesture proved cancelled segments later (E7): journal rows equal replayed rows, and both give the screens the user had")
     func provedCancelledGesture() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
+            // Production's mix of recording styles (workload.md): its navigation-only sessions
+            // have gestures of their own that later calls prove cancelled, among 60 live sessions.
             var configuration = WorkloadConfiguration(seed: 36)
-            configuration.concurrentSessions = 8
+            configuration.recordingMix = WorkloadConfiguration.productionRecordingMix
+            configuration.concurrentSessions = 60
             configuration.meanEventsPerSession = 120
             var generator = WorkloadGenerator(configuration)
             let session = "e7-late-proof"
