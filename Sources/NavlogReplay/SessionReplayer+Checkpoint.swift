@@ -98,7 +98,7 @@ extension SessionReplayer {
             writer.handle(removal.popped)
             writer.handles(removal.dismissed.handles)
             writer.handle(removal.revealed)
-            writer.count(removal.gesture + 1)
+            writer.count(Int(removal.gesture) + 1)
         }
         writer.count(gesturesCancelledInHindsight.count)
         gesturesCancelledInHindsight.forEach { writer.count($0) }
@@ -167,7 +167,7 @@ private struct CheckpointWriter {
         byte(removal.cause.rawValue)
         handle(removal.revealed)
         signed(removal.foregroundTime)
-        count(removal.gesture + 1)
+        count(Int(removal.gesture) + 1)
     }
 
     mutating func handles(_ values: [Int32]) {
@@ -286,11 +286,11 @@ private struct CheckpointReader {
             let dismissed = handles(), dismissed.count % 2 == 0, dismissed.count <= 2 * SessionReplayer.PresentationLinks.capacity, dismissed.isEmpty == (popped >= 0),
             let navigationOnly = byte(), navigationOnly <= 1,
             let began = signed(), let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)),
-            let revealed = handle(), let foregroundTime = signed(), foregroundTime >= 0, let gesture = number()
+            let revealed = handle(), let foregroundTime = signed(), foregroundTime >= 0, let gesture = number().flatMap({ Int32(exactly: $0 - 1) })
         else { return nil }
         return SessionReplayer.PendingRemoval(
             nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: began, sequence: sequence, cause: cause, revealed: revealed,
-            foregroundTime: foregroundTime, navigationOnly: navigationOnly == 1, gesture: gesture - 1)
+            foregroundTime: foregroundTime, navigationOnly: navigationOnly == 1, gesture: gesture)
     }
 
     mutating func position() -> EventPosition? {
@@ -495,13 +495,13 @@ private struct CheckpointReader {
         for _ in 0..<unproven {
             guard let nav = handle(), let popped = handle(), (nav >= 0) == (popped >= 0), let dismissed = handles(), dismissed.count % 2 == 0,
                 dismissed.count <= 2 * SessionReplayer.PresentationLinks.capacity,
-                dismissed.isEmpty == (popped >= 0), let revealed = handle(), let gesture = number()
+                dismissed.isEmpty == (popped >= 0), let revealed = handle(), let gesture = number().flatMap({ Int32(exactly: $0 - 1) })
             else { return nil }
             state.unprovenRemovals.append(
                 SessionReplayer.PendingRemoval(
                     nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: 0, sequence: nil, cause: popped >= 0 ? .navPop : .dismiss,
                     revealed: revealed,
-                    navigationOnly: true, gesture: gesture - 1))
+                    navigationOnly: true, gesture: gesture))
         }
         guard let hindsightCount = count() else { return nil }
         for _ in 0..<hindsightCount {

@@ -43,6 +43,15 @@ extension SessionReplayer {
         !unprovenRemovals.isEmpty || (pendingRemoval?.navigationOnly ?? false)
     }
 
+    /// Whether a later event of this session may yet prove one of its gestures cancelled (E7):
+    /// it has recorded navigation calls alone so far (its next pop may be one), or such a
+    /// removal is pending or unproven. Appearance callbacks and transitions, once recorded,
+    /// decide later gestures themselves (E6, R19), so a session that records them and has no
+    /// such removal left never needs hindsight again.
+    public var mayStillProveGestureCancelled: Bool {
+        mayBeCancelledInHindsight || evidence.isDisjoint(with: [.transitions, .willAppear, .didAppear, .willDisappear, .didDisappear])
+    }
+
     /// How many replays of a whole session ``replayingWithHindsight(_:)`` makes at most: each
     /// replay knows the gestures the one before proved, and proves more only when a gesture
     /// rolled back changes what a later operation acts through (a chain of them).

@@ -26,17 +26,27 @@ extension SessionReplayer {
         var began: Int64
         var sequence: UInt64?
         var cause: EventType
-        /// The screen it reveals: its did-appear proves the gesture completed.
-        var revealed: Int32
-        /// Foreground time since `began`, counted meanwhile to the screen focused before it.
-        var foregroundTime: Int64 = 0
+        // (The two fields below sit in what would be padding after `cause`: the struct stays
+        // the size it was before `gesture`, and the replayer copies and tests it per event.)
         /// Whether the session records navigation calls only (E7): then the next operation
         /// decides, however long the user stays, instead of appearance callbacks.
         var navigationOnly = false
         /// The position in the session (0-based) of the animated pop or dismissal whose gesture
         /// a put-back of this removal proves cancelled (E7): its own event, or for a pop found
         /// beneath an unproven one, that one's. -1 for none.
-        var gesture = -1
+        var gesture: Int32 = -1
+        /// The screen it reveals: its did-appear proves the gesture completed.
+        var revealed: Int32
+        /// Foreground time since `began`, counted meanwhile to the screen focused before it.
+        var foregroundTime: Int64 = 0
+
+        init(
+            nav: Int32 = -1, popped: Int32 = -1, dismissed: PresentationLinks = PresentationLinks(), began: Int64, sequence: UInt64?, cause: EventType,
+            revealed: Int32, foregroundTime: Int64 = 0, navigationOnly: Bool = false, gesture: Int32 = -1
+        ) {
+            (self.nav, self.popped, self.dismissed, self.began, self.sequence, self.cause) = (nav, popped, dismissed, began, sequence, cause)
+            (self.revealed, self.foregroundTime, self.navigationOnly, self.gesture) = (revealed, foregroundTime, navigationOnly, gesture)
+        }
     }
 
     /// The presentations a dismissal ended (pairs of presented controller and presenter), held
@@ -108,7 +118,7 @@ extension SessionReplayer {
     mutating func beginPendingPop(_ popped: Int32, from nav: Int32, evidence: GestureEvidence) {
         pendingRemoval = PendingRemoval(
             nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1,
-            navigationOnly: evidence == .navigationCalls, gesture: current.index)
+            navigationOnly: evidence == .navigationCalls, gesture: Int32(clamping: current.index))
         if evidence == .navigationCalls, isCancelledInHindsight(current.index) { cancelPendingRemoval() }
     }
 
@@ -118,7 +128,7 @@ extension SessionReplayer {
     mutating func beginPendingDismissal(_ dismissed: [Int32], evidence: GestureEvidence) {
         pendingRemoval = PendingRemoval(
             dismissed: PresentationLinks(dismissed), began: current.timestamp, sequence: current.sequence, cause: .dismiss, revealed: focusedHandle(),
-            navigationOnly: evidence == .navigationCalls, gesture: current.index)
+            navigationOnly: evidence == .navigationCalls, gesture: Int32(clamping: current.index))
         if evidence == .navigationCalls, isCancelledInHindsight(current.index) { cancelPendingRemoval() }
     }
 
@@ -279,7 +289,7 @@ extension SessionReplayer {
     /// Undoes `removals[index]` (and, for a pop, the unproven pops of what it sat on).
     private mutating func putBack(_ index: Int, from removals: inout [PendingRemoval]) {
         let removal = removals.remove(at: index)
-        noteCancelledInHindsight(removal.gesture)
+        noteCancelledInHindsight(Int(removal.gesture))
         guard removal.popped >= 0 else {
             var pair = 0
             while pair + 1 < removal.dismissed.count {

@@ -217,6 +217,8 @@ public final class ReplayIndex {
         if let failure = team.lazy.compactMap(\.failure).first { throw failure }
         var replayed = 0
         for worker in team {
+            rederivedFromHeldEvents += worker.rederivedFromHeldEvents
+            rederivedByReading += worker.live.lateSlots.count
             try finish(worker, throughSegment: number, shared: shared)
             // The last frame (an extended file keeps its old frames and adds its workers').
             try worker.flushJournal()
@@ -295,6 +297,20 @@ public final class ReplayIndex {
     /// this): about 100 MB. Tests set it small to make several passes.
     public var rederivedEventsPerPass = 1 << 20
 
+    /// How many times this index's builds re-derived a session (E4, E7) from the events their
+    /// pass held (once per event that proved a gesture cancelled), and how many sessions by
+    /// reading the log again after the pass (``heldBytesPerWorker``): what tests and
+    /// benchmarks look at.
+    public private(set) var rederivedFromHeldEvents = 0
+    public private(set) var rederivedByReading = 0
+
+    /// The bytes each worker of a build may take at most to hold events for re-derivation (E7,
+    /// E4), copied as its pass meets them (``ReplayIndexWorker/LiveSessions/held``) with the
+    /// string tables of their blocks. A session whose events are not held (past this, or met
+    /// first in an earlier segment) is re-derived by reading the log again after the pass.
+    /// Tests set it to 0 to take that road.
+    public var heldBytesPerWorker = 24 << 20
+
     /// Replays the sessions in `slots` again from their first event, with their events in `seq`
     /// order (E4) and the navigation-only gestures their events prove cancelled rolled back at
     /// their own events (E7), through segment `lastSegment`: their states become the sessions'
@@ -311,38 +327,53 @@ public final class ReplayIndex {
         let copies = try SessionEventOrder.copyEvents(of: ids, log: log, throughSegment: lastSegment, decoded: &decoded, read: read)
         for (number, slot) in slots.enumerated() {
             var events = copies[number]
-            events.sortForReplay()
-            func journaled(knowing cancelled: [Int]) -> SessionReplayer {
-                var state = SessionReplayer(gesturesCancelledInHindsight: cancelled)
-                withUTF8(ids[number]) { session in
-                    journal.beginRederived(session: session)
-                    events.forEach { event, body in
-                        if event.late { state.noteLateEvent() }
-                        let before = FocusJournal.Before(state)
-                        state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
-                        journal.record(
-                            event.type, session: session, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: body)
-                    }
-                }
-                return state
+            states[slot] = withUTF8(ids[number]) { session in
+                Self.rederive(session, events: &events, provedGesture: proved.contains(slot), knowing: [], journal: &journal)
             }
-            func gesturesFound(knowing cancelled: [Int]) -> [Int] {
-                SessionReplayer.replayingWithHindsight(knowing: cancelled) { state in
-                    events.forEach { event, body in
-                        if event.late { state.noteLateEvent() }
-                        state.apply(ReplayEvent(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, body: body))
-                    }
-                }.gesturesCancelledInHindsight
-            }
-            // A session re-derived for a proved gesture (E7): the gestures first, then the one
-            // replay that journals. A late one (E4): the journaling replay alone, unless it
-            // proves a gesture too (then its records are made again, knowing them all).
-            var state = journaled(knowing: proved.contains(slot) ? gesturesFound(knowing: []) : [])
-            if !proved.contains(slot), !state.gesturesCancelledInHindsight.isEmpty {
-                state = journaled(knowing: gesturesFound(knowing: state.gesturesCancelledInHindsight))
-            }
-            states[slot] = state
         }
+    }
+
+    /// Replays `session` again from its first event with `events` (all of its events, in log
+    /// order; sorted here) in `seq` order (E4), its navigation-only gestures that its events
+    /// prove cancelled rolled back at their own events (E7), journaling it afresh; returns its
+    /// true state. `provedGesture`: one of its events proved a gesture cancelled (rather than
+    /// only arriving late); `known`: the gestures a straight replay of all of its events
+    /// proved cancelled, when the build followed it (empty when it did not).
+    static func rederive<Events: SessionEventsForReplay>(
+        _ session: UnsafeRawBufferPointer, events: inout Events, provedGesture: Bool, knowing known: [Int], journal: inout FocusJournal.Writer
+    ) -> SessionReplayer {
+        events.sortForReplay()
+        func journaled(knowing cancelled: [Int]) -> SessionReplayer {
+            var state = SessionReplayer(gesturesCancelledInHindsight: cancelled)
+            journal.beginRederived(session: session)
+            let key = journal.key(of: session)
+            events.forEachReplayEvent { event, late in
+                if late { state.noteLateEvent() }
+                let before = FocusJournal.Before(state)
+                state.apply(event)
+                journal.record(event.type, key: key, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: event.body)
+            }
+            return state
+        }
+        func gesturesFound(knowing cancelled: [Int]) -> [Int] {
+            SessionReplayer.replayingWithHindsight(knowing: cancelled) { state in
+                events.forEachReplayEvent { event, late in
+                    if late { state.noteLateEvent() }
+                    state.apply(event)
+                }
+            }.gesturesCancelledInHindsight
+        }
+        // A session re-derived for a proved gesture (E7) whose straight replay the build did
+        // not follow: the gestures first, then the one replay that journals. One it followed,
+        // or a late one (E4): the journaling replay knowing what is known, then, only if that
+        // replay proves more (a rolled-back gesture changed what a later call acts through, or
+        // a late event a gesture), its records made again knowing them all (the first ones
+        // are void: ``FocusJournal/Writer/beginRederived(session:)``).
+        var state = journaled(knowing: provedGesture && known.isEmpty ? gesturesFound(knowing: []) : known)
+        if state.gesturesCancelledInHindsight.count > known.count, !(provedGesture && known.isEmpty) {
+            state = journaled(knowing: gesturesFound(knowing: state.gesturesCancelledInHindsight))
+        }
+        return state
     }
 
     /// The state of `session` at the end of the last segment before `segment` that holds it.
@@ -405,7 +436,8 @@ public final class ReplayIndex {
         case ended(events: Int)
         /// Applied, and it proved a navigation-only gesture cancelled that the replay had taken
         /// as done (E7): what was derived since that gesture is wrong, so the session is
-        /// re-derived at the end of the pass, as for a late event; `events` counts its events.
+        /// re-derived: at once from the events its worker holds, else at the end of the pass,
+        /// as for a late event; `events` counts its events.
         case provedCancelledGesture(events: Int)
     }
 

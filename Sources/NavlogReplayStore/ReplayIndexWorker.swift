@@ -28,6 +28,8 @@ final class ReplayIndexWorker: @unchecked Sendable {
     var decoded = DecodedBlock()
     /// Events replayed.
     var replayed = 0
+    /// Sessions re-derived from the events held (``rederiveHeld(_:)``).
+    var rederivedFromHeldEvents = 0
     /// Blocks found damaged (their positions in the located blocks): skipped.
     var damage: [(position: Int, damage: SegmentDamage)] = []
     /// What stopped the worker, to be thrown by the build.
@@ -43,8 +45,9 @@ final class ReplayIndexWorker: @unchecked Sendable {
         /// Per slot, the event count at its last checkpoint (-1 before its first in this pass).
         var lastCheckpoint: [Int] = []
         /// Sessions that received a late event in this pass (E4), or an event that proved one
-        /// of their gestures cancelled (E7): left out of the rest of the pass and replayed again
-        /// in seq order from their first event at its end.
+        /// of their gestures cancelled (E7) when their events were not held in order
+        /// (``held``): left out of the rest of the pass and replayed again in seq order from
+        /// their first event at its end.
         var late: [Bool] = []
         var lateSlots: [Int] = []
         /// Of them, those marked by an event that proved a gesture cancelled (E7).
@@ -63,6 +66,32 @@ final class ReplayIndexWorker: @unchecked Sendable {
         /// Per slot, its number in ``journal`` (-1: not asked yet since the journal began).
         var journalKeys: [Int] = []
         var compressedJournal: [UInt8] = []
+        /// Per slot, every event of its session copied as the pass meets it, while a later event
+        /// may still prove one of its gestures cancelled (E7: it records navigation calls alone,
+        /// or such a removal is pending or unproven); nil otherwise. A session re-derived with
+        /// its events held here needs no second read of the log (a pass over the blocks again
+        /// cost a quarter of a build): only sessions whose first event this pass met are held,
+        /// in at most ``heldByteLimit`` bytes.
+        var held: [HeldSessionEvents?] = []
+        /// The string tables ``held`` refers to, and about how many bytes it takes with them.
+        var heldTables: [HeldSessionEvents.BlockStrings] = []
+        var heldBytes = 0
+        /// What ``held`` may take at most (``ReplayIndex/heldBytesPerWorker``).
+        var heldByteLimit = 0
+        /// Per slot to be re-derived whose events were held, those events copied into strings
+        /// of its own (``CopiedSessionEvents``) when it was marked, and its later events as the
+        /// pass meets them: held as they were, it would keep the string table of every block it
+        /// spans until the end of the pass.
+        var waiting: [CopiedSessionEvents?] = []
+        /// The slots with held events, and per slot the LSN of its last event: a session with
+        /// no event in the last ``idleHeldEvents`` LSNs is let go (most sessions that stop
+        /// without a `session.end` are gone for good), so that what a build holds follows the
+        /// sessions live now, not every one the segment has seen.
+        var heldSlots: [Int] = []
+        var lastLSN: [UInt64] = []
+        /// The string tables of the block being read that held events refer to (by where the
+        /// decoded block has them): emptied at each block.
+        var blockStrings: [(base: UnsafeRawPointer?, strings: HeldSessionEvents.BlockStrings)] = []
 
         /// Adds a slot for `session` with `state`; returns it.
         @discardableResult
@@ -75,7 +104,119 @@ final class ReplayIndexWorker: @unchecked Sendable {
             ended.append(false)
             carriedEnd.append(end)
             journalKeys.append(-1)
+            held.append(nil)
+            lastLSN.append(0)
+            waiting.append(nil)
             return slot
+        }
+
+        /// Copies the event `header` describes (LSN `lsn`, read through `events`) into `slot`'s
+        /// held events; lets them go (the session is then re-derived, if need be, by reading
+        /// the log again) when the worker's held events take ``heldByteLimit`` bytes.
+        mutating func hold(_ header: DecodedBlock.EventHeader, lsn: UInt64, of events: DecodedBlock.Events, for slot: Int) {
+            guard held[slot] != nil else { return }
+            guard heldBytes < heldByteLimit else { return letGoHeld(slot) }
+            // The block's string table of the event's group, copied once per block and group.
+            let table = events.strings(ofEvent: Int(header.position))
+            let strings: HeldSessionEvents.BlockStrings
+            if let copied = blockStrings.first(where: { $0.base == table.bytes.baseAddress }) {
+                strings = copied.strings
+            } else {
+                strings = HeldSessionEvents.BlockStrings(table)
+                blockStrings.append((table.bytes.baseAddress, strings))
+                heldTables.append(strings)
+                heldBytes += strings.size
+            }
+            let body = events.tokens(of: header)
+            held[slot]!.append(header, lsn: lsn, body: body, strings: strings)
+            lastLSN[slot] = lsn
+            heldBytes += HeldSessionEvents.size(ofEventWithBody: body.count)
+        }
+
+        /// Lets go of `slot`'s held events.
+        mutating func letGoHeld(_ slot: Int) {
+            guard let events = held[slot] else { return }
+            heldBytes -= events.size
+            held[slot] = nil
+        }
+
+        /// Starts holding `slot`'s events (its first event is the next).
+        mutating func startHolding(_ slot: Int) {
+            held[slot] = HeldSessionEvents()
+            heldSlots.append(slot)
+        }
+
+        /// Before the block whose first LSN is `firstLSN`: lets go of the sessions idle for
+        /// ``idleHeldEvents`` LSNs, forgets the last block's string tables, and counts out
+        /// those no held event refers to any more.
+        mutating func startBlock(firstLSN: UInt64) {
+            var stillHeld = 0
+            for position in heldSlots.indices {
+                let slot = heldSlots[position]
+                guard held[slot] != nil else { continue }
+                if lastLSN[slot] > 0, firstLSN &- lastLSN[slot] > ReplayIndexWorker.idleHeldEvents {
+                    letGoHeld(slot)
+                } else {
+                    heldSlots[stillHeld] = slot
+                    stillHeld += 1
+                }
+            }
+            heldSlots.removeSubrange(stillHeld...)
+            blockStrings.removeAll(keepingCapacity: true)
+            var kept = 0
+            for index in heldTables.indices {
+                if isKnownUniquelyReferenced(&heldTables[index]) {
+                    heldBytes -= heldTables[index].size
+                } else {
+                    heldTables.swapAt(kept, index)
+                    kept += 1
+                }
+            }
+            heldTables.removeSubrange(kept...)
+        }
+
+        /// Moves `slot`'s held events to ``waiting`` as its session is marked to be re-derived
+        /// (nothing when they are not held, or one does not copy: it is then re-derived by
+        /// reading the log again).
+        mutating func keepForRederivation(_ slot: Int) {
+            guard let events = held[slot] else { return }
+            heldBytes -= events.size
+            held[slot] = nil
+            var copy = CopiedSessionEvents()
+            var copied = true
+            events.forEachReplayEvent { event, _ in
+                if copied {
+                    copied = copy.append(type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn ?? 0, body: event.body)
+                }
+            }
+            guard copied else { return }
+            heldBytes += copy.size
+            waiting[slot] = copy
+        }
+
+        /// Adds an event of `slot`'s session, marked to be re-derived, to ``waiting``.
+        mutating func addWaiting(_ header: DecodedBlock.EventHeader, lsn: UInt64, body: StoredBody, for slot: Int) {
+            guard waiting[slot] != nil else { return }
+            if waiting[slot]!.append(type: header.type, sequence: header.sequence, timestamp: header.timestamp, lsn: lsn, body: body) {
+                heldBytes += HeldSessionEvents.size(ofEventWithBody: body.tokens.count)
+            } else {
+                waiting[slot] = nil
+            }
+        }
+
+        /// Replays `slot`'s session again from its held events, now that its last event proved
+        /// one of its navigation-only gestures cancelled (E7): its journal records are made
+        /// again, knowing every gesture they prove, and its state becomes the true one, on
+        /// which its later events are replayed as any session's. Its events stay held: a later
+        /// event may prove another gesture.
+        mutating func rederiveNow(_ slot: Int) {
+            let known = states[slot].gesturesCancelledInHindsight
+            let session = sessionNumbers.withString(UInt32(slot)) { Array($0) }
+            // In log order (the caller checks it has no late event), so the sort moves nothing.
+            var events = held[slot]!
+            states[slot] = session.withUnsafeBytes { session in
+                ReplayIndex.rederive(session, events: &events, provedGesture: true, knowing: known, journal: &journal)
+            }
         }
 
         /// Compresses the journal so far into a frame of its own and starts a new one.
@@ -94,6 +235,11 @@ final class ReplayIndexWorker: @unchecked Sendable {
         compressor = try ZstdCompressor(level: level, contentChecksum: false)
         reader = try LocatedBlockReader()
     }
+
+    /// How many LSNs a session with held events may go without an event before they are let
+    /// go (``LiveSessions/heldSlots``): ~450 times the mean gap between a session's events
+    /// with 560 sessions live (workload.md).
+    static let idleHeldEvents: UInt64 = 1 << 18
 
     /// Whether `session` is this worker's.
     func owns(_ session: UnsafeRawBufferPointer) -> Bool {
@@ -151,6 +297,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
         var live = LiveSessions()
         swap(&decoded, &self.decoded)
         swap(&live, &self.live)
+        live.heldByteLimit = shared.heldByteLimit
         defer {
             swap(&decoded, &self.decoded)
             swap(&live, &self.live)
@@ -161,6 +308,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
             // thread after the join: the end pieces of the sessions not re-derived, and the
             // journal so far compressed (together ~9% of a 2M-event build).
             if !shared.stopped {
+                try rederiveHeld(&live)
                 try writeSettledEndPieces(of: &live, shared: shared)
                 try live.flushJournal(compressor)
                 wroteSettledEnds = true
@@ -169,6 +317,30 @@ final class ReplayIndexWorker: @unchecked Sendable {
             failure = error
             shared.stopAll()
         }
+    }
+
+    /// Re-derives the late sessions whose events this worker holds (``LiveSessions/waiting``),
+    /// here on its own thread, as no read of the log is needed, and writes their end pieces;
+    /// the others stay in ``LiveSessions/lateSlots`` for ``ReplayIndex`` to re-derive after
+    /// the join, reading the log again.
+    private func rederiveHeld(_ live: inout LiveSessions) throws {
+        var left: [Int] = []
+        for slot in live.lateSlots {
+            guard var events = live.waiting[slot] else {
+                left.append(slot)
+                continue
+            }
+            live.waiting[slot] = nil
+            let session = live.sessionNumbers.withString(UInt32(slot)) { Array($0) }
+            let proved = live.provedGesture.contains(slot)
+            live.states[slot] = session.withUnsafeBytes { session in
+                ReplayIndex.rederive(session, events: &events, provedGesture: proved, knowing: [], journal: &live.journal)
+            }
+            try writeEndPiece(of: slot, in: &live)
+            live.states.letGo(slot)
+            rederivedFromHeldEvents += 1
+        }
+        live.lateSlots = left
     }
 
     private func replay(
@@ -204,6 +376,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
                 continue
             }
             var replayedHere = 0
+            live.startBlock(firstLSN: decoded.firstLSN)
             // Session by session (sessions do not interact; each one's events in log order).
             decoded.decodedPositionsBySession(into: &order)
             decoded.gatherHeaders(at: order, into: &headers)
@@ -237,6 +410,8 @@ final class ReplayIndexWorker: @unchecked Sendable {
                     }
                     if live.late[slot] {
                         live.copiedEvents[slot] += 1
+                        let body = StoredBody(tokens: events.tokens(of: header), strings: events.strings(ofEvent: index))
+                        live.addWaiting(header, lsn: decoded.lsn(index), body: body, for: slot)
                         continue
                     }
                     if live.ended[slot] {
@@ -247,6 +422,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         continue
                     }
                     if live.journalKeys[slot] < 0 { live.journalKeys[slot] = live.journal.key(of: session) }
+                    live.hold(header, lsn: decoded.lsn(index), of: events, for: slot)
                     let indexed = try ReplayIndex.index(
                         header.type, sequence: header.sequence, timestamp: header.timestamp, lsn: decoded.lsn(index), block: block,
                         session: session, strings: events.strings(ofEvent: index), tokens: events.tokens(of: header), state: &live.states[slot],
@@ -254,12 +430,19 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         journalKey: live.journalKeys[slot])
                     switch indexed {
                     case .applied:
-                        break
+                        if live.held[slot] != nil, !live.states.read(slot, fallback: true, { $0.mayStillProveGestureCancelled }) {
+                            live.letGoHeld(slot)
+                        }
+                    case .provedCancelledGesture where live.held[slot] != nil && live.states.read(slot, fallback: 1, { $0.lateEvents }) == 0:
+                        // Its events held, in order: re-derived here, and replayed on.
+                        live.rederiveNow(slot)
+                        rederivedFromHeldEvents += 1
                     case .late(let events), .provedCancelledGesture(let events):
-                        if case .provedCancelledGesture = indexed { live.provedGesture.insert(slot) }
                         live.late[slot] = true
                         live.lateSlots.append(slot)
                         live.copiedEvents[slot] = events
+                        live.keepForRederivation(slot)
+                        if case .provedCancelledGesture = indexed { live.provedGesture.insert(slot) }
                         // Re-derived from its first event at the end of the pass: its state
                         // until then is of no use, and the build holds live sessions' only.
                         live.states.letGo(slot)
@@ -267,6 +450,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         live.ended[slot] = true
                         live.copiedEvents[slot] = events
                         live.states.letGo(slot)
+                        live.letGoHeld(slot)
                     }
                 }
             }
@@ -286,6 +470,8 @@ final class ReplayIndexWorker: @unchecked Sendable {
         let previous = try shared.previousState(of: session, before: segment)
         if case .state(let state) = previous { return live.addSlot(session, state: state) }
         let slot = live.addSlot(session, state: SessionReplayer())
+        // Its first event: its events are held from here while a gesture may be proved.
+        if case .none = previous, live.heldByteLimit > 0 { live.startHolding(slot) }
         if case .ended(let events) = previous {
             // Its state was let go at its end in an earlier segment: replayed with all its events.
             live.copiedEvents[slot] = events
@@ -311,10 +497,13 @@ final class ReplayIndexBuildContext: @unchecked Sendable {
     private let failed = Atomic<Bool>(false)
     /// See ``ReplayIndex/checkpointInterval``.
     let checkpointInterval: Int
+    /// See ``ReplayIndex/heldBytesPerWorker``.
+    let heldByteLimit: Int
 
     init(index: ReplayIndex, segment: Int, extending existing: ReplayIndexFile.Reader?) {
         (self.index, self.segment, self.existing) = (index, segment, existing)
         checkpointInterval = index.checkpointInterval
+        heldByteLimit = index.heldBytesPerWorker
     }
 
     /// Whether a worker failed (the others stop at their next block).
@@ -372,6 +561,12 @@ struct SlotStates {
             if place[slot] < 0 { place[slot] = take() }
             yield &pool[Int(place[slot])]
         }
+    }
+
+    /// Reads the state of `slot` in place (the getter above copies the whole state: ~900 bytes
+    /// and a retain of each of its arrays); `fallback` for a slot whose state was let go.
+    func read<R>(_ slot: Int, fallback: R, _ body: (borrowing SessionReplayer) -> R) -> R {
+        place[slot] >= 0 ? body(pool[Int(place[slot])]) : fallback
     }
 
     /// Lets the state of `slot` go (its session ended; it has no state until one is set).

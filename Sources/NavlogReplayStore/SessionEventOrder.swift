@@ -187,6 +187,23 @@ struct CopiedSessionEvents {
         return true
     }
 
+    /// Copies an event whose type, `seq`, time and LSN are given and whose body is read with
+    /// `body`, without its receive time and relay key (a replay reads neither); false
+    /// (nothing copied) when its body is malformed.
+    mutating func append(type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, body: StoredBody) -> Bool {
+        let start = tokens.count
+        var reader = ByteReader(body.tokens)
+        guard Self.copyValue(&reader, body.strings, &tokens, &strings, depth: 0), reader.isAtEnd else {
+            tokens.removeSubrange(start...)
+            return false
+        }
+        events.append(Event(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, receivedAt: 0, body: start..<tokens.count))
+        return true
+    }
+
+    /// About what the copies take in memory.
+    var size: Int { tokens.count + events.count * MemoryLayout<Event>.stride + strings.bytes.count }
+
     /// Puts the events in the order E4 replays them (see ``SessionEventOrder``) and marks the late ones.
     /// - Returns: whether the order differs from log order.
     @discardableResult

@@ -312,8 +312,15 @@ struct IndexCommand: AsyncParsableCommand {
         let logBytes = index.log.segments.reduce(0) { $0 + ($1.blocks.last.map { $0.offset + $0.size } ?? 0) }
         let size = index.sizeOnDisk
         let share = logBytes > 0 ? Double(size) * 100 / Double(logBytes) : 0
+        let rederived = index.rederivedFromHeldEvents + index.rederivedByReading
+        // Sessions replayed again (E4, E7), and how many took a second read of the log: what
+        // an operator looks at when a build is slower than its events explain.
+        let again =
+            rederived == 0
+            ? ""
+            : "; sessions replayed again from their first event \(rederived) time(s), in seq order or knowing a gesture cancelled (E4, E7), \(index.rederivedByReading) of them by reading the log again"
         printOutput(
-            "replay index in \(directory): \(report.filesWritten) file(s) written, \(report.eventsReplayed) events replayed, \(report.filesRemoved) stale file(s) removed in \(elapsed); \(size) bytes (\(Int(share.rounded()))% of the log's \(logBytes) bytes)\n"
+            "replay index in \(directory): \(report.filesWritten) file(s) written, \(report.eventsReplayed) events replayed, \(report.filesRemoved) stale file(s) removed in \(elapsed); \(size) bytes (\(Int(share.rounded()))% of the log's \(logBytes) bytes)\(again)\n"
         )
         if reportDamage(command: "index", index.log, index: index) { throw ExitCode.failure }
     }

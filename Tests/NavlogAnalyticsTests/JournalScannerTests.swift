@@ -1,6 +1,7 @@
 import Foundation
 import NavlogAnalytics
 import NavlogEvents
+import NavlogReplay
 import NavlogReplayStore
 import NavlogStore
 import NavlogTesting
@@ -163,6 +164,77 @@ struct JournalScannerTests {
                 #expect(views == expected, "\(route)")
                 #expect(!recorder.rows.contains { $0.hasPrefix("anomaly") && $0.contains(session) }, "\(route)")
             }
+        }
+    }
+
+    @Test("sessions re-derived from the events their build held (E7) equal those re-derived by reading the log again")
+    func heldEventsEqualReading() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            // Production's mix, 100 live sessions in one segment: navigation-only sessions whose
+            // gestures later calls prove cancelled are re-derived from the events held.
+            var configuration = WorkloadConfiguration(seed: 37)
+            configuration.recordingMix = WorkloadConfiguration.productionRecordingMix
+            configuration.concurrentSessions = 100
+            configuration.meanEventsPerSession = 150
+            var generator = WorkloadGenerator(configuration)
+            var options = LogOptions()
+            options.maximumEventsPerBlock = 400
+            let log = try EventLog(directory: dir.path, options: options)
+            var parser = EventLineParser()
+            var batch = EventBatch()
+            // And four hand-written ones (the swipe, then calls over it, then the proof), spread out.
+            var lines: [[UInt8]] = []
+            let scripts = (0..<4).map { SessionScript.lateProvedCancelledSwipe(session: "held-\($0)").split(separator: "\n").map { Array($0.utf8) } }
+            for (number, line) in generator.lines(20_000).enumerated() {
+                if number % 5_000 == 100 { lines += scripts[number / 5_000][0..<5] }
+                if number % 5_000 == 2_000 { lines += scripts[number / 5_000][5..<7] }
+                if number % 5_000 == 4_000 { lines += scripts[number / 5_000][7...] }
+                lines.append(line)
+            }
+            for (number, line) in lines.enumerated() {
+                _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
+            }
+            _ = try log.append(batch)
+            try log.close()
+            let reader = try LogReader(directory: dir.path)
+            let held = ReplayIndex(log: reader, directory: dir.path + "/held")
+            try held.refresh()
+            let reading = ReplayIndex(log: reader, directory: dir.path + "/reading")
+            reading.heldBytesPerWorker = 0
+            try reading.refresh()
+            #expect(held.rederivedFromHeldEvents >= 4 && held.rederivedByReading == 0, "\(held.rederivedFromHeldEvents) held, \(held.rederivedByReading) read")
+            // Once per proof from the held events, once per session by reading.
+            #expect(reading.rederivedFromHeldEvents == 0 && reading.rederivedByReading >= 4 && reading.rederivedByReading <= held.rederivedFromHeldEvents)
+
+            var fromHeld = Recorder(), fromReading = Recorder()
+            #expect(try JournalScanner(index: held, filter: AnalyticsFilter()).scan(into: &fromHeld))
+            #expect(try JournalScanner(index: reading, filter: AnalyticsFilter()).scan(into: &fromReading))
+            let a = fromHeld.rows.sorted(), b = fromReading.rows.sorted()
+            #expect(a.count == b.count)
+            if let difference = zip(a, b).first(where: { $0 != $1 }) {
+                Issue.record("first difference:\n  held:    \(difference.0)\n  reading: \(difference.1)")
+            }
+            // Every session at its end, as readers replay it (through the index's start).
+            var hindsight = 0
+            var compared = 0
+            let heldSeeker = SessionSeeker(index: held), readingSeeker = SessionSeeker(index: reading)
+            func json(_ state: SessionReplayer?, _ session: String) -> String {
+                guard let state else { return "nil" }
+                var bytes: [UInt8] = []
+                state.appendJSON(session: session, to: &bytes)
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            try held.endStates { session, _ in
+                compared += 1
+                let start = held.start(session: session, for: .end)
+                if start?.hindsight == true { hindsight += 1 }
+                #expect(start?.hindsight == reading.start(session: session, for: .end)?.hindsight, "\(session)")
+                let fromHeld = json(try heldSeeker.replay(session: session, to: .end), session)
+                let fromReading = json(try readingSeeker.replay(session: session, to: .end), session)
+                #expect(fromHeld == fromReading, "\(session)")
+            }
+            #expect(compared > 50)
+            #expect(hindsight == reading.rederivedByReading)
         }
     }
 }
