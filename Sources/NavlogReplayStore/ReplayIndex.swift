@@ -585,19 +585,26 @@ public final class ReplayIndex {
         for (frameNumber, (number, frame)) in journals.enumerated() {
             frameStarted()
             var recordNumber = 0
-            func isVoid(_ record: FocusJournal.Record) -> Bool {
+            // Per session number in this frame, the record number below which its records are
+            // void (-1: not looked up yet), so that the dictionary of re-derived sessions is
+            // asked once per session and frame, not hashed into once per record.
+            var voidBelow: [Int] = []
+            func isVoid(_ record: FocusJournal.Record, _ key: Int) -> Bool {
                 defer { recordNumber += 1 }
                 guard !rederived.isEmpty else { return false }
-                guard let until = rederived[record.session] else { return false }
-                if until.frame > frameNumber { return true }
-                return until.frame == frameNumber && recordNumber < until.record
+                if key >= voidBelow.count { voidBelow.append(contentsOf: repeatElement(-1, count: key + 1 - voidBelow.count)) }
+                if voidBelow[key] < 0 {
+                    let until = rederived[record.session]
+                    voidBelow[key] = until.map { $0.frame > frameNumber ? Int.max : $0.frame == frameNumber ? $0.record : 0 } ?? 0
+                }
+                return recordNumber < voidBelow[key]
             }
             // A journal whose CRC and version are right but that does not decode is a bug, not
             // damage: say so rather than give a partial answer.
             guard
                 try frame.withUnsafeBytes({ raw in
                     try FocusJournal.decode(raw) { record, key in
-                        if !isVoid(record) { try visit(record, key) }
+                        if !isVoid(record, key) { try visit(record, key) }
                     }
                 })
             else {
