@@ -58,10 +58,10 @@ struct JournalScannerTests {
     }
 
     /// Stores `lines` in a log in `dir` of small blocks and segments (several segments), `batch` at a time.
-    static func store(_ lines: [[UInt8]], in dir: URL, eventsPerBlock: Int, batch size: Int) throws {
+    static func store(_ lines: [[UInt8]], in dir: URL, eventsPerBlock: Int, batch size: Int, segmentBytes: Int = 24 << 10) throws {
         var options = LogOptions()
         options.maximumEventsPerBlock = eventsPerBlock
-        options.maximumSegmentBytes = 24 << 10
+        options.maximumSegmentBytes = segmentBytes
         let log = try EventLog(directory: dir.path, options: options)
         var parser = EventLineParser()
         var batch = EventBatch()
@@ -74,6 +74,16 @@ struct JournalScannerTests {
         }
         _ = try log.append(batch)
         try log.close()
+    }
+
+    /// A generator of production's mix of recording styles (workload.md) with `live` sessions
+    /// at once of about `meanEvents` events.
+    static func productionMix(seed: UInt64, live: Int, meanEvents: Int) -> WorkloadGenerator {
+        var configuration = WorkloadConfiguration(seed: seed)
+        configuration.recordingMix = WorkloadConfiguration.productionRecordingMix
+        configuration.concurrentSessions = live
+        configuration.meanEventsPerSession = meanEvents
+        return WorkloadGenerator(configuration)
     }
 
     @Test("journal rows equal replayed rows for every table and filter")
@@ -123,11 +133,7 @@ struct JournalScannerTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             // Production's mix of recording styles (workload.md): its navigation-only sessions
             // have gestures of their own that later calls prove cancelled, among 60 live sessions.
-            var configuration = WorkloadConfiguration(seed: 36)
-            configuration.recordingMix = WorkloadConfiguration.productionRecordingMix
-            configuration.concurrentSessions = 60
-            configuration.meanEventsPerSession = 120
-            var generator = WorkloadGenerator(configuration)
+            var generator = Self.productionMix(seed: 36, live: 60, meanEvents: 120)
             let session = "e7-late-proof"
             let scripted = SessionScript.lateProvedCancelledSwipe(session: session).split(separator: "\n").map { Array($0.utf8) }
             // The swipe in the first segment, the push and pop over it in another, the proof in a third.
@@ -172,16 +178,7 @@ struct JournalScannerTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             // Production's mix, 100 live sessions in one segment: navigation-only sessions whose
             // gestures later calls prove cancelled are re-derived from the events held.
-            var configuration = WorkloadConfiguration(seed: 37)
-            configuration.recordingMix = WorkloadConfiguration.productionRecordingMix
-            configuration.concurrentSessions = 100
-            configuration.meanEventsPerSession = 150
-            var generator = WorkloadGenerator(configuration)
-            var options = LogOptions()
-            options.maximumEventsPerBlock = 400
-            let log = try EventLog(directory: dir.path, options: options)
-            var parser = EventLineParser()
-            var batch = EventBatch()
+            var generator = Self.productionMix(seed: 37, live: 100, meanEvents: 150)
             // And four hand-written ones (the swipe, then calls over it, then the proof), spread out.
             var lines: [[UInt8]] = []
             let scripts = (0..<4).map { SessionScript.lateProvedCancelledSwipe(session: "held-\($0)").split(separator: "\n").map { Array($0.utf8) } }
@@ -191,12 +188,9 @@ struct JournalScannerTests {
                 if number % 5_000 == 4_000 { lines += scripts[number / 5_000][7...] }
                 lines.append(line)
             }
-            for (number, line) in lines.enumerated() {
-                _ = try line.withUnsafeBytes { try parser.parse($0, lineNumber: number + 1, receivedAt: 1, peer: PeerCredentials(uid: 0, gid: 0, pid: 0), into: &batch) }
-            }
-            _ = try log.append(batch)
-            try log.close()
+            try Self.store(lines, in: dir, eventsPerBlock: 400, batch: lines.count, segmentBytes: 64 << 20)
             let reader = try LogReader(directory: dir.path)
+            #expect(reader.segments.count == 1)
             let held = ReplayIndex(log: reader, directory: dir.path + "/held")
             try held.refresh()
             let reading = ReplayIndex(log: reader, directory: dir.path + "/reading")
