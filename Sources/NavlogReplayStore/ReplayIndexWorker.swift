@@ -89,6 +89,8 @@ final class ReplayIndexWorker: @unchecked Sendable {
         /// sessions live now, not every one the segment has seen.
         var heldSlots: [Int] = []
         var lastLSN: [UInt64] = []
+        /// Per slot, how many times ``rederiveNow(_:)`` re-derived it in this pass.
+        var rederivedNow: [UInt8] = []
         /// The string tables of the block being read that held events refer to (by where the
         /// decoded block has them): emptied at each block.
         var blockStrings: [(base: UnsafeRawPointer?, strings: HeldSessionEvents.BlockStrings)] = []
@@ -107,6 +109,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
             held.append(nil)
             lastLSN.append(0)
             waiting.append(nil)
+            rederivedNow.append(0)
             return slot
         }
 
@@ -235,6 +238,11 @@ final class ReplayIndexWorker: @unchecked Sendable {
         compressor = try ZstdCompressor(level: level, contentChecksum: false)
         reader = try LocatedBlockReader()
     }
+
+    /// How many times a pass re-derives a session at the event that proved a gesture (each
+    /// replays all its events so far); past that, once more at the end of the pass, so that a
+    /// session proving gestures all along costs a few replays of itself, not one per proof.
+    static let rederivationsAtOnce: UInt8 = 4
 
     /// How many LSNs a session with held events may go without an event before they are let
     /// go (``LiveSessions/heldSlots``): ~450 times the mean gap between a session's events
@@ -433,9 +441,12 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         if live.held[slot] != nil, !live.states.read(slot, fallback: true, { $0.mayStillProveGestureCancelled }) {
                             live.letGoHeld(slot)
                         }
-                    case .provedCancelledGesture where live.held[slot] != nil && live.states.read(slot, fallback: 1, { $0.lateEvents }) == 0:
+                    case .provedCancelledGesture
+                    where live.held[slot] != nil && live.rederivedNow[slot] < ReplayIndexWorker.rederivationsAtOnce
+                        && live.states.read(slot, fallback: 1, { $0.lateEvents }) == 0:
                         // Its events held, in order: re-derived here, and replayed on.
                         live.rederiveNow(slot)
+                        live.rederivedNow[slot] += 1
                         rederivedFromHeldEvents += 1
                     case .late(let events), .provedCancelledGesture(let events):
                         live.late[slot] = true

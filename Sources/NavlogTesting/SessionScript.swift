@@ -41,4 +41,26 @@ extension SessionScript {
         event("session.end", after: 1_000_000, "")
         return script.text
     }
+
+    /// A navigation-only session that proves `count` swipe-backs cancelled, one after the other:
+    /// each time the user starts swiping back from the detail and lets go (UIKit calls the pop),
+    /// pushes an editor and comes back, then shares from the detail, which proves the detail
+    /// never left (E7). By the rules, by hand: the stack ends [list, detail] with the detail
+    /// focused, every gesture rolled back and no anomaly.
+    public static func repeatedlyProvedCancelledSwipes(session: String, count: Int) -> String {
+        var script = SessionScript(session: session)
+        func event(_ type: String, after delay: Int64 = 0, _ fields: String) { script.event(type, after: delay, fields) }
+        event("session.start", #""app":"Shop""#)
+        event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
+        event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
+        event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+        for round in 0..<count {
+            event("nav.pop", after: 4_000_000, #""nav":"nav","animated":true"#)
+            event("nav.push", after: 3_000_000, #""nav":"nav","vc":{"id":"edit\#(round)","class":"EditViewController"},"animated":true"#)
+            event("nav.pop", after: 4_000_000, #""nav":"nav","animated":false"#)
+            event("present", after: 3_000_000, #""from":"detail","vc":{"id":"share\#(round)","class":"ShareViewController"},"style":"pageSheet","animated":true"#)
+            event("dismiss", after: 2_000_000, #""vc":"share\#(round)","animated":false"#)
+        }
+        return script.text
+    }
 }

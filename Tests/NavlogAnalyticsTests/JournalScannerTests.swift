@@ -182,10 +182,14 @@ struct JournalScannerTests {
             // And four hand-written ones (the swipe, then calls over it, then the proof), spread out.
             var lines: [[UInt8]] = []
             let scripts = (0..<4).map { SessionScript.lateProvedCancelledSwipe(session: "held-\($0)").split(separator: "\n").map { Array($0.utf8) } }
+            // And one that proves six gestures: re-derived at the first four proofs, then once
+            // more at the end of the pass.
+            let sixProofs = SessionScript.repeatedlyProvedCancelledSwipes(session: "six-proofs", count: 6).split(separator: "\n").map { Array($0.utf8) }
             for (number, line) in generator.lines(20_000).enumerated() {
                 if number % 5_000 == 100 { lines += scripts[number / 5_000][0..<5] }
                 if number % 5_000 == 2_000 { lines += scripts[number / 5_000][5..<7] }
                 if number % 5_000 == 4_000 { lines += scripts[number / 5_000][7...] }
+                if number % 500 == 250, number / 500 < sixProofs.count { lines.append(sixProofs[number / 500]) }
                 lines.append(line)
             }
             try Self.store(lines, in: dir, eventsPerBlock: 400, batch: lines.count, segmentBytes: 64 << 20)
@@ -228,6 +232,10 @@ struct JournalScannerTests {
                 #expect(fromHeld == fromReading, "\(session)")
             }
             #expect(compared > 50)
+            // The six-proof session, by the rules: every swipe rolled back, the detail on top, focused.
+            let six = try heldSeeker.replay(session: "six-proofs", to: .end)
+            #expect(six?.removalsCancelled == 6 && six?.anomalies.isEmpty == true)
+            #expect(json(six, "six-proofs").contains(#""focus":"detail""#))
             #expect(hindsight == reading.rederivedByReading)
         }
     }
