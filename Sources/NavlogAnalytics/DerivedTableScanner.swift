@@ -3,7 +3,7 @@ import NavlogReplay
 import NavlogReplayStore
 public import NavlogStore
 
-/// Replays every session of a log once and hands the derived rows (``DerivedRows``) to a sink:
+/// Replays every session of a log once and hands the derived rows to a sink (``DerivedTableSink``):
 /// screen visits and transitions from the engine's focus after each event, dwell from F4,
 /// anomalies, exits, one row per session.
 public struct DerivedTableScanner {

@@ -1,5 +1,5 @@
 /// Reads inline-form body tokens written by the tokenizer. Inputs come from our own tokenizer,
-/// so these helpers trust the framing; stored (interned) bodies are read by ``BodyReader``.
+/// so these helpers trust the framing; stored (interned) bodies are read by ``StoredBody``.
 enum TokenCursor {
     @inline(__always)
     static func uint32(_ raw: UnsafeRawBufferPointer, at position: Int) -> Int {

@@ -21,7 +21,7 @@ import NavlogEvents
 /// over every body and gained nothing: 10.46 bytes per event then, 10.44 now, with
 /// `navlog-bench --only size`.)
 ///
-/// A block of at least ``minimumGroupedEvents`` events is written *grouped* (payload version
+/// A block of at least twice ``LogOptions/eventsPerSessionGroup`` events is written *grouped* (payload version
 /// 3): with hundreds of sessions live, a session has a few dozen events in a block of 32,768,
 /// and a reader of one session (a seek, `navlog replay`) decompressed and decoded all of them.
 /// Grouped, the payload is a *spine* (what every event has in log order: its session, receive
