@@ -17,6 +17,16 @@ public struct SessionScript {
         lines.append(#"{"type":"\#(type)","session":"\#(session)","seq":\#(seq),"ts":\#(time)\#(fields.isEmpty ? "" : ",")\#(fields)}"#)
     }
 
+    /// The opening most hand-written navigation sessions share: the session starts in "Shop",
+    /// a navigation controller is the window's root, the list is pushed at launch (no
+    /// animation) and the detail `detailAfter` µs later (animated): seq 1–4, [list, detail].
+    public mutating func openListThenDetail(detailAfter delay: Int64) {
+        event("session.start", #""app":"Shop""#)
+        event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
+        event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
+        event("nav.push", after: delay, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+    }
+
     /// The lines as a JSON Lines file's text.
     public var text: String { lines.joined(separator: "\n") + "\n" }
 }
@@ -29,10 +39,7 @@ extension SessionScript {
     public static func lateProvedCancelledSwipe(session: String) -> String {
         var script = SessionScript(session: session)
         func event(_ type: String, after delay: Int64 = 0, _ fields: String) { script.event(type, after: delay, fields) }
-        event("session.start", #""app":"Shop""#)
-        event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
-        event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
-        event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+        script.openListThenDetail(detailAfter: 1_000_000)
         event("nav.pop", after: 4_000_000, #""nav":"nav","animated":true"#)
         event("nav.push", after: 3_000_000, #""nav":"nav","vc":{"id":"edit","class":"EditViewController"},"animated":true"#)
         event("nav.pop", after: 4_000_000, #""nav":"nav","animated":false"#)
@@ -50,10 +57,7 @@ extension SessionScript {
     public static func repeatedlyProvedCancelledSwipes(session: String, count: Int) -> String {
         var script = SessionScript(session: session)
         func event(_ type: String, after delay: Int64 = 0, _ fields: String) { script.event(type, after: delay, fields) }
-        event("session.start", #""app":"Shop""#)
-        event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
-        event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
-        event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+        script.openListThenDetail(detailAfter: 1_000_000)
         for round in 0..<count {
             event("nav.pop", after: 4_000_000, #""nav":"nav","animated":true"#)
             event("nav.push", after: 3_000_000, #""nav":"nav","vc":{"id":"edit\#(round)","class":"EditViewController"},"animated":true"#)

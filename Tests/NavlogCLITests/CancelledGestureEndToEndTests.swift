@@ -125,10 +125,7 @@ struct NavigationOnlyCancelledGestureEndToEndTests {
     static func events() -> String {
         var script = SessionScript(session: session)
         func event(_ type: String, after delay: Int64 = 0, _ fields: String) { script.event(type, after: delay, fields) }
-        event("session.start", #""app":"Shop""#)
-        event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
-        event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
-        event("nav.push", after: 2_000_000, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+        script.openListThenDetail(detailAfter: 2_000_000)
         event("nav.pop", after: 3_000_000, #""nav":"nav","animated":true"#)  // seq 5: the swipe begins
         event("present", after: 4_000_000, #""from":"detail","vc":{"id":"share","class":"ShareViewController"},"style":"pageSheet","animated":true"#)
         event("dismiss", after: 2_000_000, #""vc":"share","animated":false"#)
@@ -248,10 +245,7 @@ struct ChainedSwipesTimelineEndToEndTests {
     @Test("the first pop is marked rolled back (E7) and names the detail, the second names the list")
     func chain() throws {
         var script = SessionScript(session: "e7-chain")
-        script.event("session.start", #""app":"Shop""#)
-        script.event("window.root", #""vc":{"id":"nav","class":"UINavigationController"}"#)
-        script.event("nav.push", #""nav":"nav","vc":{"id":"list","class":"ListViewController"},"animated":false"#)
-        script.event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"detail","class":"DetailViewController"},"animated":true"#)
+        script.openListThenDetail(detailAfter: 1_000_000)
         script.event("nav.pop", after: 2_000_000, #""nav":"nav","animated":true"#)  // seq 5: cancelled
         script.event("nav.pop", after: 3_000_000, #""nav":"nav","animated":true"#)  // seq 6: completed
         script.event("nav.push", after: 2_000_000, #""nav":"nav","vc":{"id":"search","class":"SearchViewController"},"animated":true"#)
