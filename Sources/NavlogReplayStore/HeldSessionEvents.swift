@@ -56,9 +56,6 @@ struct HeldSessionEvents {
     private var tokens: [UInt8] = []
     private var tables: [BlockStrings] = []
 
-    /// How many events are held.
-    var count: Int { events.count }
-
     /// About what the events take in memory, their shared string tables left out.
     var size: Int { tokens.count + events.count * MemoryLayout<Event>.stride }
 
