@@ -576,8 +576,12 @@ struct SlotStates {
 
     /// Reads the state of `slot` in place (the getter above copies the whole state: ~900 bytes
     /// and a retain of each of its arrays); `fallback` for a slot whose state was let go.
-    func read<R>(_ slot: Int, fallback: R, _ body: (borrowing SessionReplayer) -> R) -> R {
-        place[slot] >= 0 ? body(pool[Int(place[slot])]) : fallback
+    mutating func read<R>(_ slot: Int, fallback: R, _ body: (inout SessionReplayer) -> R) -> R {
+        let position = Int(place[slot])
+        guard position >= 0 else { return fallback }
+        // In place, as `inout`: a borrowing read of an array's element still loads a copy of
+        // it (perf: 4% of the index build in copies and releases of the state).
+        return body(&pool[position])
     }
 
     /// Lets the state of `slot` go (its session ended; it has no state until one is set).
