@@ -8,7 +8,8 @@ each kind of recorder records them, with the labels an independent oracle needs:
   events.jsonl   the event lines, all sessions interleaved in time order (as navlogd stores them)
   labels.jsonl   one line per session: its profile, the misuses seeded in it
                  ({"code": "A8", "seq": 41}), and the screen views a user saw in it
-                 (screen class -> views, foreground dwell in µs) under rule E3/F1/F4
+                 (screen class -> views, foreground dwell in µs) under rule E3/F1/F4, and
+                 the views in order with the transition into each ("how:from>to/dwell")
 
 This generator does not use navlog's replay engine or simulator: the UIKit model below is
 its own (about 300 lines), written from UIKit's documented behaviour, and the labels come from
@@ -106,6 +107,12 @@ class Session:
         self.cancelled_gestures = 0  # swipes and swipe-downs begun and cancelled (E6, E7)
         self.cancelled_gesture_seqs = []  # the seq of each one's pop or dismissal
         self.views = {}  # class -> [views, dwell]
+        # The views in order, each as the transitions table and screen_visits give it:
+        # "how:from>to/dwell" (from: the view before it, '' for the first; dwell in µs).
+        self.path = []
+        self.focus_how = None  # how the focus reached the current screen
+        self.view_dwell = 0  # the current view's foreground dwell so far
+        self.last_view = ""  # the screen of the last view counted (E3)
         self.focus = None  # (vc id, class) the user sees (F1), None when none
         self.focus_since = None
         self.focus_view_counted = False
@@ -151,7 +158,7 @@ class Session:
         stack = self.tabs[self.selected][1]
         return stack[-1] if stack else None
 
-    def refocus(self):
+    def refocus(self, how):
         now = self.top()
         if now == self.focus:
             return
@@ -159,20 +166,26 @@ class Session:
         self.close_focus()
         self.focus = now
         self.focus_since = self.t
+        self.focus_how = how
 
     def close_focus(self):
         if self.focus is None:
             return
         # E3: a focus replaced at the instant it began is no view.
         if self.t > self.focus_since or self.final:
-            entry = self.views.setdefault(self.classes[self.focus], [0, 0])
+            screen = self.classes[self.focus]
+            entry = self.views.setdefault(screen, [0, 0])
             entry[0] += 1
+            self.path.append("%s:%s>%s/%d" % (self.focus_how, self.last_view, screen, self.view_dwell))
+            self.last_view = screen
+        self.view_dwell = 0
         self.focus = None
 
     def dwell(self, until):
         if self.focus is not None and self.foreground:
             entry = self.views.setdefault(self.classes[self.focus], [0, 0])
             entry[1] += until - self.dwell_mark
+            self.view_dwell += until - self.dwell_mark
         self.dwell_mark = until
 
     # --- callbacks per profile ---------------------------------------------------------------
@@ -223,7 +236,7 @@ class Session:
             self.tabs[navs.index(n)][1].append(root)
             if cls == "ProfileViewController":
                 self.embed_header(root)
-        self.refocus()
+        self.refocus("root")
         first = self.top()
         self.appear(first, "will")
         self.advance(300_000)
@@ -261,7 +274,7 @@ class Session:
         stack.append(vc)
         if cls == "ProfileViewController":
             self.embed_header(vc)
-        self.refocus()
+        self.refocus("push")
         name = self.begin_transition() if animated else None
         self.disappear(old, "will")
         self.appear(vc, "will")
@@ -278,7 +291,7 @@ class Session:
         old = stack.pop()
         self.popped.append(old)
         self.emit("nav.pop", nav=nav, animated=animated)
-        self.refocus()
+        self.refocus("pop")
         name = self.begin_transition() if animated else None
         self.disappear(old, "will")
         self.appear(stack[-1], "will")
@@ -308,7 +321,7 @@ class Session:
                 self.emit("nav.push", nav=nav, vc=self.ref(root, True), animated=False)
             self.presented.append((nav, "fullScreen", nav, [root]))
             shown = root
-        self.refocus()
+        self.refocus("present")
         name = self.begin_transition()
         covers = kind != "sheet"  # a page sheet leaves its presenter on screen: no callbacks for it
         if covers:
@@ -328,7 +341,7 @@ class Session:
         shown = stack[-1] if stack else vc
         self.emit("dismiss", vc=shown, animated=True)
         self.presented.pop()
-        self.refocus()
+        self.refocus("dismiss")
         name = self.begin_transition()
         uncovers = style != "pageSheet"
         self.disappear(shown, "will")
@@ -352,7 +365,7 @@ class Session:
         tab_bar = next(iter(self.classes))  # the first controller made is the tab bar
         self.emit("tab.select", tab=tab_bar, index=index, byUser=True)
         self.selected = index
-        self.refocus()
+        self.refocus("tab")
         self.disappear(old, "will")
         self.appear(self.top(), "will")
         self.advance(1_000)
@@ -417,7 +430,7 @@ class Session:
         self.popped.extend(stack[1:])
         del stack[1:]
         self.emit("nav.popToRoot", nav=nav)
-        self.refocus()
+        self.refocus("pop")
         self.disappear(old, "will")
         self.appear(stack[0], "will")
         self.advance(1_000)
@@ -473,12 +486,12 @@ class Session:
             old = stack[-1]
             self.emit("nav.push", nav=nav, vc=self.ref(first, True), animated=True)
             stack.append(first)
-            self.refocus()
+            self.refocus("push")
             name = self.begin_transition()
             self.advance(100_000)
             seq = self.emit("nav.push", nav=nav, vc=self.ref(second, True), animated=rng.random() < 0.5)
             stack.append(second)
-            self.refocus()
+            self.refocus("push")
             self.disappear(old, "will")
             self.appear(second, "will")
             self.advance(PUSH)
@@ -496,7 +509,7 @@ class Session:
             old = self.top()
             self.emit("tab.select", tab=next(iter(self.classes)), index=targets[0], byUser=True)
             self.selected = targets[0]
-            self.refocus()
+            self.refocus("tab")
             vc = self.top()
             self.disappear(old, "will")
             self.appear(vc, "will")
@@ -700,7 +713,8 @@ def main():
         for s in sessions:
             out.write(json.dumps({"session": s.id, "profile": s.profile, "group": s.group, "navigation": s.navigation, "misuses": s.misuses,
                                   "cancelledGestures": s.cancelled_gestures, "cancelledGestureSeqs": s.cancelled_gesture_seqs,
-                                  "views": {k: v for k, v in sorted(s.views.items())}}, separators=(",", ":")) + "\n")
+                                  "views": {k: v for k, v in sorted(s.views.items())},
+                                  "path": ", ".join(s.path)}, separators=(",", ":")) + "\n")
     print("%d sessions, %d events, %d seeded misuses -> %s" % (len(sessions), len(lines), sum(len(s.misuses) for s in sessions), args.out))
 
 
