@@ -2,18 +2,44 @@
 //
 // navlog: an event-sourced navigation recorder and replayer for UIKit-style apps.
 //
-// The module graph is one-way, bottom to top:
+// The module graph, one way, bottom to top: a target depends only on targets above it. Each
+// target line names a target and, after ◄, the package's own targets it depends on, in layers
+// (codec → store → replay → replay store → analytics and viewer → the programs at the edges).
+// tools/package-graph.py --check (run by tools/test) fails when these lines and the targets
+// below disagree; test and fuzz targets are left out.
 //
-//   CZstd ─► NavlogZstd ─┐
-//   NavlogEvents ────────┼─► NavlogStore ─┬─────────────────────► navlog (executable)
-//   NavlogEvents ─► NavlogReplay ─────────┴─► NavlogReplayStore ─┘
-//   NavlogAnalytics, NavlogReplayStore ─► NavlogServe (the web viewer) ─► navlog
-//   NavlogWorkload (synthetic sessions for tests, benchmarks and the demo)
-//   NavlogTesting (helpers that run the built binaries in tests)
-//   NavlogClient (the socket) ─► NavlogClientHTTP (HTTP, FoundationNetworking) ─► navlog-send
-//   NavlogIntake (HTTP server, TLS) ─► navlog-intake
-//   NavlogEvents ─► NavlogImport (Sentry, Datadog RUM, Firebase recordings → event lines) ─► navlog
-//   navlog runs navlog-send and navlog-intake for `navlog send` and `navlog intake`
+//   C libraries
+//     CZstd
+//     CZlib
+//     CNavlogCRC
+//   The event contract and the log
+//     NavlogZstd ◄ CZstd
+//     NavlogEvents
+//     NavlogStore ◄ CNavlogCRC, NavlogEvents, NavlogZstd
+//   Replay: the pure replayer, then its checkpoints and focus journals beside the log
+//     NavlogReplay ◄ NavlogEvents
+//     NavlogReplayStore ◄ NavlogEvents, NavlogReplay, NavlogStore, NavlogZstd
+//   Synthetic input, storyboards and recordings of other tools
+//     NavlogWorkload
+//     NavlogStoryboard
+//     NavlogSimulation ◄ NavlogEvents, NavlogReplay, NavlogStore, NavlogStoryboard, NavlogWorkload
+//     NavlogImport ◄ NavlogEvents
+//   Readers of the log: analytics and the web viewer
+//     NavlogAnalytics ◄ CZlib, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogStore
+//     NavlogServe ◄ NavlogAnalytics, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogSimulation, NavlogStore, NavlogStoryboard
+//   The roads in: the daemon, the client and the HTTPS intake
+//     NavlogDaemon ◄ NavlogEvents, NavlogStore
+//     NavlogClient
+//     NavlogClientHTTP ◄ CZlib, NavlogClient
+//     NavlogIntake ◄ CZlib, CZstd, NavlogEvents
+//   Test support (runs the built binaries)
+//     NavlogTesting ◄ NavlogClient, NavlogEvents, NavlogImport, NavlogReplay, NavlogWorkload
+//   Programs (navlog runs navlog-send and navlog-intake for `navlog send` and `navlog intake`)
+//     navlogd ◄ NavlogDaemon
+//     navlog ◄ NavlogAnalytics, NavlogClient, NavlogEvents, NavlogImport, NavlogReplay, NavlogReplayStore, NavlogServe, NavlogSimulation, NavlogStore, NavlogStoryboard, NavlogWorkload
+//     navlog-send ◄ NavlogClient, NavlogClientHTTP, NavlogEvents
+//     navlog-intake ◄ NavlogIntake
+//     navlog-bench ◄ NavlogClient, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogTesting, NavlogWorkload
 import PackageDescription
 
 let upcomingFeatures: [SwiftSetting] = [
