@@ -311,6 +311,13 @@ public final class ReplayIndex {
     /// Tests set it to 0 to take that road.
     public var heldBytesPerWorker = 24 << 20
 
+    /// How many LSNs a session whose events a build holds (``heldBytesPerWorker``) may go
+    /// without an event before they are let go: ~450 times the mean gap between a session's
+    /// events with 560 sessions live (workload.md). Most sessions that stop without a
+    /// `session.end` are gone for good; one proved later is re-derived by reading the log
+    /// again. Tests set it small to take that road.
+    public var heldSessionIdleLSNs: UInt64 = 1 << 18
+
     /// Replays the sessions in `slots` again from their first event, with their events in `seq`
     /// order (E4) and the navigation-only gestures their events prove cancelled rolled back at
     /// their own events (E7), through segment `lastSegment`: their states become the sessions'

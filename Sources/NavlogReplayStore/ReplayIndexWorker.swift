@@ -78,13 +78,16 @@ final class ReplayIndexWorker: @unchecked Sendable {
         var heldBytes = 0
         /// What ``held`` may take at most (``ReplayIndex/heldBytesPerWorker``).
         var heldByteLimit = 0
+        /// How many LSNs a session with held events may go without an event before they are
+        /// let go (``ReplayIndex/heldSessionIdleLSNs``).
+        var heldIdleLimit: UInt64 = 0
         /// Per slot to be re-derived whose events were held, those events copied into strings
         /// of its own (``CopiedSessionEvents``) when it was marked, and its later events as the
         /// pass meets them: held as they were, it would keep the string table of every block it
         /// spans until the end of the pass.
         var waiting: [CopiedSessionEvents?] = []
         /// The slots with held events, and per slot the LSN of its last event: a session with
-        /// no event in the last ``idleHeldEvents`` LSNs is let go (most sessions that stop
+        /// no event in the last ``heldIdleLimit`` LSNs is let go (most sessions that stop
         /// without a `session.end` are gone for good), so that what a build holds follows the
         /// sessions live now, not every one the segment has seen.
         var heldSlots: [Int] = []
@@ -150,14 +153,14 @@ final class ReplayIndexWorker: @unchecked Sendable {
         }
 
         /// Before the block whose first LSN is `firstLSN`: lets go of the sessions idle for
-        /// ``idleHeldEvents`` LSNs, forgets the last block's string tables, and counts out
+        /// ``heldIdleLimit`` LSNs, forgets the last block's string tables, and counts out
         /// those no held event refers to any more.
         mutating func startBlock(firstLSN: UInt64) {
             var stillHeld = 0
             for position in heldSlots.indices {
                 let slot = heldSlots[position]
                 guard held[slot] != nil else { continue }
-                if lastLSN[slot] > 0, firstLSN &- lastLSN[slot] > ReplayIndexWorker.idleHeldEvents {
+                if lastLSN[slot] > 0, firstLSN &- lastLSN[slot] > heldIdleLimit {
                     letGoHeld(slot)
                 } else {
                     heldSlots[stillHeld] = slot
@@ -244,11 +247,6 @@ final class ReplayIndexWorker: @unchecked Sendable {
     /// session proving gestures all along costs a few replays of itself, not one per proof.
     static let rederivationsAtOnce: UInt8 = 4
 
-    /// How many LSNs a session with held events may go without an event before they are let
-    /// go (``LiveSessions/heldSlots``): ~450 times the mean gap between a session's events
-    /// with 560 sessions live (workload.md).
-    static let idleHeldEvents: UInt64 = 1 << 18
-
     /// Whether `session` is this worker's.
     func owns(_ session: UnsafeRawBufferPointer) -> Bool {
         modulus == 1 || Int(StringHash.hash(session) % UInt64(modulus)) == residue
@@ -306,6 +304,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
         swap(&decoded, &self.decoded)
         swap(&live, &self.live)
         live.heldByteLimit = shared.heldByteLimit
+        live.heldIdleLimit = shared.heldIdleLimit
         defer {
             swap(&decoded, &self.decoded)
             swap(&live, &self.live)
@@ -510,11 +509,14 @@ final class ReplayIndexBuildContext: @unchecked Sendable {
     let checkpointInterval: Int
     /// See ``ReplayIndex/heldBytesPerWorker``.
     let heldByteLimit: Int
+    /// See ``ReplayIndex/heldSessionIdleLSNs``.
+    let heldIdleLimit: UInt64
 
     init(index: ReplayIndex, segment: Int, extending existing: ReplayIndexFile.Reader?) {
         (self.index, self.segment, self.existing) = (index, segment, existing)
         checkpointInterval = index.checkpointInterval
         heldByteLimit = index.heldBytesPerWorker
+        heldIdleLimit = index.heldSessionIdleLSNs
     }
 
     /// Whether a worker failed (the others stop at their next block).
