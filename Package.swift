@@ -25,8 +25,8 @@
 //     NavlogSimulation ◄ NavlogEvents, NavlogReplay, NavlogStore, NavlogStoryboard, NavlogWorkload
 //     NavlogImport ◄ NavlogEvents
 //   Readers of the log: analytics and the web viewer
-//     NavlogAnalytics ◄ CZlib, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogStore
-//     NavlogServe ◄ NavlogAnalytics, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogSimulation, NavlogStore, NavlogStoryboard
+//     NavlogAnalytics ◄ CZlib, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogStoryboard
+//     NavlogServe ◄ NavlogAnalytics, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogStoryboard
 //   The roads in: the daemon, the client and the HTTPS intake
 //     NavlogDaemon ◄ NavlogEvents, NavlogStore
 //     NavlogClient
@@ -177,10 +177,13 @@ let package = Package(
             swiftSettings: upcomingFeatures
         ),
         // Analytics: derived tables (screen visits, transitions, sessions, anomalies, exits)
-        // from one replay of the log, and the reports over them.
+        // from one replay of the log, the reports over them, and storyboard coverage (which
+        // scenes and segues the recorded sessions used).
         .target(
             name: "NavlogAnalytics",
-            dependencies: ["CZlib", "NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogReplayStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "CZlib", "NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogReplayStore", "NavlogStoryboard", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: upcomingFeatures
         ),
         // navlog serve: the read-only web viewer (HTTP with Hummingbird, pages shipped as resources).
@@ -191,7 +194,6 @@ let package = Package(
                 "NavlogEvents",
                 "NavlogReplay",
                 "NavlogReplayStore",
-                "NavlogSimulation",
                 "NavlogStore",
                 "NavlogStoryboard",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,4 +1,4 @@
-import NavlogSimulation
+import NavlogAnalytics
 import NavlogStore
 import NavlogStoryboard
 

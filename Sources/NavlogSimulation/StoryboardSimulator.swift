@@ -1,3 +1,4 @@
+public import NavlogStoryboard
 import NavlogWorkload
 
 /// How a simulation runs.

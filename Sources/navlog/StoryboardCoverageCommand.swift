@@ -1,7 +1,7 @@
 import ArgumentParser
+import NavlogAnalytics
 import NavlogEvents
 import NavlogReplay
-import NavlogSimulation
 import NavlogStore
 import NavlogStoryboard
 

@@ -1,22 +1,20 @@
-public import NavlogStoryboard
-
 /// The storyboards of one simulated app, indexed for the walk: scenes by id, segues by source,
 /// relationship and embed segues apart, placeholders resolved across files.
 public struct StoryboardApp: Sendable {
     /// The storyboards, the one with the app's initial view controller first.
     public let storyboards: [Storyboard]
     /// For each storyboard: scene id → scene.
-    let scenes: [[String: StoryboardScene]]
+    package let scenes: [[String: StoryboardScene]]
     /// For each storyboard: scene id → the segues that leave it.
-    let segues: [[String: [StoryboardSegue]]]
+    package let segues: [[String: [StoryboardSegue]]]
     /// Every unwind action some unwind segue names, per storyboard.
-    let unwindActions: [Set<String>]
+    package let unwindActions: [Set<String>]
     /// Scenes that are the destination of a relationship segue (stack roots, tabs, columns):
     /// where the simulated app implements the unwind actions its storyboards name.
-    let relationshipDestinations: [Set<String>]
+    package let relationshipDestinations: [Set<String>]
 
     /// The scene the app starts from.
-    let start: (storyboard: Int, sceneID: String)
+    package let start: (storyboard: Int, sceneID: String)
     /// Whether the start was guessed (no storyboard names an initial view controller).
     public let startIsGuessed: Bool
 
@@ -54,13 +52,13 @@ public struct StoryboardApp: Sendable {
     }
 
     /// The app's initial scene.
-    var initialScene: (storyboard: Int, scene: StoryboardScene) {
+    package var initialScene: (storyboard: Int, scene: StoryboardScene) {
         (start.storyboard, scenes[start.storyboard][start.sceneID]!)
     }
 
     /// The scene a placeholder stands for, or the scene itself; nil when the referenced
     /// storyboard is not loaded or has no such scene.
-    func resolve(_ storyboard: Int, _ scene: StoryboardScene) -> (storyboard: Int, scene: StoryboardScene)? {
+    package func resolve(_ storyboard: Int, _ scene: StoryboardScene) -> (storyboard: Int, scene: StoryboardScene)? {
         guard scene.kind == .placeholder else { return (storyboard, scene) }
         guard let reference = scene.reference else { return nil }
         let target = reference.storyboardName.flatMap { name in storyboards.firstIndex { $0.name == name } } ?? storyboard
@@ -73,7 +71,7 @@ public struct StoryboardApp: Sendable {
     }
 
     /// The segues leaving `scene` of `storyboard`.
-    func segues(from storyboard: Int, _ scene: String) -> [StoryboardSegue] { segues[storyboard][scene] ?? [] }
+    package func segues(from storyboard: Int, _ scene: String) -> [StoryboardSegue] { segues[storyboard][scene] ?? [] }
 }
 
 /// A simulation that cannot run: what is wrong, as a sentence.
