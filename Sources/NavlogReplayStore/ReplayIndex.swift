@@ -132,7 +132,7 @@ public final class ReplayIndex {
 
     /// The lines of a damage record (none when it is missing or unreadable).
     private static func damageLines(_ path: String) -> [String] {
-        guard let file = ReadOnlyFile(path: path), let size = file.size, let bytes = file.read(at: 0, count: size) else { return [] }
+        guard let file = try? StoreFile(path: path, writable: false), let size = try? file.size(), let bytes = try? file.read(at: 0, count: size) else { return [] }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
@@ -675,7 +675,8 @@ public final class ReplayIndex {
     public var sizeOnDisk: Int {
         guard let directory else { return 0 }
         return ReplayFiles.names(in: directory).filter { $0.hasSuffix(".nrx") }.reduce(0) { total, name in
-            total + (ReadOnlyFile(path: directory + "/" + name).flatMap { $0.size } ?? 0)
+            guard let file = try? StoreFile(path: directory + "/" + name, writable: false) else { return total }
+            return total + ((try? file.size()) ?? 0)
         }
     }
 }

@@ -248,7 +248,7 @@ enum ReplayIndexFile {
 
     /// An opened, checked file.
     final class Reader {
-        let file: ReadOnlyFile
+        let file: StoreFile
         let coverage: Coverage
         private let directory: [UInt8]
         private let frameTable: [UInt8]
@@ -262,7 +262,7 @@ enum ReplayIndexFile {
         /// The format and checkpoint versions of the index file at `path` when they are not this
         /// navlog's (a file another version wrote); nil when they are, or it is no index file.
         static func otherVersion(path: String) -> (format: UInt16, checkpoint: UInt16)? {
-            guard let file = ReadOnlyFile(path: path), let header = file.read(at: 0, count: 8), header.count == 8,
+            guard let file = try? StoreFile(path: path, writable: false), let header = try? file.read(at: 0, count: 8), header.count == 8,
                 Array(header[0..<4]) == ReplayIndexFile.magic
             else { return nil }
             var reader = LittleEndianReader(bytes: header, offset: 4)
@@ -273,7 +273,7 @@ enum ReplayIndexFile {
 
         /// Opens `path`; nil when it is missing, of another version, or damaged.
         init?(path: String) {
-            guard let file = ReadOnlyFile(path: path), let header = file.read(at: 0, count: ReplayIndexFile.headerSize),
+            guard let file = try? StoreFile(path: path, writable: false), let header = try? file.read(at: 0, count: ReplayIndexFile.headerSize),
                 header.count == ReplayIndexFile.headerSize, Array(header[0..<4]) == ReplayIndexFile.magic
             else { return nil }
             var reader = LittleEndianReader(bytes: header, offset: 4)
@@ -287,10 +287,10 @@ enum ReplayIndexFile {
             guard reader.u32() == CRC32C.checksum(Array(header[0..<headerEnd])), header[reader.offset...].allSatisfy({ $0 == 0 }),
                 directoryOffset >= UInt64(ReplayIndexFile.headerSize),
                 directoryOffset < 1 << 40, directoryCount < 1 << 26,
-                let directory = file.read(at: Int(directoryOffset), count: Int(directoryCount) * ReplayIndexFile.directoryRecordSize),
+                let directory = try? file.read(at: Int(directoryOffset), count: Int(directoryCount) * ReplayIndexFile.directoryRecordSize),
                 directory.count == Int(directoryCount) * ReplayIndexFile.directoryRecordSize, CRC32C.checksum(directory) == directoryChecksum,
                 frameTableOffset < 1 << 40, frameCount < 1 << 26,
-                let frameTable = file.read(at: Int(frameTableOffset), count: Int(frameCount) * ReplayIndexFile.frameRecordSize),
+                let frameTable = try? file.read(at: Int(frameTableOffset), count: Int(frameCount) * ReplayIndexFile.frameRecordSize),
                 frameTable.count == Int(frameCount) * ReplayIndexFile.frameRecordSize,
                 let decompressor = try? ZstdDecompressor()
             else { return nil }
@@ -394,7 +394,7 @@ enum ReplayIndexFile {
 
         /// The focus journal as stored (zstd frames), nil when damaged.
         func compressedJournal() -> [UInt8]? {
-            guard journalLocation.offset < 1 << 40, let bytes = file.read(at: Int(journalLocation.offset), count: Int(journalLocation.length)),
+            guard journalLocation.offset < 1 << 40, let bytes = try? file.read(at: Int(journalLocation.offset), count: Int(journalLocation.length)),
                 bytes.count == Int(journalLocation.length), CRC32C.checksum(bytes) == journalLocation.checksum
             else { return nil }
             return bytes
@@ -425,7 +425,7 @@ enum ReplayIndexFile {
             guard Int(number) < frameTable.count / ReplayIndexFile.frameRecordSize else { return nil }
             var reader = LittleEndianReader(bytes: frameTable, offset: Int(number) * ReplayIndexFile.frameRecordSize)
             let offset = reader.u64(), length = reader.u32(), checksum = reader.u32()
-            guard offset < 1 << 40, let bytes = file.read(at: Int(offset), count: Int(length)), bytes.count == Int(length),
+            guard offset < 1 << 40, let bytes = try? file.read(at: Int(offset), count: Int(length)), bytes.count == Int(length),
                 CRC32C.checksum(bytes) == checksum, let decoded = try? decompressor.decompress(frame: bytes, limit: 1 << 28)
             else { return nil }
             cachedFrames.insert((number, decoded), at: 0)

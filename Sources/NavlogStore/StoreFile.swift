@@ -9,13 +9,14 @@ import SystemPackage
 #endif
 
 /// One open file of the data directory, with the few operations the store needs, each turning
-/// failures into ``StoreError`` that names the file.
-struct StoreFile: ~Copyable, Sendable {
+/// failures into ``StoreError`` that names the file. The replay index beside the log reads its
+/// files through it too (package access).
+package struct StoreFile: ~Copyable, Sendable {
     let descriptor: FileDescriptor
-    let path: String
+    package let path: String
 
     /// Opens `path` for reading, or for reading and writing (created if missing).
-    init(path: String, writable: Bool) throws(StoreError) {
+    package init(path: String, writable: Bool) throws(StoreError) {
         let opened: FileDescriptor
         do {
             opened = try FileDescriptor.open(
@@ -41,12 +42,19 @@ struct StoreFile: ~Copyable, Sendable {
     deinit { try? descriptor.close() }
 
     /// The file's size in bytes.
-    func size() throws(StoreError) -> Int {
+    package func size() throws(StoreError) -> Int {
         do { return Int(try descriptor.seek(offset: 0, from: .end)) } catch { throw StoreError.system(error, "find the size of", path) }
     }
 
+    /// `count` bytes at `offset`, or fewer at the end of the file.
+    package func read(at offset: Int, count: Int) throws(StoreError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try read(at: offset, count: count, into: &bytes)
+        return bytes
+    }
+
     /// Reads exactly `count` bytes at `offset`, or fewer at the end of the file.
-    func read(at offset: Int, count: Int, into buffer: inout [UInt8]) throws(StoreError) {
+    package func read(at offset: Int, count: Int, into buffer: inout [UInt8]) throws(StoreError) {
         buffer.removeAll(keepingCapacity: true)
         guard count > 0 else { return }
         buffer.append(contentsOf: repeatElement(0, count: count))

@@ -6,48 +6,6 @@ import NavlogStore
     import Darwin
 #endif
 
-/// A file opened for positional reads; closed when released.
-final class ReadOnlyFile {
-    private let descriptor: Int32
-
-    /// Opens `path`; nil when it cannot be opened.
-    init?(path: String) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        self.descriptor = descriptor
-    }
-
-    deinit { close(descriptor) }
-
-    /// The file's size in bytes; nil on an I/O error.
-    var size: Int? {
-        let end = lseek(descriptor, 0, SEEK_END)
-        return end < 0 ? nil : Int(end)
-    }
-
-    /// Up to `count` bytes at `offset` (fewer at the end of the file); nil on an I/O error.
-    func read(at offset: Int, count: Int) -> [UInt8]? {
-        guard count >= 0, offset >= 0 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        let failed = buffer.withUnsafeMutableBytes { raw -> Bool in
-            while done < count {
-                let result = pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset + done))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return true
-                }
-                if result == 0 { break }
-                done += result
-            }
-            return false
-        }
-        guard !failed else { return nil }
-        if done < count { buffer.removeLast(count - done) }
-        return buffer
-    }
-}
-
 /// File-system helpers for the replay index directory.
 public enum ReplayFiles {
     /// Writes `bytes` to `directory/name` through a temporary file and a rename, so readers see
