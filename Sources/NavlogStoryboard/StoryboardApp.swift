@@ -1,5 +1,6 @@
-/// The storyboards of one simulated app, indexed for the walk: scenes by id, segues by source,
-/// relationship and embed segues apart, placeholders resolved across files.
+/// The storyboards of one app, indexed for walking them (the simulator) and matching recorded
+/// screens to them (storyboard coverage): scenes by id, segues by source, relationship and embed
+/// segues apart, placeholders resolved across files.
 public struct StoryboardApp: Sendable {
     /// The storyboards, the one with the app's initial view controller first.
     public let storyboards: [Storyboard]

@@ -8,6 +8,12 @@
 // horizontal size class (R14), an intent (`segue` perform, `show`, `showDetail`) that an operation
 // event carries out is named by that operation's `cause`, and appearance callbacks are derived from
 // the set of visible screens before and after every change, so they always balance (R20).
+//
+// This model of UIKit is deliberately independent of the replayer (NavlogReplay): NavlogWorkload
+// depends on no other navlog module and keeps its own hierarchy, written from the rules, so that
+// the tests comparing what it labels (its screens and views) with what the replayer derives from
+// its events are an oracle and not the engine checked against itself. Keep it so: take nothing
+// from NavlogReplay here, and fix a disagreement on the side the rules say is wrong.
 
 /// The simulation of one session; the generator interleaves many of them.
 struct SessionSimulator {
