@@ -67,8 +67,8 @@ public struct JournalScanner {
                 end: visit.end, dwell: visit.dwell, how: DerivedTableScanner.how(visit.cause, detail: visit.detail), index: visit.index)
         }
         func finish(_ id: String, _ number: Int, _ session: inout Session, _ record: FocusJournal.Record, ended: Bool) {
-            guard case .end(_, let timestamp, let closed, let events, let anomalies, let first, let last, let visits, let stack, let presentations) = record
-            else { return }
+            guard case .end(_, let timestamp, let ending) = record else { return }
+            let closed = ending.closed
             session.ended = true
             guard session.included else { return }
             // As DerivedTableScanner does: a session's last visit counts when it began before
@@ -82,8 +82,9 @@ public struct JournalScanner {
             }
             sink.session(
                 SessionRow(
-                    session: id, sessionNumber: number, tags: session.tags, first: first, last: last, events: events, visits: visits, screens: session.screens.count,
-                    anomalies: anomalies, maxStackDepth: stack, maxPresentationDepth: presentations, exitScreen: closed?.screen, ended: ended))
+                    session: id, sessionNumber: number, tags: session.tags, first: ending.first, last: ending.last, events: ending.events, visits: ending.visits,
+                    screens: session.screens.count, anomalies: ending.anomalies, maxStackDepth: ending.stack, maxPresentationDepth: ending.presentations,
+                    exitScreen: closed?.screen, ended: ended))
         }
         // Every journal is checked before the first record is given, so a fallback never follows rows.
         let usable = try index.forEachJournalRecord(frameStarted: { frameSessions.removeAll(keepingCapacity: true) }) { record, key in
@@ -106,7 +107,7 @@ public struct JournalScanner {
                 if sessions[n].included, inWindow(timestamp), let screen {
                     sink.exit(ExitRow(session: id, sessionNumber: n, tags: sessions[n].tags, timestamp: timestamp, screen: screen, reason: "background"))
                 }
-            case .end(let id, _, _, _, _, _, _, _, _, _):
+            case .end(let id, _, _):
                 let n = number(id, key)
                 finish(id, n, &sessions[n], record, ended: true)
             case .anomaly(let id, let timestamp, let sequence, let lsn, let code, let name, let rule, let fatal, let controllers, let message):

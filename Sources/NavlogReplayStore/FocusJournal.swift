@@ -34,9 +34,7 @@ public enum FocusJournal {
         /// `app.background`, with the screen focused then.
         case background(session: String, timestamp: Int64, screen: String?)
         /// `session.end`: the last visit and the session's figures.
-        case end(
-            session: String, timestamp: Int64, closed: Visit?, events: Int, anomalies: Int, first: Int64, last: Int64, visits: Int, stack: Int,
-            presentations: Int)
+        case end(session: String, timestamp: Int64, ending: Ending)
         /// An anomaly.
         case anomaly(
             session: String, timestamp: Int64, sequence: UInt64?, lsn: UInt64?, code: String, name: String, rule: String?, fatal: Bool,
@@ -46,10 +44,27 @@ public enum FocusJournal {
         public var session: String {
             switch self {
             case .start(let session, _, _, _, _, _), .view(let session, _, _), .background(let session, _, _),
-                .end(let session, _, _, _, _, _, _, _, _, _), .anomaly(let session, _, _, _, _, _, _, _, _, _):
+                .end(let session, _, _), .anomaly(let session, _, _, _, _, _, _, _, _, _):
                 session
             }
         }
+    }
+
+    /// What a session's end record holds: the view still open at its end, and its figures.
+    public struct Ending: Sendable, Hashable {
+        /// The view open at the end (closed by it), nil when no screen was focused.
+        public var closed: Visit?
+        /// How many events and anomalies the session has.
+        public var events: Int
+        public var anomalies: Int
+        /// Its first and last event's time, µs since the epoch.
+        public var first: Int64
+        public var last: Int64
+        /// How many screen views it had (E3), the open one included.
+        public var visits: Int
+        /// The deepest navigation stack and presentation chain it reached.
+        public var stack: Int
+        public var presentations: Int
     }
 
     /// The state of a session before an event, for ``Writer/record(_:session:before:after:sequence:timestamp:body:)``.
@@ -87,12 +102,10 @@ public enum FocusJournal {
         let info = state.info
         let end = info.lastTimestamp ?? 0
         let closed = view(state, state.visit, end: end)
-        return (
-            closed,
-            .end(
-                session: "", timestamp: end, closed: closed, events: state.eventCount, anomalies: state.anomalies.count, first: info.firstTimestamp ?? 0,
-                last: end, visits: state.viewsClosed + (closed == nil ? 0 : 1), stack: state.deepest.stack, presentations: state.deepest.presentations)
-        )
+        let ending = Ending(
+            closed: closed, events: state.eventCount, anomalies: state.anomalies.count, first: info.firstTimestamp ?? 0, last: end,
+            visits: state.viewsClosed + (closed == nil ? 0 : 1), stack: state.deepest.stack, presentations: state.deepest.presentations)
+        return (closed, .end(session: "", timestamp: end, ending: ending))
     }
 
     /// The columns of a journal frame, in the order they are written. Records are split
@@ -611,10 +624,10 @@ public enum FocusJournal {
                 guard let closed = visitRecord(key: key, timestamp: timestamp), let events = number(), let anomalies = number(), let first = signed(.numbers),
                     let last = signed(.numbers), let visits = number(), let stack = number(), let presentations = number()
                 else { return false }
-                try visit(
-                    .end(
-                        session: session, timestamp: timestamp, closed: closed, events: events, anomalies: anomalies, first: timestamp &+ first,
-                        last: timestamp &+ last, visits: visits, stack: stack, presentations: presentations))
+                let ending = Ending(
+                    closed: closed, events: events, anomalies: anomalies, first: timestamp &+ first, last: timestamp &+ last, visits: visits, stack: stack,
+                    presentations: presentations)
+                try visit(.end(session: session, timestamp: timestamp, ending: ending))
             case 5:
                 guard let sequence = varint(.numbers), let lsn = varint(.numbers), let code = byte(.numbers).flatMap(AnomalyCode.init(rawValue:)),
                     let hasRule = byte(.flags)

@@ -59,7 +59,7 @@ struct SessionsCommand: ParsableCommand {
         let streamed = try index.forEachJournalRecord { record in
             switch record {
             case .start(let session, _, let app, let version, let idiom, let device): started[session] = (app, version, device, idiom)
-            case .end(let session, _, _, let events, let anomalies, let first, let last, _, _, _): endings[session] = (events, anomalies, first, last)
+            case .end(let session, _, let ending): endings[session] = (ending.events, ending.anomalies, ending.first, ending.last)
             default: break
             }
         }
