@@ -7,9 +7,10 @@ each kind of recorder records them, with the labels an independent oracle needs:
 
   events.jsonl   the event lines, all sessions interleaved in time order (as navlogd stores them)
   labels.jsonl   one line per session: its profile, the misuses seeded in it
-                 ({"code": "A8", "seq": 41}), and the screen views a user saw in it
-                 (screen class -> views, foreground dwell in µs) under rule E3/F1/F4, and
-                 the views in order with the transition into each ("how:from>to/dwell")
+                 ({"code": "A8", "seq": 41}), and the screen views a user saw in it under
+                 rule E3/F1/F4, in order, each with the transition into it and its
+                 foreground dwell in µs ("how:from>to/dwell, …": per screen views and
+                 dwell are their sums)
 
 This generator does not use navlog's replay engine or simulator: the UIKit model below is
 its own (about 300 lines), written from UIKit's documented behaviour, and the labels come from
@@ -106,7 +107,6 @@ class Session:
         self.misuses = []
         self.cancelled_gestures = 0  # swipes and swipe-downs begun and cancelled (E6, E7)
         self.cancelled_gesture_seqs = []  # the seq of each one's pop or dismissal
-        self.views = {}  # class -> [views, dwell]
         # The views in order, each as the transitions table and screen_visits give it:
         # "how:from>to/dwell" (from: the view before it, '' for the first; dwell in µs).
         self.path = []
@@ -174,8 +174,6 @@ class Session:
         # E3: a focus replaced at the instant it began is no view.
         if self.t > self.focus_since or self.final:
             screen = self.classes[self.focus]
-            entry = self.views.setdefault(screen, [0, 0])
-            entry[0] += 1
             self.path.append("%s:%s>%s/%d" % (self.focus_how, self.last_view, screen, self.view_dwell))
             self.last_view = screen
         self.view_dwell = 0
@@ -183,8 +181,6 @@ class Session:
 
     def dwell(self, until):
         if self.focus is not None and self.foreground:
-            entry = self.views.setdefault(self.classes[self.focus], [0, 0])
-            entry[1] += until - self.dwell_mark
             self.view_dwell += until - self.dwell_mark
         self.dwell_mark = until
 
@@ -713,7 +709,6 @@ def main():
         for s in sessions:
             out.write(json.dumps({"session": s.id, "profile": s.profile, "group": s.group, "navigation": s.navigation, "misuses": s.misuses,
                                   "cancelledGestures": s.cancelled_gestures, "cancelledGestureSeqs": s.cancelled_gesture_seqs,
-                                  "views": {k: v for k, v in sorted(s.views.items())},
                                   "path": ", ".join(s.path)}, separators=(",", ":")) + "\n")
     print("%d sessions, %d events, %d seeded misuses -> %s" % (len(sessions), len(lines), sum(len(s.misuses) for s in sessions), args.out))
 
