@@ -442,6 +442,14 @@ extension SessionReplayer {
         if cancelled { cancelPendingRemoval() } else { completePendingRemoval() }
     }
 
+    /// How a pending pop or dismissal turned out (E6, E7).
+    public enum RemovalOutcome: Sendable {
+        /// The user completed it: the removal stands as the call made it.
+        case completed
+        /// The user cancelled the gesture: the removal is rolled back at its own event.
+        case cancelled
+    }
+
     /// Whether a pop or dismissal is pending (E6): readers that stop here resolve it with the
     /// session's later events (``resolvePendingRemoval(cancelled:)``).
     public var hasPendingRemoval: Bool { pendingRemoval != nil }

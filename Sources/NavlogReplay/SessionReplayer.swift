@@ -107,6 +107,12 @@ public struct SessionReplayer: Sendable {
     /// (E6): a reader that looks ahead on a copy compares them to see how one was resolved.
     public internal(set) var removalsResolved = 0
     public internal(set) var removalsCancelled = 0
+    /// How the last event resolved the pop or dismissal that was pending before it (E6, E7); nil
+    /// when none was, or it is still pending. A reader holding what it shows of a pending
+    /// removal (a timeline's lines, the viewer's focus, a replay stopped inside the gesture)
+    /// reads its outcome here: the same event may also begin a gesture and roll it back at once
+    /// (E7 in hindsight), which the counts above cannot tell from the held one's.
+    public internal(set) var heldRemovalOutcome: RemovalOutcome?
     /// Removals a navigation-only session took as done for want of evidence, that a later
     /// operation may still show were cancelled gestures (E7), oldest first.
     var unprovenRemovals: [PendingRemoval] = []
@@ -155,6 +161,8 @@ public struct SessionReplayer: Sendable {
             earlierClosedView = nil
             viewsClosedByLastEvent = 0
         }
+        let heldRemoval = pendingRemoval != nil
+        let (resolvedBefore, cancelledBefore) = (removalsResolved, removalsCancelled)
         if pendingRemoval != nil || !unprovenRemovals.isEmpty {
             current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
             // The pending removal first: the event may be explained by its gesture alone. An
@@ -183,6 +191,12 @@ public struct SessionReplayer: Sendable {
                 sequence: event.sequence, from: visit.from, started: true)
         }
         focusedScreen = newFocus
+        if heldRemoval || heldRemovalOutcome != nil {
+            // The held removal is the first this event resolved: a removal the event began can be
+            // resolved by it only when it is rolled back at its own event (E7), after the held one.
+            let resolved = removalsResolved &- resolvedBefore
+            heldRemovalOutcome = !heldRemoval || resolved == 0 ? nil : removalsCancelled &- cancelledBefore >= resolved ? .cancelled : .completed
+        }
         return resolution
     }
 

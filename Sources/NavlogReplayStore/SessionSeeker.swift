@@ -66,11 +66,11 @@ public final class SessionSeeker {
         guard visit == nil, target != .end, var state = stopped, state.hasPendingRemoval else { return stopped }
         // E6 hindsight: replay on until the removal is resolved, and resolve it the same way here.
         let eventsApplied = state.eventCount
-        let (resolved, cancelled) = (state.removalsResolved, state.removalsCancelled)
         var wasCancelled = false
         _ = try replay(session: session, to: .index(Int.max), useCheckpoints: false, indexIsCurrent: indexIsCurrent) { _, _, later, _ in
-            guard later.eventCount > eventsApplied, later.removalsResolved > resolved else { return true }
-            wasCancelled = later.removalsCancelled > cancelled
+            // It stays pending until an event resolves it: the first outcome after it is its own.
+            guard later.eventCount > eventsApplied, let outcome = later.heldRemovalOutcome else { return true }
+            wasCancelled = outcome == .cancelled
             return false
         }
         state.resolvePendingRemoval(cancelled: wasCancelled)

@@ -62,7 +62,6 @@ extension ViewerEngine {
         // the session later shows was a cancelled gesture name the focus that never left.
         var focusColumn: [Int] = []
         var pendingFrom: Int?
-        var counts = (resolved: 0, cancelled: 0)
         var anomalies = JSONBuffer()
         var anchors = JSONBuffer()
         var typeNames: [String] = []
@@ -101,8 +100,8 @@ extension ViewerEngine {
                 return focusIDs.count - 1
             }
             let focusNumber = numberOfFocus(state.focus)
-            if let start = pendingFrom, state.removalsResolved > counts.resolved {
-                if state.removalsCancelled > counts.cancelled {
+            if let start = pendingFrom, let outcome = state.heldRemovalOutcome {
+                if outcome == .cancelled {
                     // The focus right after the rollback (the event that proved it may move it on).
                     let rolledBack = state.rolledBackFocus.map { numberOfFocus($0) } ?? focusNumber
                     for entry in start..<focusColumn.count { focusColumn[entry] = rolledBack }
@@ -111,7 +110,6 @@ extension ViewerEngine {
             }
             if state.hasPendingRemoval && pendingFrom == nil {
                 pendingFrom = focusColumn.count
-                counts = (state.removalsResolved, state.removalsCancelled)
             }
             focusColumn.append(focusNumber)
             for anomaly in raised {

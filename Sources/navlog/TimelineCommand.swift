@@ -65,16 +65,11 @@ struct TimelineCommand: ParsableCommand {
                 if let toTime, timestamp > toTime { return false }
                 // E6: lines from a pop or dismissal that may be a cancelled gesture wait until the
                 // session shows which it was, so that they show the focus the user had.
-                let resolvedHere = state.removalsResolved > gesture.resolved
-                if resolvedHere {
+                if let outcome = state.heldRemovalOutcome {
                     // The focus right after the rollback: the event that proved it may move it on.
                     gesture.flush(
-                        cancelled: state.removalsCancelled > gesture.cancelled, focus: focusText(state, state.rolledBackFocus ?? state.focus),
+                        cancelled: outcome == .cancelled, focus: focusText(state, state.rolledBackFocus ?? state.focus),
                         rule: state.evidence.isDisjoint(with: [.willAppear, .didAppear, .willDisappear, .didDisappear]) ? "E7" : "E6", into: &output.bytes)
-                }
-                if state.hasPendingRemoval && (gesture.lines.isEmpty || resolvedHere) {
-                    gesture.resolved = state.removalsResolved
-                    gesture.cancelled = state.removalsCancelled
                 }
                 if anomaliesOnly && raised.isEmpty { return true }
                 var line: [UInt8] = []
@@ -179,9 +174,6 @@ private struct PendingGestureLines {
     let json: Bool
     /// Each held line and the focus it names.
     var lines: [(line: [UInt8], focus: String)] = []
-    /// The replayer's resolution counts when the held pop began.
-    var resolved = 0
-    var cancelled = 0
 
     /// Writes the held lines; with `cancelled`, each names `focus` (the focus after the rollback)
     /// and the first (the pop or dismissal) is marked rolled back by `rule` (E6, or E7 in a

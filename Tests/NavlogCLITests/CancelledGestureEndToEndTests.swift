@@ -269,3 +269,81 @@ struct ChainedSwipesTimelineEndToEndTests {
         }
     }
 }
+
+/// A sheet dismissed (completed) right before a swipe-back that a call several operations later
+/// proves cancelled, in a navigation-only session (E7). Replayed in hindsight, the pop's own
+/// event resolves the dismissal still pending from the call before it (completed: the pop acts
+/// through neither the sheet nor its presenter) and then rolls the pop back. Readers must tell
+/// the two apart: the dismissal stands, only the pop is rolled back. Expected values written
+/// from the rules, by hand.
+@Suite("A completed dismissal followed by a swipe-back proved cancelled later (E7), end to end")
+struct DismissalBeforeCancelledSwipeEndToEndTests {
+    static let session = "e7-dismiss-then-swipe"
+
+    /// List (launch) → push detail at 1 s → the detail presents a sheet at 2 s → the sheet is
+    /// dismissed at 4 s (seq 6, completed) → a swipe-back begun at 5 s (seq 7, cancelled) → push
+    /// edit at 8 s → edit popped (no animation) at 12 s → the detail presents another sheet at
+    /// 15 s (seq 10, the proof: the detail is still there) → end at 16 s.
+    static func events() -> String {
+        var script = SessionScript(session: session)
+        func event(_ type: String, after delay: Int64 = 0, _ fields: String) { script.event(type, after: delay, fields) }
+        script.openListThenDetail(detailAfter: 1_000_000)
+        event("present", after: 1_000_000, #""from":"detail","vc":{"id":"sheet","class":"FilterViewController"},"style":"pageSheet","animated":true"#)
+        event("dismiss", after: 2_000_000, #""vc":"sheet","animated":true"#)
+        event("nav.pop", after: 1_000_000, #""nav":"nav","animated":true"#)
+        event("nav.push", after: 3_000_000, #""nav":"nav","vc":{"id":"edit","class":"EditViewController"},"animated":true"#)
+        event("nav.pop", after: 4_000_000, #""nav":"nav","animated":false"#)
+        event("present", after: 3_000_000, #""from":"detail","vc":{"id":"share","class":"ShareViewController"},"style":"pageSheet","animated":true"#)
+        event("session.end", after: 1_000_000, "")
+        return script.text
+    }
+
+    @Test("timeline marks only the pop rolled back; replay after the dismissal shows no sheet; the views are the user's")
+    func onlyThePopIsRolledBack() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = try CancelledGestureEndToEndTests.ingest(Self.events(), into: dir)
+            for format in ["text", "json"] {
+                let timeline = try ProcessRunner.navlog(["timeline", "--data-dir", data, "--session", Self.session, "--format", format])
+                #expect(timeline.status == 0, "\(timeline.errorOutput)")
+                let lines = timeline.output.split(separator: "\n").map(String.init)
+                let dismissal = lines.first { $0.contains(format == "json" ? #""seq":6,"# : "seq 6 ") }
+                let pop = lines.first { $0.contains(format == "json" ? #""seq":7,"# : "seq 7 ") }
+                #expect(dismissal != nil && dismissal?.contains(format == "json" ? "rolledBack" : "rolled back") == false, "\(timeline.output)")
+                #expect(pop?.contains(format == "json" ? #""rolledBack":"E7""# : "rolled back, E7") == true, "\(timeline.output)")
+            }
+            // R11: the dismissal took the sheet away at seq 6 (no gesture was cancelled there);
+            // E7: the pop at seq 7 never happened for the user; R8, R9 after it.
+            let expected: [(seq: String, stack: [String], focus: String, presented: String?)] = [
+                ("5", ["list", "detail"], "sheet", "sheet"), ("6", ["list", "detail"], "detail", nil), ("7", ["list", "detail"], "detail", nil),
+                ("8", ["list", "detail", "edit"], "edit", nil), ("9", ["list", "detail"], "detail", nil), ("10", ["list", "detail"], "share", "share"),
+            ]
+            for step in expected {
+                for checkpoints in [true, false] {
+                    let replay = try ProcessRunner.navlog(
+                        ["replay", "--data-dir", data, "--session", Self.session, "--seq", step.seq, "--format", "json"] + (checkpoints ? [] : ["--no-checkpoints"]))
+                    #expect(replay.status == 0, "\(replay.errorOutput)")
+                    #expect(try CancelledGestureEndToEndTests.stack(replay) == step.stack, "at seq \(step.seq)")
+                    let state = try #require(try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any])
+                    #expect(state["focus"] as? String == step.focus, "at seq \(step.seq): \(replay.output)")
+                    let root = (state["windows"] as? [[String: Any]])?.first?["root"] as? [String: Any]
+                    let presented = (root?["presented"] as? [String: Any])?["node"] as? [String: Any]
+                    #expect(presented?["id"] as? String == step.presented, "at seq \(step.seq): \(replay.output)")
+                }
+            }
+            let visits = try ProcessRunner.navlog([
+                "query", "sql", "--data-dir", data, "--format", "csv", "select screen, dwell, how from screen_visits order by start",
+            ])
+            #expect(visits.status == 0, "\(visits.errorOutput)")
+            // List 0–1 s, detail 1–2 s, the sheet 2–4 s, detail 4–8 s (never left at 5 s), edit
+            // 8–12 s, detail 12–15 s, share 15–16 s.
+            #expect(
+                visits.output.split(separator: "\n").dropFirst().map(String.init) == [
+                    "ListViewController,1000000,root", "DetailViewController,1000000,push", "FilterViewController,2000000,present",
+                    "DetailViewController,4000000,dismiss", "EditViewController,4000000,push", "DetailViewController,3000000,pop",
+                    "ShareViewController,1000000,present",
+                ], "\(visits.output)")
+            let anomalies = try ProcessRunner.navlog(["anomalies", "--data-dir", data, "--format", "json"])
+            #expect(anomalies.status == 0 && anomalies.output.isEmpty, "\(anomalies.output)")
+        }
+    }
+}
