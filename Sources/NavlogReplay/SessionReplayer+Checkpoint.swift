@@ -13,7 +13,9 @@ extension SessionReplayer {
     /// 6: a pending pop or dismissal and the last cancelled one (E6). 7: a pending dismissal keeps
     /// the presentations it ended instead of a copy of the hierarchy; navigation-only gestures (E7).
     /// 8: the gestures known cancelled in hindsight, and the gesture each removal stands for (E7).
-    public static let checkpointVersion: UInt8 = 8
+    /// 9: whether each was chosen among removals that fitted its proof as well, and the pending
+    /// removals found cancelled so (E7).
+    public static let checkpointVersion: UInt8 = 9
 
     /// Appends the state to `output`.
     public func encodeCheckpoint(into output: inout [UInt8]) {
@@ -99,9 +101,12 @@ extension SessionReplayer {
             writer.handles(removal.dismissed.handles)
             writer.handle(removal.revealed)
             writer.count(Int(removal.gesture) + 1)
+            writer.popFacts(removal)
         }
         writer.count(gesturesCancelledInHindsight.count)
-        gesturesCancelledInHindsight.forEach { writer.count($0) }
+        gesturesCancelledInHindsight.forEach { writer.count($0.position << 1 | ($0.chosen ? 1 : 0)) }
+        writer.count(rollbacksChosen.count)
+        rollbacksChosen.forEach { writer.count($0) }
         writer.handles(cancelledRemoval)
         writer.count(removalsResolved)
         writer.count(removalsCancelled)
@@ -168,6 +173,13 @@ private struct CheckpointWriter {
         handle(removal.revealed)
         signed(removal.foregroundTime)
         count(Int(removal.gesture) + 1)
+        popFacts(removal)
+    }
+
+    /// What a pop's removal knows of the pops around it (E7: whether rolling it back is a choice).
+    mutating func popFacts(_ removal: SessionReplayer.PendingRemoval) {
+        count(Int(max(0, removal.lowestDepth)))
+        byte((removal.named ? 1 : 0) | (removal.earlierFitsAsWell ? 2 : 0))
     }
 
     mutating func handles(_ values: [Int32]) {
@@ -288,9 +300,20 @@ private struct CheckpointReader {
             let began = signed(), let sequence = optional({ $0.unsigned() }), let cause = byte().flatMap(EventType.init(rawValue:)),
             let revealed = handle(), let foregroundTime = signed(), foregroundTime >= 0, let gesture = number().flatMap({ Int32(exactly: $0 - 1) })
         else { return nil }
-        return SessionReplayer.PendingRemoval(
+        var removal = SessionReplayer.PendingRemoval(
             nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: began, sequence: sequence, cause: cause, revealed: revealed,
             foregroundTime: foregroundTime, navigationOnly: navigationOnly == 1, gesture: gesture)
+        guard popFacts(into: &removal) else { return nil }
+        return removal
+    }
+
+    /// Reads ``CheckpointWriter/popFacts(_:)`` into `removal`.
+    mutating func popFacts(into removal: inout SessionReplayer.PendingRemoval) -> Bool {
+        guard let depth = number(), let lowest = Int32(exactly: depth), let flags = byte(), flags <= 3 else { return false }
+        removal.lowestDepth = lowest
+        removal.named = flags & 1 != 0
+        removal.earlierFitsAsWell = flags & 2 != 0
+        return true
     }
 
     mutating func position() -> EventPosition? {
@@ -497,16 +520,22 @@ private struct CheckpointReader {
                 dismissed.count <= 2 * SessionReplayer.PresentationLinks.capacity,
                 dismissed.isEmpty == (popped >= 0), let revealed = handle(), let gesture = number().flatMap({ Int32(exactly: $0 - 1) })
             else { return nil }
-            state.unprovenRemovals.append(
-                SessionReplayer.PendingRemoval(
-                    nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: 0, sequence: nil, cause: popped >= 0 ? .navPop : .dismiss,
-                    revealed: revealed,
-                    navigationOnly: true, gesture: gesture))
+            var removal = SessionReplayer.PendingRemoval(
+                nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: 0, sequence: nil, cause: popped >= 0 ? .navPop : .dismiss,
+                revealed: revealed,
+                navigationOnly: true, gesture: gesture)
+            guard popFacts(into: &removal) else { return nil }
+            state.unprovenRemovals.append(removal)
         }
         guard let hindsightCount = count() else { return nil }
         for _ in 0..<hindsightCount {
-            guard let position = number(), position > (state.gesturesCancelledInHindsight.last ?? -1) else { return nil }
-            state.gesturesCancelledInHindsight.append(position)
+            guard let entry = number(), entry >> 1 > (state.gesturesCancelledInHindsight.last?.position ?? -1) else { return nil }
+            state.gesturesCancelledInHindsight.append(SessionReplayer.CancelledGesture(position: entry >> 1, chosen: entry & 1 == 1))
+        }
+        guard let chosenCount = count() else { return nil }
+        for _ in 0..<chosenCount {
+            guard let position = number(), position > (state.rollbacksChosen.last ?? -1) else { return nil }
+            state.rollbacksChosen.append(position)
         }
         guard let cancelled = handles(), cancelled.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }) else { return nil }
         state.cancelledRemoval = cancelled

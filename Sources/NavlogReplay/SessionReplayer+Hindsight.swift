@@ -7,33 +7,83 @@
 /// Readers that replay a session from its first event do the same (``replayingWithHindsight(_:)``);
 /// the replay index re-derives the session when one of its events proves a gesture cancelled.
 extension SessionReplayer {
-    /// A new session whose gestures at these positions (0-based, in replay order) are known to
-    /// have been cancelled (E7): each is rolled back at its own event.
-    public init(gesturesCancelledInHindsight positions: [Int]) {
+    /// A navigation-only gesture a later call proved cancelled (E7).
+    public struct CancelledGesture: Sendable, Hashable, Comparable {
+        /// Its pop's or dismissal's position in the session (0-based, in replay order).
+        public var position: Int
+        /// Whether the proof was a count that another removal of the same stack or presenter
+        /// fitted as well (a pop past the root): navlog chose this one, the most recent.
+        public var chosen: Bool
+
+        /// The gesture at `position`; `chosen`: see ``chosen``.
+        public init(position: Int, chosen: Bool = false) {
+            (self.position, self.chosen) = (position, chosen)
+        }
+
+        public static func < (left: Self, right: Self) -> Bool { (left.position, left.chosen ? 1 : 0) < (right.position, right.chosen ? 1 : 0) }
+    }
+
+    /// A new session whose gestures `known` are known to have been cancelled (E7): each is
+    /// rolled back at its own event.
+    public init(gesturesCancelledInHindsight known: [CancelledGesture]) {
         self.init()
-        gesturesCancelledInHindsight = Array(Set(positions)).sorted()
+        for gesture in known { noteCancelledInHindsight(gesture.position, chosen: gesture.chosen) }
     }
 
     /// Whether the pop or dismissal at `position` (0-based) of the session is a gesture known
     /// cancelled (E7), rolled back at its own event.
     public func isCancelledInHindsight(position: Int) -> Bool { isCancelledInHindsight(position) }
 
+    /// Whether the pop or dismissal at `position` (0-based), found cancelled (E6 at the next
+    /// call, or E7 in hindsight), was chosen among several that fitted the proof as well
+    /// (``rollbacksChosen``, ``CancelledGesture/chosen``).
+    public func isRollbackChosen(position: Int) -> Bool {
+        if rollbacksChosen.contains(position) { return true }
+        let index = hindsightIndex(position)
+        return index < gesturesCancelledInHindsight.count && gesturesCancelledInHindsight[index].position == position
+            && gesturesCancelledInHindsight[index].chosen
+    }
+
+    /// How many of the gestures rolled back so far were chosen among several that fitted as well.
+    public var chosenRollbackCount: Int { rollbacksChosen.count + gesturesCancelledInHindsight.count { $0.chosen && $0.position < eventCount } }
+
     /// Whether the gesture at `position` is known cancelled.
     func isCancelledInHindsight(_ position: Int) -> Bool {
         guard !gesturesCancelledInHindsight.isEmpty else { return false }
+        let index = hindsightIndex(position)
+        return index < gesturesCancelledInHindsight.count && gesturesCancelledInHindsight[index].position == position
+    }
+
+    /// Where the gesture at `position` is, or would go, in ``gesturesCancelledInHindsight``.
+    private func hindsightIndex(_ position: Int) -> Int {
         var (low, high) = (0, gesturesCancelledInHindsight.count)
         while low < high {
             let middle = (low + high) / 2
-            if gesturesCancelledInHindsight[middle] < position { low = middle + 1 } else { high = middle }
+            if gesturesCancelledInHindsight[middle].position < position { low = middle + 1 } else { high = middle }
         }
-        return low < gesturesCancelledInHindsight.count && gesturesCancelledInHindsight[low] == position
+        return low
     }
 
-    /// Records that the gesture at `position` (-1: none) was cancelled, as a put-back proves.
-    mutating func noteCancelledInHindsight(_ position: Int) {
+    /// Records that the gesture at `position` (-1: none) was cancelled, as a put-back proves;
+    /// `chosen`: among several that the proof fitted as well.
+    mutating func noteCancelledInHindsight(_ position: Int, chosen: Bool = false) {
         guard position >= 0, !isCancelledInHindsight(position) else { return }
-        let index = gesturesCancelledInHindsight.firstIndex { $0 > position } ?? gesturesCancelledInHindsight.count
-        gesturesCancelledInHindsight.insert(position, at: index)
+        gesturesCancelledInHindsight.insert(CancelledGesture(position: position, chosen: chosen), at: hindsightIndex(position))
+    }
+
+    /// Marks the gesture at `position`, known cancelled, as chosen among several that fitted
+    /// its proof as well.
+    mutating func markChosenInHindsight(_ position: Int) {
+        let index = hindsightIndex(position)
+        guard index < gesturesCancelledInHindsight.count, gesturesCancelledInHindsight[index].position == position else { return }
+        gesturesCancelledInHindsight[index].chosen = true
+    }
+
+    /// Records that the pending removal of the gesture at `position` was found cancelled by a
+    /// count that another removal fitted as well (``rollbacksChosen``).
+    mutating func noteRollbackChosen(_ position: Int) {
+        guard position >= 0, rollbacksChosen.last.map({ $0 < position }) ?? true else { return }
+        rollbacksChosen.append(position)
     }
 
     /// Whether a later event may still prove a gesture of this session cancelled (E7): a
@@ -61,14 +111,15 @@ extension SessionReplayer {
     /// knows the gestures at `known` cancelled, once more for each time it proved gestures
     /// cancelled that it did not know (E7), until a replay proves nothing new: the returned
     /// state knows them all.
-    public static func replayingWithHindsight(knowing known: [Int] = [], _ replay: (inout SessionReplayer) throws -> Void) rethrows -> SessionReplayer {
-        var known = Array(Set(known)).sorted()
+    public static func replayingWithHindsight(knowing known: [CancelledGesture] = [], _ replay: (inout SessionReplayer) throws -> Void) rethrows -> SessionReplayer {
+        var known = known
         var passes = 0
         while true {
             var state = SessionReplayer(gesturesCancelledInHindsight: known)
+            let given = state.gesturesCancelledInHindsight.count
             try replay(&state)
             passes += 1
-            if state.gesturesCancelledInHindsight.count == known.count || passes == hindsightReplayLimit { return state }
+            if state.gesturesCancelledInHindsight.count == given || passes == hindsightReplayLimit { return state }
             known = state.gesturesCancelledInHindsight
         }
     }

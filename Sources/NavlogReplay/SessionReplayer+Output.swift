@@ -65,6 +65,9 @@ extension SessionReplayer {
         // E6, E7: the gestures found cancelled, and what navigation calls alone leave open.
         json.raw(",\"cancelledGestures\":")
         json.integer(Int64(removalsCancelled))
+        // Of them, those a count proved while another removal fitted as well: a choice (E7).
+        json.raw(",\"cancelledGesturesChosen\":")
+        json.integer(Int64(chosenRollbackCount))
         json.raw(",\"unprovenRemovals\":")
         json.integer(Int64(unprovenRemovals.count))
         json.raw(",\"anomalies\":[")
@@ -270,6 +273,12 @@ extension SessionReplayer {
         }
         if removalsCancelled > 0 {
             lines.append("cancelled gestures: \(removalsCancelled) pop or dismissal the user began and cancelled, rolled back at its own event (E6, E7)")
+            let chosen = chosenRollbackCount
+            if chosen > 0 {
+                lines.append(
+                    "  \(chosen) of them chosen: a pop past the root (or a dismissal with nothing left to dismiss) proves that one of several removals was cancelled, not which; the most recent was rolled back (E7)"
+                )
+            }
         }
         if !unprovenRemovals.isEmpty {
             lines.append(

@@ -26,19 +26,43 @@ extension SessionReplayer {
         var began: Int64
         var sequence: UInt64?
         var cause: EventType
-        // (The two fields below sit in what would be padding after `cause`: the struct stays
+        // (The three fields below sit in what would be padding after `cause`: the struct stays
         // the size it was before `gesture`, and the replayer copies and tests it per event.)
         /// Whether the session records navigation calls only (E7): then the next operation
         /// decides, however long the user stays, instead of appearance callbacks.
         var navigationOnly = false
+        /// ``named`` and ``earlierFitsAsWell``, as bits (1, 2) in what would be padding.
+        private var popFlags: UInt8 = 0
         /// The position in the session (0-based) of the animated pop or dismissal whose gesture
         /// a put-back of this removal proves cancelled (E7): its own event, or for a pop found
         /// beneath an unproven one, that one's. -1 for none.
         var gesture: Int32 = -1
         /// The screen it reveals: its did-appear proves the gesture completed.
         var revealed: Int32
+        /// A pop (E7): the depth of its stack after it, and the lowest depth since (pushes
+        /// above leave what was beneath in place; pops and pops-to take it away). In what would
+        /// be padding before `foregroundTime`: the replayer copies removals per event, and a
+        /// bigger one is copied through an outlined function (1% of an index build).
+        var lowestDepth: Int32 = 0
         /// Foreground time since `began`, counted meanwhile to the screen focused before it.
         var foregroundTime: Int64 = 0
+
+        /// A pop (E7): whether its event named the controller it popped (`vc`): then no other
+        /// story can have it pop another.
+        var named: Bool {
+            get { popFlags & 1 != 0 }
+            set { popFlags = newValue ? popFlags | 1 : popFlags & ~1 }
+        }
+
+        /// A pop (E7): whether an earlier unproven pop of the same stack, neither naming its
+        /// controller, could be the cancelled one instead when a later call proves the one
+        /// this pop took still there: that earlier pop happened while this pop's controller
+        /// was already on the stack, and the stack never went below it since, so had that one
+        /// been cancelled, this pop would have taken the controller the earlier one left.
+        var earlierFitsAsWell: Bool {
+            get { popFlags & 2 != 0 }
+            set { popFlags = newValue ? popFlags | 2 : popFlags & ~2 }
+        }
 
         init(
             nav: Int32 = -1, popped: Int32 = -1, dismissed: PresentationLinks = PresentationLinks(), began: Int64, sequence: UInt64?, cause: EventType,
@@ -115,11 +139,54 @@ extension SessionReplayer {
 
     /// After a pop that ``interactiveGestureEvidence(animated:)`` took `popped` off `nav`: holds
     /// the focus until the evidence shows whether it completed.
-    mutating func beginPendingPop(_ popped: Int32, from nav: Int32, evidence: GestureEvidence) {
+    mutating func beginPendingPop(_ popped: Int32, from nav: Int32, evidence: GestureEvidence, named: Bool, earlierFitsAsWell: Bool) {
         pendingRemoval = PendingRemoval(
             nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1,
             navigationOnly: evidence == .navigationCalls, gesture: Int32(clamping: current.index))
-        if evidence == .navigationCalls, isCancelledInHindsight(current.index) { cancelPendingRemoval() }
+        pendingRemoval!.lowestDepth = Int32(clamping: hierarchy[nav].items.count)
+        pendingRemoval!.named = named
+        pendingRemoval!.earlierFitsAsWell = earlierFitsAsWell
+        if evidence == .navigationCalls, isCancelledInHindsight(current.index) {
+            // Whatever proved it, an earlier pop that would have left this one's controller in
+            // place fits the proof as well (in this story: the replay that found the proof may
+            // have had another).
+            if earlierFitsAsWell && !named { markChosenInHindsight(current.index) }
+            cancelPendingRemoval()
+        }
+    }
+
+    /// After a pop of `nav` that left `depth` controllers on it (E7): whether an unproven pop
+    /// of that stack that did not name its controller could be the cancelled one instead of
+    /// this pop (``PendingRemoval/earlierFitsAsWell``). With `lowering` (a pop that is no
+    /// gesture, or one found completed: ``lowerUnprovenDepths(of:to:)``), each unproven pop of
+    /// the stack then has its lowest depth lowered; a gesture's pop lowers them only once
+    /// found completed, since a cancelled one never took anything.
+    mutating func notePop(of nav: Int32, leaving depth: Int, named: Bool, lowering: Bool) -> Bool {
+        guard !unprovenRemovals.isEmpty else { return false }
+        var fits = false
+        var index = 0
+        while index < unprovenRemovals.count {
+            if unprovenRemovals[index].popped >= 0, unprovenRemovals[index].nav == nav, !named, !unprovenRemovals[index].named,
+                unprovenRemovals[index].lowestDepth > Int32(clamping: depth), canPutBack(unprovenRemovals[index])
+            {
+                fits = true
+                break
+            }
+            index += 1
+        }
+        if lowering { lowerUnprovenDepths(of: nav, to: Int32(clamping: depth)) }
+        return fits
+    }
+
+    /// Lowers the lowest depth of each unproven pop of `nav` to `depth` (E7).
+    mutating func lowerUnprovenDepths(of nav: Int32, to depth: Int32) {
+        var index = 0
+        while index < unprovenRemovals.count {
+            if unprovenRemovals[index].popped >= 0, unprovenRemovals[index].nav == nav {
+                unprovenRemovals[index].lowestDepth = min(unprovenRemovals[index].lowestDepth, depth)
+            }
+            index += 1
+        }
     }
 
     /// After a dismissal that ``interactiveGestureEvidence(animated:)`` ended `dismissed`
@@ -171,6 +238,7 @@ extension SessionReplayer {
         default: break
         }
         if let acting = actingControllers(of: event), uses(acting, pending) {
+            if isChoice(acting, pending, among: unprovenRemovals) { noteRollbackChosen(Int(pending.gesture)) }
             cancelPendingRemoval()
         } else {
             completePendingRemoval()
@@ -220,7 +288,7 @@ extension SessionReplayer {
         index = removals.count - 1
         while index >= 0, !uses(acting, removals[index]) { index -= 1 }
         if index >= 0 {
-            putBack(index, from: &removals)
+            putBack(index, from: &removals, chosen: isChoice(acting, removals[index], among: removals))
             removalsPutBack += 1
         }
         switch event.type {
@@ -284,12 +352,15 @@ extension SessionReplayer {
             PendingRemoval(
                 nav: nav, popped: popped, began: current.timestamp, sequence: current.sequence, cause: .navPop, revealed: hierarchy[nav].items.last ?? -1,
                 navigationOnly: true, gesture: gesture))
+        unprovenRemovals[unprovenRemovals.count - 1].lowestDepth = Int32(clamping: hierarchy[nav].items.count)
     }
 
-    /// Undoes `removals[index]` (and, for a pop, the unproven pops of what it sat on).
-    private mutating func putBack(_ index: Int, from removals: inout [PendingRemoval]) {
+    /// Undoes `removals[index]` (and, for a pop, the unproven pops of what it sat on);
+    /// `chosen`: the proof fitted another of them as well (``CancelledGesture/chosen``), and
+    /// so do the pops beneath it that putting it back undoes.
+    private mutating func putBack(_ index: Int, from removals: inout [PendingRemoval], chosen: Bool = false) {
         let removal = removals.remove(at: index)
-        noteCancelledInHindsight(Int(removal.gesture))
+        noteCancelledInHindsight(Int(removal.gesture), chosen: chosen)
         guard removal.popped >= 0 else {
             var pair = 0
             while pair + 1 < removal.dismissed.count {
@@ -302,7 +373,7 @@ extension SessionReplayer {
         if !hierarchy[removal.nav].items.contains(removal.revealed),
             let beneath = removals.lastIndex(where: { $0.popped == removal.revealed && $0.nav == removal.nav })
         {
-            putBack(beneath, from: &removals)
+            putBack(beneath, from: &removals, chosen: chosen)
         }
         guard let beneath = hierarchy[removal.nav].items.firstIndex(of: removal.revealed) else { return }
         hierarchy.place(removal.popped, in: .stack(removal.nav, at: beneath + 1))
@@ -387,6 +458,42 @@ extension SessionReplayer {
         return false
     }
 
+    /// Whether `acting`, which ``uses(_:_:)`` `removal`, proves it cancelled only by a count (a
+    /// pop past the root, a dismissal with nothing left to dismiss: that one of the removals
+    /// of that stack or presenter was a cancelled gesture), not by acting through a controller
+    /// it took out (which names it).
+    func provesByCountOnly(_ acting: ActingControllers, _ removal: PendingRemoval) -> Bool {
+        if removal.popped >= 0 { return acting.firstTop != removal.popped && acting.secondTop != removal.popped }
+        var pair = 0
+        while pair < removal.dismissed.count {
+            if acting.firstTop == removal.dismissed[pair] || acting.secondTop == removal.dismissed[pair] { return false }
+            pair += 2
+        }
+        return true
+    }
+
+    /// Whether `acting`, which proves `removal` cancelled (``uses(_:_:)``), fits another of
+    /// `others` (unproven removals) as well, so that rolling back `removal`, the most recent,
+    /// is a choice (E7: the calls alone do not say which of them the user cancelled):
+    /// - a count (``provesByCountOnly(_:_:)``) fits any other pop of the same stack, or
+    ///   dismissal by the same presenter, that can still be undone, when neither pop named
+    ///   its controller;
+    /// - a call through the controller a pop took fits an earlier pop of the stack that
+    ///   would have left it there had it been the cancelled one
+    ///   (``PendingRemoval/earlierFitsAsWell``), when one can still be undone.
+    func isChoice(_ acting: ActingControllers, _ removal: PendingRemoval, among others: [PendingRemoval]) -> Bool {
+        let byCount = provesByCountOnly(acting, removal)
+        if removal.popped >= 0 && (removal.named || !(byCount || removal.earlierFitsAsWell)) { return false }
+        for other in others where other.gesture != removal.gesture && canPutBack(other) {
+            if removal.popped >= 0 {
+                if other.popped >= 0, other.nav == removal.nav, !other.named, byCount || other.gesture < removal.gesture { return true }
+            } else if byCount, other.popped < 0, other.dismissed.count >= 2, removal.dismissed.count >= 2, other.dismissed[1] == removal.dismissed[1] {
+                return true
+            }
+        }
+        return false
+    }
+
     /// E6: the gesture was cancelled: the hierarchy is as if the pop or dismissal never
     /// happened; the focus never moved. The reversed callbacks that follow are E5's.
     mutating func cancelPendingRemoval() {
@@ -425,6 +532,7 @@ extension SessionReplayer {
         guard let pending = pendingRemoval else { return }
         pendingRemoval = nil
         removalsResolved += 1
+        if pending.popped >= 0, !unprovenRemovals.isEmpty { lowerUnprovenDepths(of: pending.nav, to: pending.lowestDepth) }
         let newFocus = focusedHandle()
         guard newFocus != focusedScreen else { return }
         if focusedScreen >= 0, Int(focusedScreen) < dwell.count { dwell[Int(focusedScreen)] = max(0, dwell[Int(focusedScreen)] &- pending.foregroundTime) }

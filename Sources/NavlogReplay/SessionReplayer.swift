@@ -121,10 +121,16 @@ public struct SessionReplayer: Sendable {
     /// After an event that found a pending pop or dismissal cancelled (E6, E7): the focus right
     /// after the rollback, before the event's own change (the focus the gesture's events had).
     public internal(set) var rolledBackFocus: ControllerHandle?
-    /// The positions in the session (0-based, in replay order) of navigation-only gestures known
-    /// cancelled in hindsight (E7), ascending: given to a replay so that it rolls each back at
-    /// its own event, and extended by the put-backs this replay makes.
-    public internal(set) var gesturesCancelledInHindsight: [Int] = []
+    /// The navigation-only gestures known cancelled in hindsight (E7), by position, ascending:
+    /// given to a replay so that it rolls each back at its own event, and extended by the
+    /// put-backs this replay makes.
+    public internal(set) var gesturesCancelledInHindsight: [CancelledGesture] = []
+    /// The positions (ascending) of pending pops and dismissals found cancelled (E7) only by a
+    /// count (a pop past the root, a dismissal with nothing left to dismiss) while another
+    /// removal of the same stack or presenter could as well have been the cancelled one:
+    /// navlog rolled back the most recent, a choice the recorded calls do not make for it.
+    /// Those in hindsight are marked in ``gesturesCancelledInHindsight``.
+    public internal(set) var rollbacksChosen: [Int] = []
     /// The controllers of the last pending removal found cancelled (E5: their reversed
     /// callbacks follow, within ``cancelledTransitionGrace`` of ``cancelledTransitionAt``).
     var cancelledRemoval: [Int32] = []
@@ -352,14 +358,18 @@ public struct SessionReplayer: Sendable {
             let animated = body.field(.animated)?.bool ?? false
             let top = hierarchy[nav].items.count > 1 ? hierarchy[nav].items.last : nil
             pop(nav, animated: animated)
-            if let top, let gesture = interactiveGestureEvidence(animated: animated) {
-                beginPendingPop(top, from: nav, evidence: gesture)
+            let named = body.field(.vc) != nil
+            let gesture = top == nil ? nil : interactiveGestureEvidence(animated: animated)
+            let earlierFits = top == nil ? false : notePop(of: nav, leaving: hierarchy[nav].items.count, named: named, lowering: gesture == nil)
+            if let top, let gesture {
+                beginPendingPop(top, from: nav, evidence: gesture, named: named, earlierFitsAsWell: earlierFits)
             } else if let top, !unprovenRemovals.isEmpty {
                 notePopBeneathUnproven(top, from: nav)
             }
         case .navPopTo:
             guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
             pop(nav, to: vc)
+            lowerUnprovenDepths(of: nav, to: Int32(clamping: hierarchy[nav].items.count))
         case .navPopToRoot:
             guard let nav = controller(body, .nav, use: .navigation) else { break }
             popToRoot(nav)

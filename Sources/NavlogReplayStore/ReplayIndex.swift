@@ -347,10 +347,10 @@ public final class ReplayIndex {
     /// only arriving late); `known`: the gestures a straight replay of all of its events
     /// proved cancelled, when the build followed it (empty when it did not).
     static func rederive<Events: SessionEventsForReplay>(
-        _ session: UnsafeRawBufferPointer, events: inout Events, provedGesture: Bool, knowing known: [Int], journal: inout FocusJournal.Writer
+        _ session: UnsafeRawBufferPointer, events: inout Events, provedGesture: Bool, knowing known: [SessionReplayer.CancelledGesture], journal: inout FocusJournal.Writer
     ) -> SessionReplayer {
         events.sortForReplay()
-        func journaled(knowing cancelled: [Int]) -> SessionReplayer {
+        func journaled(knowing cancelled: [SessionReplayer.CancelledGesture]) -> SessionReplayer {
             var state = SessionReplayer(gesturesCancelledInHindsight: cancelled)
             journal.beginRederived(session: session)
             let key = journal.key(of: session)
@@ -362,7 +362,7 @@ public final class ReplayIndex {
             }
             return state
         }
-        func gesturesFound(knowing cancelled: [Int]) -> [Int] {
+        func gesturesFound(knowing cancelled: [SessionReplayer.CancelledGesture]) -> [SessionReplayer.CancelledGesture] {
             SessionReplayer.replayingWithHindsight(knowing: cancelled) { state in
                 events.forEachReplayEvent { event, late in
                     if late { state.noteLateEvent() }

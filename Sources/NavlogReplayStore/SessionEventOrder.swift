@@ -1,5 +1,5 @@
 public import NavlogEvents
-import NavlogReplay
+public import NavlogReplay
 public import NavlogStore
 
 /// The order rule E4 replays a session's events in: by `seq`, however the log stored them.
@@ -311,7 +311,7 @@ public enum SequenceOrderedSessions {
     /// - Throws: ``StoreError`` for I/O failures (damaged blocks are skipped), what `body` throws.
     public static func forEachEvent(
         of sessions: [String], eventCounts: [Int], log: LogReader, eventsPerPass: Int = 1 << 20, throughLSN: UInt64 = .max,
-        knowing: ((_ session: Int, _ cancelledGestures: [Int]) throws -> Void)? = nil,
+        knowing: ((_ session: Int, _ cancelledGestures: [SessionReplayer.CancelledGesture]) throws -> Void)? = nil,
         _ body: (_ session: Int, _ event: Event, _ fields: StoredBody) throws -> Void
     ) throws {
         var decoded = DecodedBlock()

@@ -243,9 +243,9 @@ public final class SessionSeeker {
 
     /// Replays the events at `locations` (a session's, in the order to apply them) to `target`,
     /// following them through their blocks with a few kept decoded, and knowing the gestures
-    /// at positions `cancelled` were cancelled (E7); `visit` sees each.
+    /// `cancelled` were cancelled (E7); `visit` sees each.
     private func replay(
-        along locations: [SessionEventOrder.Location], to target: ReplayTarget, knowing cancelled: [Int],
+        along locations: [SessionEventOrder.Location], to target: ReplayTarget, knowing cancelled: [SessionReplayer.CancelledGesture],
         visit: (borrowing DecodedBlock, Int, SessionReplayer, Resolution?) throws -> Bool
     ) throws -> SessionReplayer {
         var state = SessionReplayer(gesturesCancelledInHindsight: cancelled)

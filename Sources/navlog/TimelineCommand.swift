@@ -69,7 +69,8 @@ struct TimelineCommand: ParsableCommand {
                     // The focus right after the rollback: the event that proved it may move it on.
                     gesture.flush(
                         cancelled: outcome == .cancelled, focus: focusText(state, state.rolledBackFocus ?? state.focus),
-                        rule: state.evidence.isDisjoint(with: [.willAppear, .didAppear, .willDisappear, .didDisappear]) ? "E7" : "E6", into: &output.bytes)
+                        rule: state.evidence.isDisjoint(with: [.willAppear, .didAppear, .willDisappear, .didDisappear]) ? "E7" : "E6",
+                        chosen: gesture.lines.isEmpty ? false : state.isRollbackChosen(position: gesture.firstPosition), into: &output.bytes)
                 }
                 if anomaliesOnly && raised.isEmpty { return true }
                 var line: [UInt8] = []
@@ -79,17 +80,19 @@ struct TimelineCommand: ParsableCommand {
                     line.append(contentsOf: describe(block, position, state, resolution, Array(raised)).utf8)
                 }
                 if state.hasPendingRemoval {
+                    if gesture.lines.isEmpty { gesture.firstPosition = state.eventCount - 1 }
                     gesture.lines.append((line, focusText(state, state.focus)))
                 } else if state.isCancelledInHindsight(position: state.eventCount - 1) {
                     // E7: a later call proves this gesture cancelled; the replay rolled it back here.
-                    output.bytes.append(contentsOf: gesture.markedRolledBack(line, rule: "E7"))
+                    output.bytes.append(
+                        contentsOf: gesture.markedRolledBack(line, rule: "E7", chosen: state.isRollbackChosen(position: state.eventCount - 1)))
                 } else {
                     output.bytes.append(contentsOf: line)
                 }
                 output.flushIfNeeded()
                 return true
             }
-            gesture.flush(cancelled: false, focus: nil, rule: "E6", into: &output.bytes)
+            gesture.flush(cancelled: false, focus: nil, rule: "E6", chosen: false, into: &output.bytes)
         } catch let error as StoreError {
             output.flush()
             printError("navlog timeline: \(error.message)")
@@ -174,11 +177,14 @@ private struct PendingGestureLines {
     let json: Bool
     /// Each held line and the focus it names.
     var lines: [(line: [UInt8], focus: String)] = []
+    /// The position in the session of the first held line's event (the pop or dismissal).
+    var firstPosition = 0
 
     /// Writes the held lines; with `cancelled`, each names `focus` (the focus after the rollback)
     /// and the first (the pop or dismissal) is marked rolled back by `rule` (E6, or E7 in a
-    /// session that records navigation calls only).
-    mutating func flush(cancelled: Bool, focus: String?, rule: String, into output: inout [UInt8]) {
+    /// session that records navigation calls only), and as `chosen` among several removals
+    /// that the proof fitted as well.
+    mutating func flush(cancelled: Bool, focus: String?, rule: String, chosen: Bool, into output: inout [UInt8]) {
         for (number, held) in lines.enumerated() {
             guard cancelled, let focus else {
                 output.append(contentsOf: held.line)
@@ -187,19 +193,22 @@ private struct PendingGestureLines {
             var text = String(decoding: held.line, as: UTF8.self)
             let (old, new) = json ? (",\"focus\":\(held.focus),", ",\"focus\":\(focus),") : ("  focus: \(held.focus)", "  focus: \(focus)")
             if let range = text.range(of: old) { text.replaceSubrange(range, with: new) }
-            output.append(contentsOf: number == 0 ? markedRolledBack(Array(text.utf8), rule: rule) : Array(text.utf8))
+            output.append(contentsOf: number == 0 ? markedRolledBack(Array(text.utf8), rule: rule, chosen: chosen) : Array(text.utf8))
         }
         lines.removeAll()
     }
 
     /// `line` marked as the pop or dismissal of a cancelled gesture that the replay rolled
-    /// back, by `rule` (E6: the callbacks after it show it; E7: a later call does).
-    func markedRolledBack(_ line: [UInt8], rule: String) -> [UInt8] {
+    /// back, by `rule` (E6: the callbacks after it show it; E7: a later call does); `chosen`:
+    /// the proof was a count that another removal fitted as well (E7), so this one is a choice.
+    func markedRolledBack(_ line: [UInt8], rule: String, chosen: Bool) -> [UInt8] {
         var text = String(decoding: line, as: UTF8.self)
         if json {
-            if let range = text.range(of: ",\"anomalies\":") { text.insert(contentsOf: ",\"rolledBack\":\"\(rule)\"", at: range.lowerBound) }
+            let mark = ",\"rolledBack\":\"\(rule)\"" + (chosen ? ",\"rollbackChosen\":true" : "")
+            if let range = text.range(of: ",\"anomalies\":") { text.insert(contentsOf: mark, at: range.lowerBound) }
         } else if let range = text.range(of: "  focus: ") {
-            text.insert(contentsOf: "  (a cancelled interactive gesture: rolled back, \(rule))", at: range.lowerBound)
+            let choice = chosen ? "; chosen: the calls prove one of several pops or dismissals cancelled, not which, and this is the most recent" : ""
+            text.insert(contentsOf: "  (a cancelled interactive gesture: rolled back, \(rule)\(choice))", at: range.lowerBound)
         }
         return Array(text.utf8)
     }

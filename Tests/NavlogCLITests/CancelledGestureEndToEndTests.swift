@@ -347,3 +347,133 @@ struct DismissalBeforeCancelledSwipeEndToEndTests {
         }
     }
 }
+
+/// A pop past the root in a navigation-only session proves that one of the stack's pending or
+/// unproven pops was a cancelled swipe, not which (E7): navlog rolls back the most recent and
+/// says it chose, in the timeline and the replay; when only one pop could have been cancelled,
+/// nothing is chosen. Expected values written from the rules, by hand.
+@Suite("A pop past the root that fits several cancelled swipes (E7): the rollback is marked as a choice, end to end")
+struct ChosenRollbackEndToEndTests {
+    /// The timeline's JSON lines of `session` in `data`, by seq.
+    static func timeline(_ data: String, _ session: String) throws -> [Int: [String: Any]] {
+        let timeline = try ProcessRunner.navlog(["timeline", "--data-dir", data, "--session", session, "--format", "json"])
+        #expect(timeline.status == 0, "\(timeline.errorOutput)")
+        var lines: [Int: [String: Any]] = [:]
+        for line in timeline.output.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            lines[try #require(object["seq"] as? Int)] = object
+        }
+        return lines
+    }
+
+    /// `replay --seq` of `session` as JSON, with and without checkpoints.
+    static func replays(_ data: String, _ session: String, seq: Int) throws -> [[String: Any]] {
+        try [true, false].map { checkpoints in
+            let replay = try ProcessRunner.navlog(
+                ["replay", "--data-dir", data, "--session", session, "--seq", "\(seq)", "--format", "json"] + (checkpoints ? [] : ["--no-checkpoints"]))
+            #expect(replay.status == 0, "\(replay.errorOutput)")
+            return try #require(try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any])
+        }
+    }
+
+    @Test("two swipes then a pop past the root: the second swipe is rolled back as a choice (decided at the next call)")
+    func chosenAtTheNextCall() throws {
+        var script = SessionScript(session: "e7-chosen")
+        script.openListThenDetail(detailAfter: 1_000_000)
+        script.event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"photo","class":"PhotoViewController"},"animated":true"#)
+        script.event("nav.pop", after: 1_000_000, #""nav":"nav","animated":true"#)  // seq 6: photo
+        script.event("nav.pop", after: 1_000_000, #""nav":"nav","animated":true"#)  // seq 7: detail
+        script.event("nav.pop", after: 2_000_000, #""nav":"nav","animated":true"#)  // seq 8: past the root
+        script.event("session.end", after: 1_000_000, "")
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = try CancelledGestureEndToEndTests.ingest(script.text, into: dir)
+            let lines = try Self.timeline(data, "e7-chosen")
+            // Seq 8 pops past the root unless seq 6 or seq 7 was cancelled; the calls do not say
+            // which. The most recent, seq 7, is rolled back, and marked as chosen.
+            #expect(lines[6]?["rolledBack"] == nil && lines[8]?["rolledBack"] == nil, "\(lines)")
+            #expect(lines[7]?["rolledBack"] as? String == "E7" && lines[7]?["rollbackChosen"] as? Bool == true, "\(lines)")
+            for state in try Self.replays(data, "e7-chosen", seq: 8) {
+                #expect(state["cancelledGestures"] as? Int == 1 && state["cancelledGesturesChosen"] as? Int == 1, "\(state)")
+            }
+            let text = try ProcessRunner.navlog(["replay", "--data-dir", data, "--session", "e7-chosen", "--end"])
+            #expect(text.output.contains("1 of them chosen: a pop past the root"), "\(text.output)")
+            let anomalies = try ProcessRunner.navlog(["anomalies", "--data-dir", data, "--format", "json"])
+            #expect(anomalies.status == 0 && anomalies.output.isEmpty, "\(anomalies.output)")
+        }
+    }
+
+    @Test("two swipes, a push and pop, then a pop past the root: the second swipe is rolled back in hindsight, as a choice")
+    func chosenInHindsight() throws {
+        var script = SessionScript(session: "e7-chosen-later")
+        script.openListThenDetail(detailAfter: 1_000_000)
+        script.event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"photo","class":"PhotoViewController"},"animated":true"#)
+        script.event("nav.pop", after: 1_000_000, #""nav":"nav","animated":true"#)  // seq 6: photo
+        script.event("nav.pop", after: 1_000_000, #""nav":"nav","animated":true"#)  // seq 7: detail
+        script.event("nav.push", after: 2_000_000, #""nav":"nav","vc":{"id":"search","class":"SearchViewController"},"animated":true"#)
+        script.event("nav.pop", after: 2_000_000, #""nav":"nav","animated":false"#)  // seq 9: search
+        script.event("nav.pop", after: 2_000_000, #""nav":"nav","animated":true"#)  // seq 10: past the root
+        script.event("session.end", after: 1_000_000, "")
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = try CancelledGestureEndToEndTests.ingest(script.text, into: dir)
+            let lines = try Self.timeline(data, "e7-chosen-later")
+            #expect(lines[6]?["rolledBack"] == nil && lines[10]?["rolledBack"] == nil, "\(lines)")
+            #expect(lines[7]?["rolledBack"] as? String == "E7" && lines[7]?["rollbackChosen"] as? Bool == true, "\(lines)")
+            // R8 with seq 7 rolled back: search pushed onto the detail.
+            for state in try Self.replays(data, "e7-chosen-later", seq: 8) {
+                let root = (state["windows"] as? [[String: Any]])?.first?["root"] as? [String: Any]
+                #expect((root?["stack"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["list", "detail", "search"], "\(state)")
+                #expect(state["cancelledGestures"] as? Int == 1 && state["cancelledGesturesChosen"] as? Int == 1, "\(state)")
+            }
+        }
+    }
+
+    /// Two swipes on [list, detail, photo], then the detail presents: `naming`, the second pop
+    /// names the controller it took.
+    static func swipesThenPresent(_ session: String, naming: Bool) -> String {
+        var script = SessionScript(session: session)
+        script.openListThenDetail(detailAfter: 1_000_000)
+        script.event("nav.push", after: 1_000_000, #""nav":"nav","vc":{"id":"photo","class":"PhotoViewController"},"animated":true"#)
+        script.event("nav.pop", after: 1_000_000, #""nav":"nav","animated":true"#)  // seq 6: photo
+        script.event("nav.pop", after: 1_000_000, naming ? #""nav":"nav","vc":"detail","animated":true"# : #""nav":"nav","animated":true"#)  // seq 7
+        script.event("present", after: 2_000_000, #""from":"detail","vc":{"id":"share","class":"ShareViewController"},"style":"pageSheet","animated":true"#)
+        script.event("session.end", after: 1_000_000, "")
+        return script.text
+    }
+
+    @Test("two swipes then a call through the controller the second took: either swipe fits, the second is rolled back as a choice")
+    func chosenByController() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = try CancelledGestureEndToEndTests.ingest(Self.swipesThenPresent("e7-chosen-controller", naming: false), into: dir)
+            let lines = try Self.timeline(data, "e7-chosen-controller")
+            // The detail presents at seq 8, so it was still there: either the pop at seq 7 was
+            // cancelled, or the one at seq 6 was and seq 7 took the photo (neither names what
+            // it popped). navlog rolls back seq 7, and says it chose.
+            #expect(lines[6]?["rolledBack"] == nil, "\(lines)")
+            #expect(lines[7]?["rolledBack"] as? String == "E7" && lines[7]?["rollbackChosen"] as? Bool == true, "\(lines)")
+            for state in try Self.replays(data, "e7-chosen-controller", seq: 8) {
+                #expect(state["cancelledGestures"] as? Int == 1 && state["cancelledGesturesChosen"] as? Int == 1, "\(state)")
+            }
+            // The same calls with the pop at seq 7 naming the controller it took: no choice.
+            let namedData = try CancelledGestureEndToEndTests.ingest(Self.swipesThenPresent("e7-named", naming: true), into: dir.appendingPathComponent("named"))
+            let namedLines = try Self.timeline(namedData, "e7-named")
+            #expect(namedLines[7]?["rolledBack"] as? String == "E7" && namedLines[7]?["rollbackChosen"] == nil, "\(namedLines)")
+        }
+    }
+
+    @Test("one swipe then a pop past the root: that swipe is the only one that fits, rolled back with no choice made")
+    func onlyOneFits() throws {
+        var script = SessionScript(session: "e7-one")
+        script.openListThenDetail(detailAfter: 1_000_000)
+        script.event("nav.pop", after: 2_000_000, #""nav":"nav","animated":true"#)  // seq 5: cancelled
+        script.event("nav.pop", after: 2_000_000, #""nav":"nav","animated":true"#)  // seq 6: past the root
+        script.event("session.end", after: 1_000_000, "")
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let data = try CancelledGestureEndToEndTests.ingest(script.text, into: dir)
+            let lines = try Self.timeline(data, "e7-one")
+            #expect(lines[5]?["rolledBack"] as? String == "E7" && lines[5]?["rollbackChosen"] == nil, "\(lines)")
+            for state in try Self.replays(data, "e7-one", seq: 6) {
+                #expect(state["cancelledGestures"] as? Int == 1 && state["cancelledGesturesChosen"] as? Int == 0, "\(state)")
+            }
+        }
+    }
+}
