@@ -52,6 +52,22 @@ struct CancelledGestureEndToEndTests {
         return data
     }
 
+    /// `navlog replay --seq` of `session` in `data` as JSON: with the index's checkpoints, then without.
+    static func replayStates(_ data: String, _ session: String, seq: String) throws -> [[String: Any]] {
+        try [true, false].map { checkpoints in
+            let replay = try ProcessRunner.navlog(
+                ["replay", "--data-dir", data, "--session", session, "--seq", seq, "--format", "json"] + (checkpoints ? [] : ["--no-checkpoints"]))
+            #expect(replay.status == 0, "\(replay.errorOutput)")
+            return try #require(try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any])
+        }
+    }
+
+    /// The ids on the stack of the first window's root in a replay state.
+    static func stack(of state: [String: Any]) -> [String] {
+        let root = (state["windows"] as? [[String: Any]])?.first?["root"] as? [String: Any]
+        return (root?["stack"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    }
+
     static func stack(_ replay: ProcessResult) throws -> [String] {
         let state = try #require(try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any])
         let windows = try #require(state["windows"] as? [[String: Any]])
@@ -183,15 +199,11 @@ struct LateProvedCancelledGestureEndToEndTests {
                 ("8", ["list", "detail"], "share"), ("10", ["list", "detail"], "detail"),
             ]
             for step in expected {
-                for checkpoints in [true, false] {
-                    let replay = try ProcessRunner.navlog(
-                        ["replay", "--data-dir", data, "--session", Self.session, "--seq", step.seq, "--format", "json"] + (checkpoints ? [] : ["--no-checkpoints"]))
-                    #expect(replay.status == 0, "\(replay.errorOutput)")
-                    #expect(try CancelledGestureEndToEndTests.stack(replay) == step.stack, "at seq \(step.seq)")
-                    let state = try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any]
-                    #expect(state?["focus"] as? String == step.focus, "at seq \(step.seq)")
+                for state in try CancelledGestureEndToEndTests.replayStates(data, Self.session, seq: step.seq) {
+                    #expect(CancelledGestureEndToEndTests.stack(of: state) == step.stack, "at seq \(step.seq)")
+                    #expect(state["focus"] as? String == step.focus, "at seq \(step.seq)")
                     // Rolled back at seq 5 in hindsight; nothing left unproven.
-                    #expect(state?["cancelledGestures"] as? Int == 1 && state?["unprovenRemovals"] as? Int == 0, "at seq \(step.seq)")
+                    #expect(state["cancelledGestures"] as? Int == 1 && state["unprovenRemovals"] as? Int == 0, "at seq \(step.seq)")
                 }
             }
             let anomalies = try ProcessRunner.navlog(["anomalies", "--data-dir", data, "--format", "json"])
@@ -318,16 +330,12 @@ struct DismissalBeforeCancelledSwipeEndToEndTests {
                 ("8", ["list", "detail", "edit"], "edit", nil), ("9", ["list", "detail"], "detail", nil), ("10", ["list", "detail"], "share", "share"),
             ]
             for step in expected {
-                for checkpoints in [true, false] {
-                    let replay = try ProcessRunner.navlog(
-                        ["replay", "--data-dir", data, "--session", Self.session, "--seq", step.seq, "--format", "json"] + (checkpoints ? [] : ["--no-checkpoints"]))
-                    #expect(replay.status == 0, "\(replay.errorOutput)")
-                    #expect(try CancelledGestureEndToEndTests.stack(replay) == step.stack, "at seq \(step.seq)")
-                    let state = try #require(try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any])
-                    #expect(state["focus"] as? String == step.focus, "at seq \(step.seq): \(replay.output)")
+                for state in try CancelledGestureEndToEndTests.replayStates(data, Self.session, seq: step.seq) {
+                    #expect(CancelledGestureEndToEndTests.stack(of: state) == step.stack, "at seq \(step.seq)")
+                    #expect(state["focus"] as? String == step.focus, "at seq \(step.seq): \(state)")
                     let root = (state["windows"] as? [[String: Any]])?.first?["root"] as? [String: Any]
                     let presented = (root?["presented"] as? [String: Any])?["node"] as? [String: Any]
-                    #expect(presented?["id"] as? String == step.presented, "at seq \(step.seq): \(replay.output)")
+                    #expect(presented?["id"] as? String == step.presented, "at seq \(step.seq): \(state)")
                 }
             }
             let visits = try ProcessRunner.navlog([
@@ -366,16 +374,6 @@ struct ChosenRollbackEndToEndTests {
         return lines
     }
 
-    /// `replay --seq` of `session` as JSON, with and without checkpoints.
-    static func replays(_ data: String, _ session: String, seq: Int) throws -> [[String: Any]] {
-        try [true, false].map { checkpoints in
-            let replay = try ProcessRunner.navlog(
-                ["replay", "--data-dir", data, "--session", session, "--seq", "\(seq)", "--format", "json"] + (checkpoints ? [] : ["--no-checkpoints"]))
-            #expect(replay.status == 0, "\(replay.errorOutput)")
-            return try #require(try JSONSerialization.jsonObject(with: replay.standardOutput) as? [String: Any])
-        }
-    }
-
     @Test("two swipes then a pop past the root: the second swipe is rolled back as a choice (decided at the next call)")
     func chosenAtTheNextCall() throws {
         var script = SessionScript(session: "e7-chosen")
@@ -392,7 +390,7 @@ struct ChosenRollbackEndToEndTests {
             // which. The most recent, seq 7, is rolled back, and marked as chosen.
             #expect(lines[6]?["rolledBack"] == nil && lines[8]?["rolledBack"] == nil, "\(lines)")
             #expect(lines[7]?["rolledBack"] as? String == "E7" && lines[7]?["rollbackChosen"] as? Bool == true, "\(lines)")
-            for state in try Self.replays(data, "e7-chosen", seq: 8) {
+            for state in try CancelledGestureEndToEndTests.replayStates(data, "e7-chosen", seq: "8") {
                 #expect(state["cancelledGestures"] as? Int == 1 && state["cancelledGesturesChosen"] as? Int == 1, "\(state)")
             }
             let text = try ProcessRunner.navlog(["replay", "--data-dir", data, "--session", "e7-chosen", "--end"])
@@ -419,9 +417,8 @@ struct ChosenRollbackEndToEndTests {
             #expect(lines[6]?["rolledBack"] == nil && lines[10]?["rolledBack"] == nil, "\(lines)")
             #expect(lines[7]?["rolledBack"] as? String == "E7" && lines[7]?["rollbackChosen"] as? Bool == true, "\(lines)")
             // R8 with seq 7 rolled back: search pushed onto the detail.
-            for state in try Self.replays(data, "e7-chosen-later", seq: 8) {
-                let root = (state["windows"] as? [[String: Any]])?.first?["root"] as? [String: Any]
-                #expect((root?["stack"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["list", "detail", "search"], "\(state)")
+            for state in try CancelledGestureEndToEndTests.replayStates(data, "e7-chosen-later", seq: "8") {
+                #expect(CancelledGestureEndToEndTests.stack(of: state) == ["list", "detail", "search"], "\(state)")
                 #expect(state["cancelledGestures"] as? Int == 1 && state["cancelledGesturesChosen"] as? Int == 1, "\(state)")
             }
         }
@@ -450,7 +447,7 @@ struct ChosenRollbackEndToEndTests {
             // it popped). navlog rolls back seq 7, and says it chose.
             #expect(lines[6]?["rolledBack"] == nil, "\(lines)")
             #expect(lines[7]?["rolledBack"] as? String == "E7" && lines[7]?["rollbackChosen"] as? Bool == true, "\(lines)")
-            for state in try Self.replays(data, "e7-chosen-controller", seq: 8) {
+            for state in try CancelledGestureEndToEndTests.replayStates(data, "e7-chosen-controller", seq: "8") {
                 #expect(state["cancelledGestures"] as? Int == 1 && state["cancelledGesturesChosen"] as? Int == 1, "\(state)")
             }
             // The same calls with the pop at seq 7 naming the controller it took: no choice.
@@ -471,7 +468,7 @@ struct ChosenRollbackEndToEndTests {
             let data = try CancelledGestureEndToEndTests.ingest(script.text, into: dir)
             let lines = try Self.timeline(data, "e7-one")
             #expect(lines[5]?["rolledBack"] as? String == "E7" && lines[5]?["rollbackChosen"] == nil, "\(lines)")
-            for state in try Self.replays(data, "e7-one", seq: 6) {
+            for state in try CancelledGestureEndToEndTests.replayStates(data, "e7-one", seq: "6") {
                 #expect(state["cancelledGestures"] as? Int == 1 && state["cancelledGesturesChosen"] as? Int == 0, "\(state)")
             }
         }
