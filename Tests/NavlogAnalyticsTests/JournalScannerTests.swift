@@ -178,7 +178,7 @@ struct JournalScannerTests {
     )
     func heldEventsEqualReading() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            // Production's mix, 100 live sessions in one segment: navigation-only sessions whose
+            // Production's mix, 100 live sessions in one segment, some delivered late: navigation-only sessions whose
             // gestures later calls prove cancelled are re-derived from the events held.
             var generator = Self.productionMix(seed: 37, live: 100, meanEvents: 150)
             // And four hand-written ones (the swipe, then calls over it, then the proof), spread out.
@@ -187,7 +187,16 @@ struct JournalScannerTests {
             // And one that proves six gestures: re-derived at the first four proofs, then once
             // more at the end of the pass.
             let sixProofs = SessionScript.repeatedlyProvedCancelledSwipes(session: "six-proofs", count: 6).split(separator: "\n").map { Array($0.utf8) }
-            for (number, line) in generator.lines(20_000).enumerated() {
+            // Late delivery as workload.md describes it (a batch resent after a reconnect): one
+            // generated line in 40 is stored 25 lines after its place, after a later event of its
+            // session when that session is busy (E4, also in sessions with a gesture to prove).
+            var generated = generator.lines(20_000)
+            var late = 0
+            while late + 26 < generated.count {
+                generated.insert(generated.remove(at: late), at: late + 25)
+                late += 40
+            }
+            for (number, line) in generated.enumerated() {
                 if number % 5_000 == 100 { lines += scripts[number / 5_000][0..<5] }
                 if number % 5_000 == 2_000 { lines += scripts[number / 5_000][5..<7] }
                 if number % 5_000 == 4_000 { lines += scripts[number / 5_000][7...] }
@@ -214,7 +223,8 @@ struct JournalScannerTests {
             reading.endStates { session, _ in
                 if reading.start(session: session, for: .end)?.hindsight == true { hindsight += 1 }
             }
-            #expect(hindsight == reading.rederivedByReading)
+            // The five hand-written sessions at least; the others read again are late ones (E4).
+            #expect(hindsight >= 5 && hindsight <= reading.rederivedByReading, "\(hindsight) in hindsight, \(reading.rederivedByReading) read")
 
             // Held as by default; past a limit of held bytes that the pass reaches mid-session
             // (those sessions let go, and read again when proved); and with held sessions let go
@@ -231,9 +241,11 @@ struct JournalScannerTests {
                 let counts = "\(variant.name): \(held.rederivedFromHeldEvents) from held events, \(held.rederivedByReading) read"
                 switch variant.name {
                 case "default":
-                    #expect(held.rederivedFromHeldEvents >= 4 && held.rederivedByReading == 0, "\(counts)")
-                    // Once per proof from the held events, once per session by reading.
-                    #expect(reading.rederivedByReading <= held.rederivedFromHeldEvents, "\(counts)")
+                    // Held events spare reading the log again for some sessions (those that record
+                    // nothing but navigation calls; a late event of any other is read again), and
+                    // every session read again without them is re-derived here too, once or more.
+                    #expect(held.rederivedFromHeldEvents >= 4 && held.rederivedByReading < reading.rederivedByReading, "\(counts)")
+                    #expect(held.rederivedFromHeldEvents + held.rederivedByReading >= reading.rederivedByReading, "\(counts)")
                 case "256 KiB held": #expect(held.rederivedFromHeldEvents > 0 && held.rederivedByReading > 0, "\(counts)")
                 default: #expect(held.rederivedByReading >= 4, "\(counts)")
                 }
