@@ -546,9 +546,14 @@ extension SessionReplayer {
     /// The state as the rest of the session shows it (E6 hindsight for a replay stopped while a
     /// removal is pending): `cancelled` when the session's later events prove the gesture was
     /// cancelled, else completed.
-    public mutating func resolvePendingRemoval(cancelled: Bool) {
+    public mutating func resolvePendingRemoval(cancelled: Bool, chosen: Bool = false) {
+        if cancelled, chosen, let pending = pendingRemoval { noteRollbackChosen(Int(pending.gesture)) }
         if cancelled { cancelPendingRemoval() } else { completePendingRemoval() }
     }
+
+    /// The position in the session (0-based) of the gesture whose pop or dismissal is pending
+    /// (E6, E7); nil when none is.
+    public var pendingRemovalPosition: Int? { pendingRemoval.map { Int($0.gesture) } }
 
     /// How a pending pop or dismissal turned out (E6, E7).
     public enum RemovalOutcome: Sendable {

@@ -66,14 +66,16 @@ public final class SessionSeeker {
         guard visit == nil, target != .end, var state = stopped, state.hasPendingRemoval else { return stopped }
         // E6 hindsight: replay on until the removal is resolved, and resolve it the same way here.
         let eventsApplied = state.eventCount
-        var wasCancelled = false
+        let position = state.pendingRemovalPosition ?? -1
+        var (wasCancelled, wasChosen) = (false, false)
         _ = try replay(session: session, to: .index(Int.max), useCheckpoints: false, indexIsCurrent: indexIsCurrent) { _, _, later, _ in
             // It stays pending until an event resolves it: the first outcome after it is its own.
             guard later.eventCount > eventsApplied, let outcome = later.heldRemovalOutcome else { return true }
             wasCancelled = outcome == .cancelled
+            wasChosen = later.isRollbackChosen(position: position)
             return false
         }
-        state.resolvePendingRemoval(cancelled: wasCancelled)
+        state.resolvePendingRemoval(cancelled: wasCancelled, chosen: wasChosen)
         return state
     }
 
