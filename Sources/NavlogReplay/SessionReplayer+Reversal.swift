@@ -545,7 +545,8 @@ extension SessionReplayer {
 
     /// The state as the rest of the session shows it (E6 hindsight for a replay stopped while a
     /// removal is pending): `cancelled` when the session's later events prove the gesture was
-    /// cancelled, else completed.
+    /// cancelled, else completed; `chosen` when the later event that proved it fitted another
+    /// removal as well (``isRollbackChosen(position:)`` of the state after it).
     public mutating func resolvePendingRemoval(cancelled: Bool, chosen: Bool = false) {
         if cancelled, chosen, let pending = pendingRemoval { noteRollbackChosen(Int(pending.gesture)) }
         if cancelled { cancelPendingRemoval() } else { completePendingRemoval() }
