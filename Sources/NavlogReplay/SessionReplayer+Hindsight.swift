@@ -8,19 +8,18 @@
 /// the replay index re-derives the session when one of its events proves a gesture cancelled.
 extension SessionReplayer {
     /// A navigation-only gesture a later call proved cancelled (E7).
-    public struct CancelledGesture: Sendable, Hashable, Comparable {
+    public struct CancelledGesture: Sendable, Hashable {
         /// Its pop's or dismissal's position in the session (0-based, in replay order).
         public var position: Int
-        /// Whether the proof was a count that another removal of the same stack or presenter
-        /// fitted as well (a pop past the root): navlog chose this one, the most recent.
+        /// Whether its proof fitted another removal as well (a pop past the root: any other
+        /// pop of the stack; a call through the controller it took: an earlier pop that would
+        /// have left that controller in place): navlog chose this one, the most recent.
         public var chosen: Bool
 
         /// The gesture at `position`; `chosen`: see ``chosen``.
         public init(position: Int, chosen: Bool = false) {
             (self.position, self.chosen) = (position, chosen)
         }
-
-        public static func < (left: Self, right: Self) -> Bool { (left.position, left.chosen ? 1 : 0) < (right.position, right.chosen ? 1 : 0) }
     }
 
     /// A new session whose gestures `known` are known to have been cancelled (E7): each is

@@ -104,7 +104,8 @@ public struct SessionReplayer: Sendable {
     /// A pop or dismissal that may be a cancelled interactive gesture (E6), until the evidence tells.
     var pendingRemoval: PendingRemoval?
     /// How many pending removals were resolved, and how many of them as cancelled gestures
-    /// (E6): a reader that looks ahead on a copy compares them to see how one was resolved.
+    /// (E6); a reader that looks ahead reads how the one it holds was resolved in
+    /// ``heldRemovalOutcome``, not in these counts.
     public internal(set) var removalsResolved = 0
     public internal(set) var removalsCancelled = 0
     /// How the last event resolved the pop or dismissal that was pending before it (E6, E7); nil
@@ -125,11 +126,11 @@ public struct SessionReplayer: Sendable {
     /// given to a replay so that it rolls each back at its own event, and extended by the
     /// put-backs this replay makes.
     public internal(set) var gesturesCancelledInHindsight: [CancelledGesture] = []
-    /// The positions (ascending) of pending pops and dismissals found cancelled (E7) only by a
-    /// count (a pop past the root, a dismissal with nothing left to dismiss) while another
-    /// removal of the same stack or presenter could as well have been the cancelled one:
-    /// navlog rolled back the most recent, a choice the recorded calls do not make for it.
-    /// Those in hindsight are marked in ``gesturesCancelledInHindsight``.
+    /// The positions (ascending) of pending pops and dismissals found cancelled (E7) by a call
+    /// that fitted another removal as well (``isChoice(_:_:among:)``): navlog rolled back the
+    /// most recent, a choice the recorded calls do not make for it. Those in hindsight are
+    /// marked in ``gesturesCancelledInHindsight`` instead: a gesture added there has the index
+    /// re-derive the session, which a removal decided at the next call does not need.
     public internal(set) var rollbacksChosen: [Int] = []
     /// The controllers of the last pending removal found cancelled (E5: their reversed
     /// callbacks follow, within ``cancelledTransitionGrace`` of ``cancelledTransitionAt``).
