@@ -1,60 +1,35 @@
 import NavlogEvents
 
-/// Collects events into one block and encodes its payload.
+/// Collects events into one block and encodes its payload; docs/FORMAT.md ("The payload", "A
+/// grouped payload") gives the layout byte by byte, and `tools/format-reader.py` reads it from
+/// there.
 ///
-/// The payload is columnar so zstd sees similar bytes together (layout, all varints unless
-/// noted): format version (byte), event count, string count, string lengths, string bytes;
-/// then one column per field: types (bytes), session refs, event times (zig-zag delta from the
-/// same session's previous event in the block, the first from the block's minimum), sequence
-/// numbers (0 = none, else zig-zag delta from the session's previous + 1), receive times
-/// (zig-zag delta from the previous event), flags (bytes; bit 0 = `ts` was missing), the peer
-/// table (count, then uid, gid, zig-zag pid; versions 5 and 6, written only when an event came
-/// through a trusted relay, then the relay key id's length and bytes) and each event's peer
-/// index, then the bodies in
-/// interned ``BodyForm`` one after another (each is one value, so it says where it ends:
-/// payload version 1 also wrote every body's length, 0.48 bytes per event after compression
-/// on production's shape). LSNs are implicit: first LSN + position.
-///
-/// The string table is in order of first appearance, so each event's body is written in its
-/// final form as it is added (references inline) and sealing a block is one pass over columns.
-/// (Ordering the table by use, most used first, as the encoder once did, took a second pass
-/// over every body and gained nothing: 10.46 bytes per event then, 10.44 now, with
+/// The payload is columnar so that zstd sees similar bytes together, and each body is written
+/// in its final interned form as it is added (the string table is in order of first
+/// appearance), so sealing a block is one pass over its columns. (Ordering the table by use
+/// took a second pass over every body and gained nothing: 10.46 bytes per event against 10.44,
 /// `navlog-bench --only size`.)
 ///
-/// A block of at least twice ``LogOptions/eventsPerSessionGroup`` events is written *grouped* (payload version
-/// 3): with hundreds of sessions live, a session has a few dozen events in a block of 32,768,
-/// and a reader of one session (a seek, `navlog replay`) decompressed and decoded all of them.
-/// Grouped, the payload is a *spine* (what every event has in log order: its session, receive
-/// time and peer) and one part per session group (a session's group is its id's ``StringHash``
-/// modulo the group count: a string table of the group's own strings, then its events' types,
-/// times, sequence numbers and flags, the byte length of each session's bodies, and the bodies;
-/// session-major: the group's sessions in order of number, each one's events in log order),
-/// each part its own zstd frame. One session's events then cost the spine, one group's frame
-/// and the walk over its own bodies; and session-major parts compress better than parts in log
-/// order (2M production-shaped events, 4,096 events per group: 23.6 MB → 22.1 MB). Spine layout: version (4), event
-/// count, group count, session count, session id lengths and bytes (in order of first
-/// appearance), each session's group (a byte), per event its group (a byte; version 3: its
-/// session number), receive times (as in version 2), the peer table and each event's peer; a
-/// version 4 part has, after its string table, its events' sessions in log order as numbers
-/// within the group (docs/FORMAT.md).
+/// A block of at least twice ``LogOptions/eventsPerSessionGroup`` events is written grouped:
+/// with hundreds of sessions live, a session has a few dozen events in a block, and a reader of
+/// one session (a seek, `navlog replay`) would decompress and decode all of them. Grouped, what
+/// every event has in log order (its group, receive time and peer) is a spine, and each session
+/// group's events, session-major, are a zstd frame of their own: a seek reads the spine and one
+/// group. Session-major parts also compress better than parts in log order (2M
+/// production-shaped events, 4,096 events per group: 23.6 MB against 22.1 MB).
 struct BlockEncoder {
     /// 2: no body lengths. Readers read 1 too.
     static let payloadVersion: UInt8 = 2
     /// The spine of a grouped payload: 4, a group per event in the spine and each group's own
     /// session numbers in its part. Readers read 3 too (a session number per event in the
-    /// spine), which ``writesSessionColumn`` still writes.
+    /// spine), as navlog wrote it before (Tests/Fixtures/format-v3).
     static let groupedPayloadVersion: UInt8 = 4
-    /// The grouped payload version before 4.
-    static let sessionColumnPayloadVersion: UInt8 = 3
     /// Version 2 with a relay key id in each peer entry: written only for a block with an event
     /// a trusted relay passed on with a key (``PeerCredentials/relayKey``), so a log of socket
     /// and ingest events keeps its version 2 bytes.
     static let relayedPayloadVersion: UInt8 = 5
     /// Version 4 with a relay key id in each peer entry of the spine (as version 5 is to 2).
     static let relayedGroupedPayloadVersion: UInt8 = 6
-    /// Writes grouped payloads as version 3 (a session number per event in the spine): only to
-    /// test that logs written before version 4 still read the same.
-    var writesSessionColumn = false
     /// A grouped block has one group per this many events (at most ``maximumGroups``); blocks
     /// of fewer than twice as many keep one frame (payload version 2): a group would be most of
     /// it. See ``LogOptions/eventsPerSessionGroup``.
@@ -216,8 +191,7 @@ struct BlockEncoder {
             sessionNumbers[Int(row.session)] = Int32(sessionRefs.count)
             sessionRefs.append(row.session)
         }
-        precondition(!(writesSessionColumn && hasRelayKeys), "payload version 3 (a test's) has no relay keys")
-        payload.append(writesSessionColumn ? Self.sessionColumnPayloadVersion : hasRelayKeys ? Self.relayedGroupedPayloadVersion : Self.groupedPayloadVersion)
+        payload.append(hasRelayKeys ? Self.relayedGroupedPayloadVersion : Self.groupedPayloadVersion)
         Varint.append(UInt64(count), to: &payload)
         Varint.append(UInt64(groups), to: &payload)
         Varint.append(UInt64(sessionRefs.count), to: &payload)
@@ -232,15 +206,12 @@ struct BlockEncoder {
             payload.append(UInt8(groupOfSession.last!))
         }
         let sessionTableEnd = payload.count
-        // Version 4: each event's group (a byte) here, and in each group's part its own session
-        // numbers (a session's rank among the group's sessions in order of number): a reader of
-        // one session scans a byte per event and one group's numbers, not every session number
-        // (2M production-shaped events in 131,072-event blocks: 1.86 MB against 2.01 MB).
-        if writesSessionColumn {
-            for row in rows { Varint.append(UInt64(sessionNumbers[Int(row.session)]), to: &payload) }
-        } else {
-            for row in rows { payload.append(UInt8(truncatingIfNeeded: groupOfSession[Int(sessionNumbers[Int(row.session)])])) }
-        }
+        // Each event's group (a byte) here, and in each group's part its own session numbers (a
+        // session's rank among the group's sessions in order of number): a reader of one
+        // session scans a byte per event and one group's numbers, not every session number as
+        // version 3 made it (2M production-shaped events in 131,072-event blocks: 1.86 MB
+        // against 2.01 MB).
+        for row in rows { payload.append(UInt8(truncatingIfNeeded: groupOfSession[Int(sessionNumbers[Int(row.session)])])) }
         let sessionsEnd = payload.count
         appendReceiveTimes(to: &payload)
         appendPeers(to: &payload)
@@ -267,17 +238,15 @@ struct BlockEncoder {
             nextOfGroup[groupOfSession[session]] += events
         }
         var order = [Int](repeating: 0, count: rows.count)
-        // Version 4: each group's events in log order, for its column of session numbers.
-        var logOrder = [Int](repeating: 0, count: writesSessionColumn ? 0 : rows.count)
+        // Each group's events in log order, for its column of session numbers.
+        var logOrder = [Int](repeating: 0, count: rows.count)
         var nextInLogOrder = groupStarts
         for (index, row) in rows.enumerated() {
             let session = Int(sessionNumbers[Int(row.session)])
             order[nextOfSession[session]] = index
             nextOfSession[session] += 1
-            if !writesSessionColumn {
-                logOrder[nextInLogOrder[groupOfSession[session]]] = index
-                nextInLogOrder[groupOfSession[session]] += 1
-            }
+            logOrder[nextInLogOrder[groupOfSession[session]]] = index
+            nextInLogOrder[groupOfSession[session]] += 1
         }
 
         // Each group: its columns, and its bodies with their strings renumbered into the group's
@@ -326,10 +295,8 @@ struct BlockEncoder {
             }
             Self.appendStringTable(ends: groupTables[group].ends, bytes: groupTables[group].bytes, to: &payload)
             let tableEnd = payload.count
-            if !writesSessionColumn {
-                for index in logOrder[groupStarts[group]..<groupStarts[group + 1]] {
-                    Varint.append(UInt64(numberInGroup[Int(sessionNumbers[Int(rows[index].session)])]), to: &payload)
-                }
+            for index in logOrder[groupStarts[group]..<groupStarts[group + 1]] {
+                Varint.append(UInt64(numberInGroup[Int(sessionNumbers[Int(rows[index].session)])]), to: &payload)
             }
             let sessionsEnd = payload.count
             for index in members { payload.append(rows[index].type) }

@@ -57,20 +57,24 @@ extension DecodedBlock {
         }
         // Version 4: a group byte per event; 3: a session number.
         var numberLength = 1
-        while version == BlockEncoder.sessionColumnPayloadVersion && count - 1 >= 1 << (7 * numberLength) { numberLength += 1 }
+        while version == Self.sessionColumnPayloadVersion && count - 1 >= 1 << (7 * numberLength) { numberLength += 1 }
         return reader.offset + table + events * numberLength
     }
+
+    /// The grouped payload version before 4 (a session number per event in the spine): navlog
+    /// no longer writes it, and reads it (Tests/Fixtures/format-v3).
+    static let sessionColumnPayloadVersion: UInt8 = 3
 
     /// Whether `version` is a grouped payload's: 4, 6 (4 with relay keys), or 3 (written
     /// before version 4).
     static func isGroupedPayloadVersion(_ version: UInt8) -> Bool {
         version == BlockEncoder.groupedPayloadVersion || version == BlockEncoder.relayedGroupedPayloadVersion
-            || version == BlockEncoder.sessionColumnPayloadVersion
+            || version == Self.sessionColumnPayloadVersion
     }
 
     /// Whether a grouped payload of `version` has a group per event in its spine and session
     /// numbers in its parts (4 and 6), not a session number per event in its spine (3).
-    static func hasGroupColumn(_ version: UInt8) -> Bool { version != BlockEncoder.sessionColumnPayloadVersion }
+    static func hasGroupColumn(_ version: UInt8) -> Bool { version != Self.sessionColumnPayloadVersion }
 
     /// Decodes a grouped payload (version 4 or 3, see ``BlockEncoder``): `raw` holds the spine, then
     /// (`only`) every group's part as the header's frame table lists them, one group's part, or

@@ -64,7 +64,6 @@ public final class EventLog {
         self.directory = directory
         self.options = options
         encoder.eventsPerGroup = options.eventsPerSessionGroup
-        encoder.writesSessionColumn = options.writesSessionColumn
         try LogDirectory.create(directory)
         files = LogDirectory(path: directory)
         lock = try StoreFile(path: files.file(SegmentName.lockFile), writable: true)

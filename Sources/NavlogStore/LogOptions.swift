@@ -23,9 +23,6 @@ public struct LogOptions: Sendable, Hashable {
     /// (Grouped parts are session-major, which compresses better than log order.) `Int.max`
     /// writes every block as one frame.
     public var eventsPerSessionGroup = 8192
-    /// Writes grouped blocks with payload version 3 (a session number per event in the spine),
-    /// as navlog did before version 4: for tests that logs written then still read the same.
-    var writesSessionColumn = false
     /// A segment is sealed (seek table and index written) once it reaches this size.
     public var maximumSegmentBytes = 64 << 20
     /// zstd level of data frames.

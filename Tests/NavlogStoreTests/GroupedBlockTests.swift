@@ -17,15 +17,38 @@ struct GroupedBlockTests {
         return generator.lines(count)
     }
 
-    /// Blocks of 2,048 events in 8 groups of 256, or (`grouped` false) in one frame;
-    /// `version3`: grouped payloads as navlog wrote them before version 4 (a session number per
-    /// event in the spine).
-    static func options(grouped: Bool, version3: Bool = false) -> LogOptions {
+    /// Blocks of 2,048 events in 8 groups of 256, or (`grouped` false) in one frame.
+    static func options(grouped: Bool) -> LogOptions {
         var options = LogOptions()
         options.maximumEventsPerBlock = 2048
         options.eventsPerSessionGroup = grouped ? 256 : .max
-        options.writesSessionColumn = version3
         return options
+    }
+
+    /// Copies the log `Tests/Fixtures/format-v3/<name>` (grouped payloads as navlog wrote them
+    /// before version 4: a session number per event in the spine; it no longer writes them) to
+    /// `directory`, and returns the lines it was written from, when the fixture has them.
+    static func copyVersion3Log(_ name: String, to directory: String) throws -> [[UInt8]] {
+        let fixture = TestEnvironment.fixture("format-v3/" + name)
+        try FileManager.default.copyItem(atPath: fixture.appendingPathComponent("log").path, toPath: directory)
+        let lines = fixture.appendingPathComponent("lines.jsonl.zst").path
+        guard FileManager.default.fileExists(atPath: lines) else { return [] }
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/zstd"), ["-d", "-c", lines])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        return result.standardOutput.split(separator: UInt8(ascii: "\n")).map(Array.init)
+    }
+
+    /// The grouped log of `count` lines of ``lines(_:)``, written at `directory` (payload
+    /// version 4), or the version-3 fixture of 4,996 of them copied there.
+    static func groupedLog(_ count: Int, version3: Bool, at directory: String) throws -> [[UInt8]] {
+        if version3 {
+            let lines = try copyVersion3Log("grouped-4996", to: directory)
+            #expect(lines.count == 4_996)
+            return lines
+        }
+        let lines = Self.lines(count)
+        try StoreFixture.write(lines, to: directory, options: Self.options(grouped: true), seal: true)
+        return lines
     }
 
     /// The block headers of every segment of the log in `directory`.
@@ -68,13 +91,16 @@ struct GroupedBlockTests {
         arguments: [false, true])
     func sameEventsAsOneFrame(version3: Bool) throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            let lines = Self.lines(8_500)
             let grouped = dir.appendingPathComponent("grouped").path, single = dir.appendingPathComponent("single").path
-            try StoreFixture.write(lines, to: grouped, options: Self.options(grouped: true, version3: version3), seal: true)
+            let lines = try Self.groupedLog(8_500, version3: version3, at: grouped)
             try StoreFixture.write(lines, to: single, options: Self.options(grouped: false), seal: true)
             let groupedHeaders = try Self.headers(grouped)
             #expect(groupedHeaders.filter { $0.eventCount == 2048 }.allSatisfy { $0.groupCount == 8 })
-            #expect(groupedHeaders.last!.groupCount == 0, "the last block (\(groupedHeaders.last!.eventCount) events, under two groups) keeps one frame")
+            if version3 {
+                #expect(groupedHeaders.map(\.groupCount) == [8, 8, 2])
+            } else {
+                #expect(groupedHeaders.last!.groupCount == 0, "the last block (\(groupedHeaders.last!.eventCount) events, under two groups) keeps one frame")
+            }
             #expect(try Self.headers(single).allSatisfy { $0.frames.isEmpty })
             let (fromGrouped, groupedDamage) = try StoreFixture.catLines(grouped)
             let (fromSingle, singleDamage) = try StoreFixture.catLines(single)
@@ -97,9 +123,10 @@ struct GroupedBlockTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             // Two blocks of 2,048 events (8 groups) and one of 900 (3 groups' worth, written as 2:
             // a group count is even, so that two workers read whole groups; four read it whole).
-            try StoreFixture.write(Self.lines(4_996), to: dir.path, options: Self.options(grouped: true, version3: version3), seal: true)
-            let reader = try LogReader(directory: dir.path)
-            #expect(try Self.headers(dir.path).map(\.groupCount) == [8, 8, 2])
+            let log = dir.appendingPathComponent("log").path
+            _ = try Self.groupedLog(4_996, version3: version3, at: log)
+            let reader = try LogReader(directory: log)
+            #expect(try Self.headers(log).map(\.groupCount) == [8, 8, 2])
             let located = try #require(try reader.locateBlocks(segment: 0, 0..<reader.segments[0].blocks.count))
             #expect(located.numbers == [0, 1, 2])
             var blockReader = try LocatedBlockReader()
@@ -139,15 +166,16 @@ struct GroupedBlockTests {
         arguments: [false, true])
     func readForOneSession(version3: Bool) throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            try StoreFixture.write(Self.lines(4_096), to: dir.path, options: Self.options(grouped: true, version3: version3), seal: true)
-            let reader = try LogReader(directory: dir.path)
+            let log = dir.appendingPathComponent("log").path
+            _ = try Self.groupedLog(4_996, version3: version3, at: log)
+            let reader = try LogReader(directory: log)
             var whole = DecodedBlock(), part = DecodedBlock(), bare = DecodedBlock()
             var positions: [Int32] = []
             var wholeLine: [UInt8] = [], partLine: [UInt8] = []
             var sessionsChecked = 0
             for (segment, block) in reader.blocks(matching: LogQuery()) {
                 #expect(try reader.readBlock(segment: segment, block: block, into: &whole))
-                #expect(whole.groupCount == 8)
+                #expect(whole.groupCount == (whole.count == 2048 ? 8 : 2))
                 let sessions = whole.withStrings { strings in (0..<strings.count).map { Array(strings[$0]!) } }
                 for (number, session) in sessions.enumerated() {
                     #expect(try reader.readBlock(segment: segment, block: block, into: &part, session: session), "\(reader.damage.last.map { "\($0)" } ?? "")")
@@ -200,18 +228,25 @@ struct GroupedBlockTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             // The events of the six longest sessions, in blocks of 512 events in 16 groups: most
             // groups are empty (no frame).
-            let all = Self.lines(40_000)
-            let sessionOf = all.map { line in
+            func session(_ line: [UInt8]) -> String {
                 ((try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any])?["session"] as? String ?? ""
             }
-            let kept = Array(Dictionary(sessionOf.map { ($0, 1) }, uniquingKeysWith: +).sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(6).map(\.key))
-            let lines = zip(all, sessionOf).filter { kept.contains($0.1) }.map(\.0)
-            #expect(lines.count > 1_024)
             let grouped = dir.appendingPathComponent("grouped").path, single = dir.appendingPathComponent("single").path
-            var options = Self.options(grouped: true, version3: version3)
-            options.maximumEventsPerBlock = 512
-            options.eventsPerSessionGroup = 32
-            try StoreFixture.write(lines, to: grouped, options: options, seal: true)
+            let lines: [[UInt8]]
+            if version3 {
+                lines = try Self.copyVersion3Log("empty-groups", to: grouped)
+            } else {
+                let all = Self.lines(40_000)
+                let sessionOf = all.map(session)
+                let longest = Dictionary(sessionOf.map { ($0, 1) }, uniquingKeysWith: +).sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(6).map(\.key)
+                lines = zip(all, sessionOf).filter { longest.contains($0.1) }.map(\.0)
+                var options = Self.options(grouped: true)
+                options.maximumEventsPerBlock = 512
+                options.eventsPerSessionGroup = 32
+                try StoreFixture.write(lines, to: grouped, options: options, seal: true)
+            }
+            let kept = Array(Set(lines.map(session)))
+            #expect(lines.count > 1_024 && kept.count == 6)
             try StoreFixture.write(lines, to: single, options: Self.options(grouped: false), seal: true)
             let headers = try Self.headers(grouped).filter { $0.groupCount > 0 }
             #expect(!headers.isEmpty && headers.allSatisfy { header in header.frames.dropFirst().contains { $0.size == 0 } }, "empty groups")
