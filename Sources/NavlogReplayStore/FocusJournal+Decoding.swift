@@ -1,0 +1,203 @@
+import NavlogEvents
+import NavlogReplay
+
+extension FocusJournal {
+    static func decode(_ bytes: UnsafeRawBufferPointer, makeStrings: Bool, _ visitor: (Record, Int) throws -> Void) rethrows -> Bool {
+        guard var decoder = FrameDecoder(bytes, makeStrings: makeStrings) else { return false }
+        return try decoder.decodeRecords(visitor)
+    }
+
+    /// Reads one journal frame: its string table and columns (``Column``), then its records in
+    /// order, each session's values relative to its previous record (``SessionPrevious``).
+    /// Every read is checked; any damage ends the frame as malformed.
+    struct FrameDecoder {
+        /// What a record's visit part holds.
+        enum VisitReading {
+            /// The record is damaged.
+            case damaged
+            /// The record closed no view.
+            case absent
+            /// The view it closed.
+            case visit(Visit)
+        }
+
+        private var columns: [ByteReader] = []
+        private var table: [String] = []
+        private let tableCount: Int
+        /// Whether strings are made (false: the structure is only checked).
+        private let makeStrings: Bool
+        private var previous: [SessionPrevious]
+
+        /// Reads the frame's header; nil when it is malformed.
+        init?(_ bytes: UnsafeRawBufferPointer, makeStrings: Bool) {
+            var reader = ByteReader(bytes)
+            guard FocusJournal.readRederived(&reader, makeStrings: false) != nil, let tableCount = reader.readCount(limit: bytes.count) else { return nil }
+            if makeStrings { table.reserveCapacity(tableCount) }
+            for _ in 0..<tableCount {
+                guard let length = reader.readCount(limit: reader.remaining), let raw = reader.readBytes(length) else { return nil }
+                if makeStrings { table.append(String(decoding: raw, as: UTF8.self)) }
+            }
+            guard let columnCount = reader.readCount(limit: reader.remaining), columnCount == Column.allCases.count else { return nil }
+            for _ in 0..<columnCount {
+                guard let length = reader.readCount(limit: reader.remaining), let raw = reader.readBytes(length) else { return nil }
+                columns.append(ByteReader(raw))
+            }
+            guard reader.isAtEnd else { return nil }
+            self.tableCount = tableCount
+            self.makeStrings = makeStrings
+            previous = [SessionPrevious](repeating: SessionPrevious(), count: tableCount)
+        }
+
+        private mutating func varint(_ column: Column) -> UInt64? { columns[column.rawValue].readVarint() }
+        private mutating func byte(_ column: Column) -> UInt8? { columns[column.rawValue].readByte() }
+        private mutating func signed(_ column: Column) -> Int64? { varint(column).map(Varint.unzigzag) }
+        private mutating func number() -> Int? { varint(.numbers).flatMap { $0 <= UInt64(Int.max) ? Int($0) : nil } }
+
+        /// A string of the table, by the number in `column`.
+        private mutating func string(_ column: Column) -> String? {
+            guard let number = varint(column), number < UInt64(tableCount) else { return nil }
+            return makeStrings ? table[Int(number)] : ""
+        }
+
+        /// A string the record holds only when its `flag` is set: `.some(nil)` without it, nil when damaged.
+        private mutating func optionalString(_ column: Column, if flag: Bool) -> String?? {
+            guard flag else { return .some(nil) }
+            guard let text = string(column) else { return nil }
+            return .some(text)
+        }
+
+        /// Calls `visitor` with each record and its session's number; false at the first
+        /// malformed record, or when a column has bytes left after the last.
+        mutating func decodeRecords(_ visitor: (Record, Int) throws -> Void) rethrows -> Bool {
+            var key = 0
+            var leftInGroup = 0
+            while let tag = byte(.tags) {
+                if leftInGroup == 0 {
+                    guard let keyNumber = varint(.sessions), keyNumber < UInt64(tableCount), let count = varint(.sessions), count > 0,
+                        count <= UInt64(columns[Column.tags.rawValue].remaining + 1)
+                    else { return false }
+                    key = Int(keyNumber)
+                    leftInGroup = Int(count)
+                }
+                leftInGroup -= 1
+                guard let difference = signed(.times) else { return false }
+                let timestamp = previous[key].time &+ difference
+                previous[key].time = timestamp
+                guard let record = readRecord(tag: tag, key: key, timestamp: timestamp) else { return false }
+                try visitor(record, key)
+            }
+            // Every column read to its end: anything left over means the frame is not what it says.
+            return leftInGroup == 0 && columns.allSatisfy(\.isAtEnd)
+        }
+
+        /// The record of `tag` for session number `key` at `timestamp`; nil when damaged.
+        private mutating func readRecord(tag: UInt8, key: Int, timestamp: Int64) -> Record? {
+            let session = makeStrings ? table[key] : ""
+            switch tag {
+            case 1:
+                guard let app = string(.strings), let version = string(.strings), let idiom = string(.strings), let device = string(.strings) else { return nil }
+                return .start(session: session, timestamp: timestamp, app: app, version: version, idiom: idiom, device: device)
+            case 2:
+                guard case .visit(let view) = readVisit(key: key, timestamp: timestamp) else { return nil }
+                return .view(session: session, timestamp: timestamp, visit: view)
+            case 3:
+                guard let flag = byte(.flags), let screen = optionalString(.screens, if: flag != 0) else { return nil }
+                return .background(session: session, timestamp: timestamp, screen: screen)
+            case 4:
+                guard let ending = readEnding(key: key, timestamp: timestamp) else { return nil }
+                return .end(session: session, timestamp: timestamp, ending: ending)
+            case 5:
+                return readAnomaly(session: session, timestamp: timestamp)
+            default:
+                return nil
+            }
+        }
+
+        /// A session's end: the view it closed and its totals.
+        private mutating func readEnding(key: Int, timestamp: Int64) -> Ending? {
+            let closed: Visit?
+            switch readVisit(key: key, timestamp: timestamp) {
+            case .damaged: return nil
+            case .absent: closed = nil
+            case .visit(let visit): closed = visit
+            }
+            guard let events = number(), let anomalies = number(), let first = signed(.numbers), let last = signed(.numbers), let visits = number(),
+                let stack = number(), let presentations = number()
+            else { return nil }
+            return Ending(
+                closed: closed, events: events, anomalies: anomalies, first: timestamp &+ first, last: timestamp &+ last, visits: visits, stack: stack,
+                presentations: presentations)
+        }
+
+        /// An anomaly record.
+        private mutating func readAnomaly(session: String, timestamp: Int64) -> Record? {
+            guard let sequence = varint(.numbers), let lsn = varint(.numbers), let code = byte(.numbers).flatMap(AnomalyCode.init(rawValue:)),
+                let hasRule = byte(.flags), let rule = optionalString(.strings, if: hasRule != 0), let controllers = string(.strings),
+                let message = string(.strings)
+            else { return nil }
+            return .anomaly(
+                session: session, timestamp: timestamp, sequence: sequence == 0 ? nil : sequence - 1, lsn: lsn == 0 ? nil : lsn - 1, code: code.code,
+                name: code.name, rule: rule, fatal: code.isFatal, controllers: controllers, message: message)
+        }
+
+        /// The visit part of a view or end record.
+        private mutating func readVisit(key: Int, timestamp: Int64) -> VisitReading {
+            guard let flags = byte(.flags) else { return .damaged }
+            if flags & VisitFlags.present == 0 { return .absent }
+            guard let screenNumber = varint(.screens), screenNumber < UInt64(tableCount) else { return .damaged }
+            let screen = makeStrings ? table[Int(screenNumber)] : ""
+            var from: String?
+            if flags & VisitFlags.fromPrevious != 0 {
+                guard previous[key].screen > 0 else { return .damaged }
+                from = makeStrings ? table[Int(previous[key].screen - 1)] : ""
+            }
+            previous[key].screen = screenNumber + 1
+            if flags & VisitFlags.from != 0 {
+                guard let text = string(.screens) else { return .damaged }
+                from = text
+            }
+            guard let storyboardID = optionalString(.strings, if: flags & VisitFlags.storyboardID != 0),
+                let detail = optionalString(.strings, if: flags & VisitFlags.detail != 0), let controller = readController(key: key),
+                let endOffset = signed(.visitTimes), let startOffset = signed(.visitTimes), let dwellOffset = signed(.visitTimes),
+                let cause = byte(.numbers).flatMap(EventType.init(rawValue:)), let indexDifference = signed(.numbers)
+            else { return .damaged }
+            let index = previous[key].nextIndex &+ Int(truncatingIfNeeded: indexDifference)
+            previous[key].nextIndex = index &+ 1
+            let end = timestamp &- endOffset
+            let start = previous[key].visitEnd &+ startOffset
+            previous[key].visitEnd = end
+            var sequence: UInt64?
+            if flags & VisitFlags.sequence != 0 {
+                guard let difference = signed(.numbers) else { return .damaged }
+                sequence = previous[key].sequence &+ UInt64(bitPattern: difference)
+                previous[key].sequence = sequence ?? 0
+            }
+            return .visit(
+                Visit(
+                    screen: screen, storyboardID: storyboardID, controller: controller, start: start, end: end, dwell: (end &- start) &- dwellOffset,
+                    cause: cause, detail: detail, index: index, from: from, sequence: sequence))
+        }
+
+        /// A visit's controller id: one of the session's last eight addresses, an address near
+        /// the last, or a string of the table.
+        private mutating func readController(key: Int) -> String? {
+            guard let code = varint(.controllers) else { return nil }
+            switch code & 3 {
+            case 2:
+                guard code >> 2 < 8 else { return nil }
+                let address = previous[key].addresses[Int(code >> 2)]
+                _ = previous[key].use(address)
+                return makeStrings ? FocusJournal.addressText(address) : ""
+            case 1:
+                let address = previous[key].addresses[0] &+ UInt64(bitPattern: Varint.unzigzag(code >> 2))
+                _ = previous[key].use(address)
+                return makeStrings ? FocusJournal.addressText(address) : ""
+            case 0:
+                guard code >> 2 < UInt64(tableCount) else { return nil }
+                return makeStrings ? table[Int(code >> 2)] : ""
+            default:
+                return nil
+            }
+        }
+    }
+}
