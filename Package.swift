@@ -365,9 +365,17 @@ let package = Package(
             dependencies: ["NavlogAnalytics", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogEvents", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
+        // ConnectionHandler runs in process on NIOEmbedded's EmbeddedChannel.
         .testTarget(
             name: "NavlogDaemonTests",
-            dependencies: ["NavlogDaemon", "NavlogEvents"],
+            dependencies: [
+                "NavlogDaemon",
+                "NavlogEvents",
+                "NavlogStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

@@ -25,7 +25,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case closing
     }
 
-    private let writer: LogWriter
+    private let writer: any BatchWriter
     private let statistics: DaemonStatistics
     private let configuration: DaemonConfiguration
     private let logger: Logger
@@ -65,11 +65,22 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The daemon-wide read budget, whose count of open connections sets this one's fair share.
     private let readBudget: SharedReadBudget?
 
+    /// Reads the peer's trusted credentials once the connection is active.
+    private let identifyPeer: PeerIdentifier
+
+    /// A handler for one accepted connection.
+    /// - Parameters:
+    ///   - writer: where batches go; navlogd's ``LogWriter``.
+    ///   - readBudget: the daemon-wide read budget; nil reads as if this were the only connection.
+    ///   - identifyPeer: the kernel's `SO_PEERCRED` by default (``PeerCredentialsReader/read(_:)``).
+    ///   - control: the reply to a `{"control":NAME}` line, or nil for an unknown request.
     init(
-        writer: LogWriter, statistics: DaemonStatistics, configuration: DaemonConfiguration, logger: Logger, readBudget: SharedReadBudget? = nil,
+        writer: any BatchWriter, statistics: DaemonStatistics, configuration: DaemonConfiguration, logger: Logger, readBudget: SharedReadBudget? = nil,
+        identifyPeer: @escaping PeerIdentifier = PeerCredentialsReader.read,
         control: @escaping @Sendable (String) -> ByteBuffer?
     ) {
         self.readBudget = readBudget
+        self.identifyPeer = identifyPeer
         self.writer = writer
         self.statistics = statistics
         self.configuration = configuration
@@ -94,7 +105,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        PeerCredentialsReader.read(context.channel).whenComplete { result in
+        identifyPeer(context.channel).whenComplete { result in
             let (handler, context) = loopBound.value
             switch result {
             case .success(let (credentials, groups)): handler.identified(credentials, supplementaryGroups: groups, context)

@@ -59,3 +59,8 @@ enum PeerCredentialsReader {
         return groups
     }
 }
+
+/// Finds out who is on the other end of a connection (trusted: never what the client says).
+/// navlogd asks the kernel (``PeerCredentialsReader/read(_:)``); an `EmbeddedChannel` has no
+/// socket, so its tests give the credentials.
+typealias PeerIdentifier = (any Channel) -> EventLoopFuture<(PeerCredentials, supplementaryGroups: [UInt32])>
