@@ -390,6 +390,20 @@ let package = Package(
             ],
             swiftSettings: upcomingFeatures
         ),
+        // navlog serve's routes in process (HummingbirdTesting) over a small log written by the
+        // test; Tests/browser drives the same pages in Chromium.
+        .testTarget(
+            name: "NavlogServeTests",
+            dependencies: [
+                "NavlogServe",
+                "NavlogEvents",
+                "NavlogStore",
+                "NavlogTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: upcomingFeatures
+        ),
         .testTarget(
             name: "NavlogWorkloadTests",
             dependencies: ["NavlogWorkload", "NavlogReplay", "NavlogStore", "NavlogEvents"],
