@@ -62,7 +62,9 @@ final class LogWriter: Sendable {
         case stopped
     }
 
-    private struct Shared {
+    /// What connections hand the writer thread, and how it answers them: guarded by
+    /// ``handoff``'s lock.
+    private struct Handoff {
         /// The batches waiting, taken a round at a time.
         var queue = WriterQueue()
         /// Work on the log other than appending (installing a compacted segment), run on the
@@ -88,7 +90,7 @@ final class LogWriter: Sendable {
         }
     }
 
-    private let shared = NIOLockedValueBox(Shared())
+    private let handoff = NIOLockedValueBox(Handoff())
     /// 1 when there is work (or a stop request) for the thread.
     private let handshake = ThreadHandshake()
     private let statistics: DaemonStatistics
@@ -96,9 +98,10 @@ final class LogWriter: Sendable {
     private let flushInterval: Double
     private let logger: Logger
     /// The log and the sequence tracker are touched only by the writer thread.
-    private let owned: NIOLockedValueBox<Owned>
+    private let logState: NIOLockedValueBox<LogState>
 
-    fileprivate struct Owned: @unchecked Sendable {
+    /// The log and what the writer knows of it (dedupe, outage), confined to the writer thread.
+    fileprivate struct LogState: @unchecked Sendable {
         // `EventLog` is a non-Sendable class confined to the writer thread; the box only
         // carries it there.
         var log: EventLog
@@ -110,6 +113,13 @@ final class LogWriter: Sendable {
         var lastSweep: Int64 = 0
         /// The seal failure last logged, so a failure that repeats block after block is said once.
         var loggedSealFailure: String?
+
+        /// Gives up the holes of sessions quiet for the grace window, once a second at most.
+        mutating func sweepHoles(now clock: Int64) {
+            guard clock - lastSweep >= 1_000_000 else { return }
+            tracker.sweep(now: clock)
+            lastSweep = clock
+        }
     }
 
     /// Since when, and why, the log cannot be written.
@@ -134,7 +144,7 @@ final class LogWriter: Sendable {
         self.syncer = Syncer(statistics: statistics, logger: logger, fatal: fatal)
         self.flushInterval = flushInterval
         self.logger = logger
-        shared.withLockedValue { $0.queue.roundBytes = roundBytes > 0 ? roundBytes : Int.max }
+        handoff.withLockedValue { $0.queue.roundBytes = roundBytes > 0 ? roundBytes : Int.max }
         var tracker = SequenceTracker(grace: Int64(lossGrace * 1_000_000))
         // Dedupe survives restarts: every stored (session, seq) is known again, and what is
         // missing gets a whole grace window from now.
@@ -149,7 +159,7 @@ final class LogWriter: Sendable {
             }
             return true
         }
-        owned = NIOLockedValueBox(Owned(log: log, tracker: tracker, lastSweep: started))
+        logState = NIOLockedValueBox(LogState(log: log, tracker: tracker, lastSweep: started))
         statistics.update {
             $0.sessionsTracked = tracker.sessionCount
             $0.missing = Int(tracker.missing)
@@ -169,18 +179,18 @@ final class LogWriter: Sendable {
     }
 
     /// Events queued and not yet taken by the thread (for backpressure decisions).
-    var queuedEvents: Int { shared.withLockedValue { $0.queue.events } }
+    var queuedEvents: Int { handoff.withLockedValue { $0.queue.events } }
 
     /// Bytes of events queued and not yet taken by the thread (for backpressure decisions).
-    var queuedBytes: Int { shared.withLockedValue { $0.queue.bytes } }
+    var queuedBytes: Int { handoff.withLockedValue { $0.queue.bytes } }
 
     /// Calls `resume` once the queue holds fewer than `budget` bytes: now (on this thread) if it
     /// already does, else when the writer thread next takes the queue. A connection paused for
     /// the daemon-wide budget has nothing of its own to wait for, so this is what wakes it.
     func whenRoom(below budget: Int, _ resume: @escaping @Sendable () -> Void) {
-        let now = shared.withLockedValue { shared -> Bool in
-            if shared.queue.bytes < budget { return true }
-            shared.roomWaiters.append((budget, resume))
+        let now = handoff.withLockedValue { handoff -> Bool in
+            if handoff.queue.bytes < budget { return true }
+            handoff.roomWaiters.append((budget, resume))
             return false
         }
         if now { resume() }
@@ -188,9 +198,9 @@ final class LogWriter: Sendable {
 
     /// Queues a request; `false` once the writer is stopping.
     func submit(_ request: WriteRequest) -> Bool {
-        let accepted = shared.withLockedValue { shared -> Bool in
-            guard case .running = shared.state else { return false }
-            shared.queue.append(request)
+        let accepted = handoff.withLockedValue { handoff -> Bool in
+            guard case .running = handoff.state else { return false }
+            handoff.queue.append(request)
             return true
         }
         if accepted {
@@ -211,10 +221,10 @@ final class LogWriter: Sendable {
     /// - Returns: why the final write failed (events received were not stored), or `nil`.
     @discardableResult
     func stop() -> StoreError? {
-        shared.withLockedValue { if case .running = $0.state { $0.state = .draining } }
+        handoff.withLockedValue { if case .running = $0.state { $0.state = .draining } }
         handshake.wake()
         handshake.waitUntilFinished()
-        return shared.withLockedValue { $0.closeFailure }
+        return handoff.withLockedValue { $0.closeFailure }
     }
 
     /// Runs `chore` on the writer thread between rounds and waits for it.
@@ -222,9 +232,9 @@ final class LogWriter: Sendable {
     func perform<Result: Sendable>(_ chore: @escaping @Sendable (EventLog) -> Result) -> Result? {
         let done = NIOLockedValueBox<Result?>(nil)
         let finished = DispatchSemaphore(value: 0)
-        let queued = shared.withLockedValue { shared -> Bool in
-            guard case .running = shared.state else { return false }
-            shared.chores.append { log in
+        let queued = handoff.withLockedValue { handoff -> Bool in
+            guard case .running = handoff.state else { return false }
+            handoff.chores.append { log in
                 let result = chore(log)
                 done.withLockedValue { $0 = result }
                 finished.signal()
@@ -253,53 +263,53 @@ final class LogWriter: Sendable {
                 let flushIn: Double? = dirty ? max(0.001, flushInterval - (monotonicSeconds() - lastFlush)) : nil
                 handshake.waitForWork(timeout: holes ? min(flushIn ?? 1, 1) : flushIn)
             }
-            let (requests, state, waiters, left, chores) = shared.withLockedValue {
-                shared -> ([WriteRequest], State, [@Sendable () -> Void], Bool, [@Sendable (EventLog) -> Void]) in
-                let taken = shared.queue.takeRound()
-                let chores = shared.chores
-                shared.chores.removeAll()
-                return (taken, shared.state, shared.waitersWithRoom(), !shared.queue.isEmpty, chores)
+            let (requests, state, waiters, left, chores) = handoff.withLockedValue {
+                handoff -> ([WriteRequest], State, [@Sendable () -> Void], Bool, [@Sendable (EventLog) -> Void]) in
+                let taken = handoff.queue.takeRound()
+                let chores = handoff.chores
+                handoff.chores.removeAll()
+                return (taken, handoff.state, handoff.waitersWithRoom(), !handoff.queue.isEmpty, chores)
             }
             more = left
             for resume in waiters { resume() }
-            for chore in chores { owned.withLockedValue { chore($0.log) } }
+            for chore in chores { logState.withLockedValue { chore($0.log) } }
             if !requests.isEmpty {
                 process(requests)
                 dirty = true
             } else if holes {
                 sweepWhileIdle()
             }
-            holes = owned.withLockedValue { $0.tracker.missing > 0 }
+            holes = logState.withLockedValue { $0.tracker.missing > 0 }
             if dirty && monotonicSeconds() - lastFlush >= flushInterval {
-                owned.withLockedValue { owned in
-                    if owned.outage != nil {
+                logState.withLockedValue { state in
+                    if state.outage != nil {
                         // Without new batches this is what notices that space came back.
-                        retryAfterOutage(&owned)
+                        retryAfterOutage(&state)
                         return
                     }
                     do throws(StoreError) {
-                        try owned.log.flush()
+                        try state.log.flush()
                         dirty = false
                     } catch {
-                        beginOutage(&owned, error)
+                        beginOutage(&state, error)
                     }
                 }
                 lastFlush = monotonicSeconds()
             }
-            if case .draining = state, shared.withLockedValue({ $0.queue.isEmpty && $0.chores.isEmpty }) {
+            if case .draining = state, handoff.withLockedValue({ $0.queue.isEmpty && $0.chores.isEmpty }) {
                 // Everything still waiting for an fsync gets it before the log closes.
                 syncer.stop()
-                owned.withLockedValue { owned in
-                    let unwritten = owned.log.bufferedEventCount
+                logState.withLockedValue { state in
+                    let unwritten = state.log.bufferedEventCount
                     do throws(StoreError) {
-                        try owned.log.close()
+                        try state.log.close()
                     } catch {
                         var failure = error
                         failure.message = "\(unwritten) events navlogd had accepted could not be written before it stopped: \(error.message)"
-                        shared.withLockedValue { $0.closeFailure = failure }
+                        handoff.withLockedValue { $0.closeFailure = failure }
                     }
                 }
-                shared.withLockedValue { $0.state = .stopped }
+                handoff.withLockedValue { $0.state = .stopped }
                 handshake.finish()
                 return
             }
@@ -310,12 +320,9 @@ final class LogWriter: Sendable {
     /// ``process(_:)``, which sweeps under load), and updates the counters.
     private func sweepWhileIdle() {
         let clock = Int64(monotonicSeconds() * 1_000_000)
-        let (missing, lost) = owned.withLockedValue { owned -> (UInt64, UInt64) in
-            if clock - owned.lastSweep >= 1_000_000 {
-                owned.tracker.sweep(now: clock)
-                owned.lastSweep = clock
-            }
-            return (owned.tracker.missing, owned.tracker.lost)
+        let (missing, lost) = logState.withLockedValue { state -> (UInt64, UInt64) in
+            state.sweepHoles(now: clock)
+            return (state.tracker.missing, state.tracker.lost)
         }
         statistics.update { stats in
             stats.missing = Int(missing)
@@ -323,158 +330,48 @@ final class LogWriter: Sendable {
         }
     }
 
+    /// Handles one round of requests in stages: under the log's lock, each request is refused
+    /// (outage), or deduplicated and appended (``append(_:kept:to:clock:)``), then the round is
+    /// written or handed to the syncer together (``makeVisible(_:_:in:)``); then, outside the
+    /// lock, the counters are updated and each request completes, the durable ones once the
+    /// syncer's fsync is done.
     private func process(_ requests: [WriteRequest]) {
-        var syncPoint: SyncPoint?
         var outcomes: [WriteOutcome] = []
         outcomes.reserveCapacity(requests.count)
-        var needsSync = false
-        var needsWrite = false
-        var sessionsTracked = 0
-        var bufferedEvents = 0
-        var missing: UInt64 = 0
-        var lost: UInt64 = 0
+        var syncPoint: SyncPoint?
         let clock = Int64(monotonicSeconds() * 1_000_000)
-        owned.withLockedValue { owned in
-            defer {
-                // Holes of sessions quiet for the grace window are given up, once a second at most.
-                if clock - owned.lastSweep >= 1_000_000 {
-                    owned.tracker.sweep(now: clock)
-                    owned.lastSweep = clock
-                }
-                sessionsTracked = owned.tracker.sessionCount
-                bufferedEvents = owned.log.bufferedEventCount
-                missing = owned.tracker.missing
-                lost = owned.tracker.lost
-            }
-            if owned.outage != nil { retryAfterOutage(&owned) }
-            if let outage = owned.outage {
-                // Refused whole, before dedupe: nothing about these events is remembered, so
-                // their resend after the outage is stored like a first send.
-                let refusal = refusalError(outage)
+        let snapshot = logState.withLockedValue { state -> RoundSnapshot in
+            if state.outage != nil { retryAfterOutage(&state) }
+            if let outage = state.outage {
+                refuse(requests, outage, into: &outcomes, in: &state)
+            } else {
+                // The events of a batch that has duplicates; a batch without any is appended as
+                // it is. Never assigned a request's batch, so clearing it keeps its own storage.
+                var kept = EventBatch()
+                var needsSync = false
+                var needsWrite = false
                 for request in requests {
-                    owned.outage?.refusedEvents += request.batch.count
-                    request.order.broken.store(true, ordering: .relaxed)
-                    outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, failure: refusal))
-                }
-                return
-            }
-            // The events of a batch that has duplicates; a batch without any is appended as it
-            // is. Never assigned a request's batch, so clearing it keeps its own storage.
-            var kept = EventBatch()
-            for request in requests {
-                if request.order.broken.load(ordering: .relaxed) {
-                    outcomes.append(WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: 0, failure: Self.afterFailedBatch))
-                    continue
-                }
-                var keptIsCopy = false
-                var duplicates = 0
-                var endsSession = false
-                let batch = request.batch
-                for index in 0..<batch.count {
-                    if let sequence = batch.headers[index].sequence {
-                        let hash = batch.headers[index].sessionHash
-                        let verdict = batch.withSession(of: index) { owned.tracker.record(session: $0, hash: hash, sequence: sequence, now: clock) }
-                        if verdict == .duplicate {
-                            // From the first duplicate on, copy only what is kept.
-                            if !keptIsCopy {
-                                kept.removeAll()
-                                for earlier in 0..<index { kept.append(earlier, of: batch) }
-                                keptIsCopy = true
-                            }
-                            duplicates += 1
-                            continue
-                        }
+                    if request.order.broken.load(ordering: .relaxed) {
+                        outcomes.append(WriteOutcome(lsns: state.log.nextLSN..<state.log.nextLSN, stored: 0, duplicates: 0, failure: Self.afterFailedBatch))
+                        continue
                     }
-                    if keptIsCopy { kept.append(index, of: batch) }
-                    endsSession = endsSession || batch.headers[index].type == .sessionEnd
+                    outcomes.append(append(request, kept: &kept, to: &state, clock: clock))
+                    needsSync = needsSync || request.ack == .durable
+                    needsWrite = needsWrite || request.ack == .batch
                 }
-                let stored = keptIsCopy ? kept : batch
-                var outcome = WriteOutcome(lsns: owned.log.nextLSN..<owned.log.nextLSN, stored: 0, duplicates: duplicates, failure: nil)
-                do throws(AppendError) {
-                    outcome.lsns = try owned.log.append(stored)
-                    outcome.stored = stored.count
-                } catch {
-                    // Events after the accepted prefix were not stored: forget their sequence
-                    // numbers, so that a resend is stored, not dropped.
-                    for index in (error.accepted..<stored.count).reversed() {
-                        if let sequence = stored.headers[index].sequence {
-                            let hash = stored.headers[index].sessionHash
-                            stored.withSession(of: index) { owned.tracker.forget(session: $0, hash: hash, sequence: sequence) }
-                        }
-                    }
-                    outcome.stored = error.accepted
-                    outcome.lsns = (owned.log.nextLSN - UInt64(error.accepted))..<owned.log.nextLSN
-                    outcome.failure = error.cause
-                    request.order.broken.store(true, ordering: .relaxed)
-                    beginOutage(&owned, error.cause)
-                }
-                // A stored session.end gives up what its session still misses (lost); most
-                // batches hold none, and are not walked again.
-                if endsSession {
-                    for index in 0..<outcome.stored where stored.headers[index].type == .sessionEnd {
-                        let hash = stored.headers[index].sessionHash
-                        stored.withSession(of: index) { owned.tracker.end(session: $0, hash: hash) }
-                    }
-                }
-                needsSync = needsSync || request.ack == .durable
-                needsWrite = needsWrite || request.ack == .batch
-                outcomes.append(outcome)
+                syncPoint = makeVisible(requests, &outcomes, sync: needsSync, write: needsWrite, in: &state)
+                reportSealFailure(&state)
             }
-            var syncFailure: StoreError?
-            do throws(StoreError) {
-                if needsSync {
-                    // Write now; the fsync happens on the syncer thread while this one goes on.
-                    syncPoint = try owned.log.writeForSync()
-                } else if needsWrite {
-                    try owned.log.writeBufferedEvents()
-                }
-            } catch {
-                syncFailure = error
-                beginOutage(&owned, error)
-            }
-            if let syncFailure {
-                for index in outcomes.indices where requests[index].ack != .none && outcomes[index].failure == nil {
-                    outcomes[index].failure = syncFailure
-                    requests[index].order.broken.store(true, ordering: .relaxed)
-                }
-            }
-            // A full segment that could not be sealed costs no event (they are stored); say so.
-            let sealFailure = owned.log.sealFailure?.message
-            if sealFailure != owned.loggedSealFailure {
-                if let sealFailure {
-                    logger.warning("A full segment could not be sealed; it stays active and navlogd tries again after the next block (every event is stored): \(sealFailure)")
-                } else {
-                    logger.info("The full segment was sealed after all.")
-                }
-                owned.loggedSealFailure = sealFailure
-            }
+            state.sweepHoles(now: clock)
+            return RoundSnapshot(
+                sessionsTracked: state.tracker.sessionCount, bufferedEvents: state.log.bufferedEventCount, missing: state.tracker.missing,
+                lost: state.tracker.lost)
         }
-        // Durable requests wait for the syncer (unless nothing needed syncing); the rest are done
-        // now, and their ack latency is recorded here (the syncer records the durable ones').
-        func waitsForSync(_ request: WriteRequest, _ outcome: WriteOutcome) -> Bool {
-            request.ack == .durable && outcome.failure == nil && syncPoint != nil
-        }
-        let now = monotonicSeconds()
-        statistics.update { stats in
-            stats.sessionsTracked = sessionsTracked
-            stats.lagEvents = bufferedEvents
-            stats.missing = Int(missing)
-            stats.lost = Int(lost)
-            for (request, outcome) in zip(requests, outcomes) {
-                stats.accepted += outcome.stored
-                stats.duplicates += outcome.duplicates
-                if outcome.failure != nil {
-                    stats.storeFailures += 1
-                    stats.storeRefusedEvents += request.batch.count - outcome.stored - outcome.duplicates
-                } else if request.ack != .none && !waitsForSync(request, outcome) {
-                    stats.ackSamples.record((now - request.submittedAt) * 1000)
-                    DaemonMetrics.ackLatency.recordSeconds(now - request.submittedAt)
-                }
-            }
-        }
+        record(requests, outcomes, snapshot, waitingForSync: syncPoint != nil)
+        // Durable requests wait for the syncer (unless nothing needed syncing); the rest are done now.
         var durable: [(WriteRequest, WriteOutcome)] = []
         for (request, outcome) in zip(requests, outcomes) {
-            if waitsForSync(request, outcome) {
+            if Self.waitsForSync(request, outcome, syncPoint != nil) {
                 durable.append((request, outcome))
             } else {
                 request.completion(outcome)
@@ -482,19 +379,156 @@ final class LogWriter: Sendable {
         }
         if let syncPoint { syncer.submit(syncPoint, durable) }
     }
+
+    /// What the counters show of the log after a round, read under its lock.
+    private struct RoundSnapshot {
+        var sessionsTracked: Int
+        var bufferedEvents: Int
+        var missing: UInt64
+        var lost: UInt64
+    }
+
+    /// Whether a request completes only once the syncer's fsync is done.
+    private static func waitsForSync(_ request: WriteRequest, _ outcome: WriteOutcome, _ syncing: Bool) -> Bool {
+        request.ack == .durable && outcome.failure == nil && syncing
+    }
+
+    /// Refuses a whole round during an outage, before dedupe: nothing about these events is
+    /// remembered, so their resend after the outage is stored like a first send.
+    private func refuse(_ requests: [WriteRequest], _ outage: StoreOutage, into outcomes: inout [WriteOutcome], in state: inout LogState) {
+        let refusal = refusalError(outage)
+        for request in requests {
+            state.outage?.refusedEvents += request.batch.count
+            request.order.broken.store(true, ordering: .relaxed)
+            outcomes.append(WriteOutcome(lsns: state.log.nextLSN..<state.log.nextLSN, stored: 0, duplicates: 0, failure: refusal))
+        }
+    }
+
+    /// Drops the resent events of one request (of a connection whose earlier batches were
+    /// stored; exactly-once by session and `seq`), appends the
+    /// rest, and says how it went. A failed append forgets the sequence numbers of what it
+    /// could not store, so that a resend is stored, not dropped, and begins an outage.
+    private func append(_ request: WriteRequest, kept: inout EventBatch, to state: inout LogState, clock: Int64) -> WriteOutcome {
+        var keptIsCopy = false
+        var duplicates = 0
+        var endsSession = false
+        let batch = request.batch
+        for index in 0..<batch.count {
+            if let sequence = batch.headers[index].sequence {
+                let hash = batch.headers[index].sessionHash
+                let verdict = batch.withSession(of: index) { state.tracker.record(session: $0, hash: hash, sequence: sequence, now: clock) }
+                if verdict == .duplicate {
+                    // From the first duplicate on, copy only what is kept.
+                    if !keptIsCopy {
+                        kept.removeAll()
+                        for earlier in 0..<index { kept.append(earlier, of: batch) }
+                        keptIsCopy = true
+                    }
+                    duplicates += 1
+                    continue
+                }
+            }
+            if keptIsCopy { kept.append(index, of: batch) }
+            endsSession = endsSession || batch.headers[index].type == .sessionEnd
+        }
+        let stored = keptIsCopy ? kept : batch
+        var outcome = WriteOutcome(lsns: state.log.nextLSN..<state.log.nextLSN, stored: 0, duplicates: duplicates, failure: nil)
+        do throws(AppendError) {
+            outcome.lsns = try state.log.append(stored)
+            outcome.stored = stored.count
+        } catch {
+            for index in (error.accepted..<stored.count).reversed() {
+                if let sequence = stored.headers[index].sequence {
+                    let hash = stored.headers[index].sessionHash
+                    stored.withSession(of: index) { state.tracker.forget(session: $0, hash: hash, sequence: sequence) }
+                }
+            }
+            outcome.stored = error.accepted
+            outcome.lsns = (state.log.nextLSN - UInt64(error.accepted))..<state.log.nextLSN
+            outcome.failure = error.cause
+            request.order.broken.store(true, ordering: .relaxed)
+            beginOutage(&state, error.cause)
+        }
+        // A stored session.end gives up what its session still misses (lost); most batches
+        // hold none, and are not walked again.
+        if endsSession {
+            for index in 0..<outcome.stored where stored.headers[index].type == .sessionEnd {
+                let hash = stored.headers[index].sessionHash
+                stored.withSession(of: index) { state.tracker.end(session: $0, hash: hash) }
+            }
+        }
+        return outcome
+    }
+
+    /// Makes the round's events visible (one block write) when a request asked for a batch
+    /// ack, or writes them for the syncer to make durable (one fsync on its thread while this
+    /// one goes on) when one asked for a durable ack. A failure fails every acknowledged
+    /// request of the round and begins an outage.
+    private func makeVisible(
+        _ requests: [WriteRequest], _ outcomes: inout [WriteOutcome], sync needsSync: Bool, write needsWrite: Bool, in state: inout LogState
+    ) -> SyncPoint? {
+        do throws(StoreError) {
+            if needsSync { return try state.log.writeForSync() }
+            if needsWrite { try state.log.writeBufferedEvents() }
+            return nil
+        } catch {
+            beginOutage(&state, error)
+            for index in outcomes.indices where requests[index].ack != .none && outcomes[index].failure == nil {
+                outcomes[index].failure = error
+                requests[index].order.broken.store(true, ordering: .relaxed)
+            }
+            return nil
+        }
+    }
+
+    /// A full segment that could not be sealed costs no event (they are stored): says so once,
+    /// and once more when it is sealed after all.
+    private func reportSealFailure(_ state: inout LogState) {
+        let sealFailure = state.log.sealFailure?.message
+        guard sealFailure != state.loggedSealFailure else { return }
+        if let sealFailure {
+            logger.warning("A full segment could not be sealed; it stays active and navlogd tries again after the next block (every event is stored): \(sealFailure)")
+        } else {
+            logger.info("The full segment was sealed after all.")
+        }
+        state.loggedSealFailure = sealFailure
+    }
+
+    /// Updates the counters after a round, and records the ack latency of the requests done
+    /// now (the syncer records the durable ones').
+    private func record(_ requests: [WriteRequest], _ outcomes: [WriteOutcome], _ snapshot: RoundSnapshot, waitingForSync syncing: Bool) {
+        let now = monotonicSeconds()
+        statistics.update { stats in
+            stats.sessionsTracked = snapshot.sessionsTracked
+            stats.lagEvents = snapshot.bufferedEvents
+            stats.missing = Int(snapshot.missing)
+            stats.lost = Int(snapshot.lost)
+            for (request, outcome) in zip(requests, outcomes) {
+                stats.accepted += outcome.stored
+                stats.duplicates += outcome.duplicates
+                if outcome.failure != nil {
+                    stats.storeFailures += 1
+                    stats.storeRefusedEvents += request.batch.count - outcome.stored - outcome.duplicates
+                } else if request.ack != .none && !Self.waitsForSync(request, outcome, syncing) {
+                    stats.ackSamples.record((now - request.submittedAt) * 1000)
+                    DaemonMetrics.ackLatency.recordSeconds(now - request.submittedAt)
+                }
+            }
+        }
+    }
 }
 
 extension LogWriter {
     /// Enters (or stays in) an outage after a failed write: logged once, not per batch, and
     /// shown in `navlog stats` and systemd's status line.
-    fileprivate func beginOutage(_ owned: inout Owned, _ error: StoreError) {
-        guard owned.outage == nil else {
-            owned.outage?.error = error
+    fileprivate func beginOutage(_ state: inout LogState, _ error: StoreError) {
+        guard state.outage == nil else {
+            state.outage?.error = error
             return
         }
-        owned.outage = StoreOutage(since: monotonicSeconds(), error: error)
+        state.outage = StoreOutage(since: monotonicSeconds(), error: error)
         logger.error(
-            "navlogd cannot write its log and refuses new events until it can: \(error.message) It retries every \(flushInterval) s; \(owned.log.bufferedEventCount) events already accepted wait in memory."
+            "navlogd cannot write its log and refuses new events until it can: \(error.message) It retries every \(flushInterval) s; \(state.log.bufferedEventCount) events already accepted wait in memory."
         )
         let since = RFC3339.format(microseconds: currentMicroseconds())
         statistics.update {
@@ -504,15 +538,15 @@ extension LogWriter {
     }
 
     /// Retries the write that failed; on success the outage ends and events are taken again.
-    fileprivate func retryAfterOutage(_ owned: inout Owned) {
-        guard let outage = owned.outage else { return }
+    fileprivate func retryAfterOutage(_ state: inout LogState) {
+        guard let outage = state.outage else { return }
         do throws(StoreError) {
-            try owned.log.writeBufferedEvents()
+            try state.log.writeBufferedEvents()
         } catch {
-            owned.outage?.error = error
+            state.outage?.error = error
             return
         }
-        owned.outage = nil
+        state.outage = nil
         let seconds = monotonicSeconds() - outage.since
         logger.notice(
             "navlogd can write its log again after \(Int(seconds.rounded())) s; \(outage.refusedEvents) events were refused meanwhile (their senders resend them)."
