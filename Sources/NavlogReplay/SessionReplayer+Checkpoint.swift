@@ -402,17 +402,33 @@ private struct CheckpointReader {
         }
     }
 
+    /// Reads a whole checkpoint, section by section in the order ``CheckpointWriter`` writes
+    /// them; nil when any is damaged or the state they make is not consistent.
     mutating func replayer() -> SessionReplayer? {
         guard byte() == SessionReplayer.checkpointVersion, let controllerCount = count() else { return nil }
         var state = SessionReplayer()
+        guard readControllers(controllerCount, into: &state) else { return nil }
+        handleLimit = controllerCount
+        guard let hierarchy = self.hierarchy() else { return nil }
+        state.hierarchy = hierarchy
+        guard readAnomalies(into: &state), readSessionInfo(into: &state), readAppearance(controllerCount, into: &state),
+            readFocus(controllerCount, into: &state), readIntentsAndTransitions(into: &state)
+        else { return nil }
+        guard let slotCount = readSlotNames(into: &state), readRemovals(controllerCount, into: &state) else { return nil }
+        return Self.isConsistent(state, controllerCount: controllerCount, slotCount: slotCount) ? state : nil
+    }
+
+    /// The controller table: each controller's id, class, kind and flags, storyboard id,
+    /// title and unwind actions.
+    private mutating func readControllers(_ controllerCount: Int, into state: inout SessionReplayer) -> Bool {
         for _ in 0..<controllerCount {
             guard let id = string(), !id.isEmpty, let className = optional({ $0.string() }), let flags = byte(),
                 Int(flags & 0x3F) < ControllerKind.allCases.count, let storyboardID = optional({ $0.string() }),
                 let title = optional({ $0.string() }), let actionCount = count()
-            else { return nil }
+            else { return false }
             var actions: [String] = []
             for _ in 0..<actionCount {
-                guard let action = string() else { return nil }
+                guard let action = string() else { return false }
                 actions.append(action)
             }
             var controller = ControllerTable.Controller(id: id)
@@ -423,19 +439,26 @@ private struct CheckpointReader {
             controller.storyboardID = storyboardID
             controller.title = title
             controller.unwindActions = actions
-            guard state.controllers.restore(controller) else { return nil }
+            guard state.controllers.restore(controller) else { return false }
         }
-        handleLimit = controllerCount
-        guard let hierarchy = self.hierarchy() else { return nil }
-        state.hierarchy = hierarchy
-        guard let anomalyCount = count() else { return nil }
+        return true
+    }
+
+    /// The anomalies found so far.
+    private mutating func readAnomalies(into state: inout SessionReplayer) -> Bool {
+        guard let anomalyCount = count() else { return false }
         for _ in 0..<anomalyCount {
             guard let code = byte().flatMap(AnomalyCode.init(rawValue:)), let rule = optional({ $0.string() }), let event = position(),
                 let handles = handles(), let message = string()
-            else { return nil }
+            else { return false }
             state.anomalies.append(Anomaly(code: code, rule: rule, event: event, controllers: handles.map { ControllerHandle(index: $0) }, message: message))
         }
-        guard let flags = byte() else { return nil }
+        return true
+    }
+
+    /// The size classes, foreground, the session's description, counts and position.
+    private mutating func readSessionInfo(into state: inout SessionReplayer) -> Bool {
+        guard let flags = byte() else { return false }
         state.horizontal = flags & 3 == 0 ? nil : SizeClass(rawValue: (flags & 3) - 1)
         state.vertical = (flags >> 2) & 3 == 0 ? nil : SizeClass(rawValue: ((flags >> 2) & 3) - 1)
         state.foreground = flags & 0x10 != 0
@@ -444,7 +467,7 @@ private struct CheckpointReader {
             let os = optional({ $0.string() }), let device = optional({ $0.string() }), let idiom = byte().flatMap(Idiom.init(rawValue:)),
             let first = optional({ $0.signed() }), let last = optional({ $0.signed() }), let eventCount = number(),
             let lastSequence = optional({ $0.unsigned() }), let hasPosition = byte(), hasPosition <= 1
-        else { return nil }
+        else { return false }
         (state.info.app, state.info.version, state.info.build, state.info.os, state.info.device) = (app, version, build, os, device)
         state.info.idiom = idiom
         state.info.firstTimestamp = first
@@ -452,105 +475,138 @@ private struct CheckpointReader {
         state.eventCount = eventCount
         state.lastSequence = lastSequence
         if hasPosition == 1 {
-            guard let position = position() else { return nil }
+            guard let position = position() else { return false }
             state.position = position
         }
-        guard let appearanceCount = count(), appearanceCount == controllerCount else { return nil }
+        return true
+    }
+
+    /// Each controller's appearance state and when it appeared, the operation and evidence
+    /// counts, a cancelled transition, custom segues' destinations, each controller's dwell.
+    private mutating func readAppearance(_ controllerCount: Int, into state: inout SessionReplayer) -> Bool {
+        guard let appearanceCount = count(), appearanceCount == controllerCount else { return false }
         for _ in 0..<appearanceCount {
-            guard let value = byte().flatMap(AppearanceState.init(rawValue:)) else { return nil }
+            guard let value = byte().flatMap(AppearanceState.init(rawValue:)) else { return false }
             state.appearance.append(value)
         }
         for _ in 0..<appearanceCount {
-            guard let value = unsigned(), value <= UInt64(UInt32.max) else { return nil }
+            guard let value = unsigned(), value <= UInt64(UInt32.max) else { return false }
             state.appearedAtOperation.append(UInt32(value))
         }
         guard let operations = unsigned(), operations <= UInt64(UInt32.max), let evidence = unsigned(), evidence <= UInt64(UInt16.max),
             let cancelledAt = signed(), let destinations = handles(), destinations.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) })
-        else { return nil }
+        else { return false }
         state.operations = UInt32(operations)
         state.evidence = RecordingEvidence(rawValue: UInt16(evidence))
         state.cancelledTransitionAt = cancelledAt
         state.customSegueDestinations = destinations
-        guard let dwellCount = count(), dwellCount == controllerCount else { return nil }
+        guard let dwellCount = count(), dwellCount == controllerCount else { return false }
         for _ in 0..<dwellCount {
-            guard let value = signed() else { return nil }
+            guard let value = signed() else { return false }
             state.dwell.append(value)
         }
-        guard let focusedScreen = handle(), let focusSince = signed() else { return nil }
+        return true
+    }
+
+    /// The focus (F1) and the view it is in (E3).
+    private mutating func readFocus(_ controllerCount: Int, into state: inout SessionReplayer) -> Bool {
+        guard let focusedScreen = handle(), let focusSince = signed() else { return false }
         state.focusedScreen = focusedScreen
         state.focusSince = focusSince
         guard let since = signed(), let baseline = signed(), let cause = byte().flatMap(EventType.init(rawValue:)),
             let detail = optional({ $0.string() }), let index = number(), let sequence = optional({ $0.unsigned() }), let screen = handle(),
             screen < Int32(controllerCount), let from = handle(), from < Int32(controllerCount), let started = byte(), started <= 1,
             let viewsClosed = number(), let lateEvents = number(), let stack = number(), let presentations = number()
-        else { return nil }
+        else { return false }
         state.visit = SessionReplayer.FocusVisit(
             since: since, dwellBaseline: baseline, cause: cause, detail: detail, index: index, sequence: sequence, screen: screen, from: from, started: started == 1)
         state.viewsClosed = viewsClosed
         state.lateEvents = lateEvents
         state.deepest = SessionReplayer.Depths(stack: stack, presentations: presentations)
-        guard let intentCount = count() else { return nil }
+        return true
+    }
+
+    /// The intents resolved, and the transitions still open with their snapshots (R19).
+    private mutating func readIntentsAndTransitions(into state: inout SessionReplayer) -> Bool {
+        guard let intentCount = count() else { return false }
         for _ in 0..<intentCount {
-            guard let sequence = unsigned(), let rule = string(), let resolution = resolution() else { return nil }
+            guard let sequence = unsigned(), let rule = string(), let resolution = resolution() else { return false }
             state.intents.append(IntentRecord(sequence: sequence, resolution: resolution, rule: rule))
         }
-        guard let transitionCount = count() else { return nil }
+        guard let transitionCount = count() else { return false }
         for _ in 0..<transitionCount {
-            guard let id = string(), let began = signed(), let hasSnapshot = byte(), hasSnapshot <= 1 else { return nil }
+            guard let id = string(), let began = signed(), let hasSnapshot = byte(), hasSnapshot <= 1 else { return false }
             var snapshot: Hierarchy?
             if hasSnapshot == 1 {
-                guard let restored = self.hierarchy(isSnapshot: true) else { return nil }
+                guard let restored = self.hierarchy(isSnapshot: true) else { return false }
                 snapshot = restored
             }
             state.transitions.append(OpenTransition(id: id, snapshot: snapshot, began: began))
         }
+        return true
+    }
+
+    /// The container slots' names; returns how many.
+    private mutating func readSlotNames(into state: inout SessionReplayer) -> Int? {
         guard let slotCount = count() else { return nil }
         for _ in 0..<slotCount {
             guard let length = count(), let bytes = reader.readBytes(length) else { return nil }
             _ = state.slotNames.intern(bytes)
         }
-        guard let hasPending = byte(), hasPending <= 1 else { return nil }
+        return slotCount
+    }
+
+    /// The removals pending or unproven (E6, E7), the gestures cancelled in hindsight and the
+    /// rollbacks chosen, and the resolution counts.
+    private mutating func readRemovals(_ controllerCount: Int, into state: inout SessionReplayer) -> Bool {
+        guard let hasPending = byte(), hasPending <= 1 else { return false }
         if hasPending == 1 {
-            guard let pending = removal() else { return nil }
+            guard let pending = removal() else { return false }
             state.pendingRemoval = pending
         }
-        guard let unproven = count(), unproven <= SessionReplayer.unprovenRemovalLimit else { return nil }
+        guard let unproven = count(), unproven <= SessionReplayer.unprovenRemovalLimit else { return false }
         for _ in 0..<unproven {
             guard let nav = handle(), let popped = handle(), (nav >= 0) == (popped >= 0), let dismissed = handles(), dismissed.count % 2 == 0,
                 dismissed.count <= 2 * SessionReplayer.PresentationLinks.capacity,
                 dismissed.isEmpty == (popped >= 0), let revealed = handle(), let gesture = number().flatMap({ Int32(exactly: $0 - 1) })
-            else { return nil }
+            else { return false }
             var removal = SessionReplayer.PendingRemoval(
                 nav: nav, popped: popped, dismissed: SessionReplayer.PresentationLinks(dismissed), began: 0, sequence: nil, cause: popped >= 0 ? .navPop : .dismiss,
                 revealed: revealed,
                 navigationOnly: true, gesture: gesture)
-            guard popFacts(into: &removal) else { return nil }
+            guard popFacts(into: &removal) else { return false }
             state.unprovenRemovals.append(removal)
         }
-        guard let hindsightCount = count() else { return nil }
+        guard let hindsightCount = count() else { return false }
         for _ in 0..<hindsightCount {
-            guard let entry = number(), entry >> 1 > (state.gesturesCancelledInHindsight.last?.position ?? -1) else { return nil }
+            guard let entry = number(), entry >> 1 > (state.gesturesCancelledInHindsight.last?.position ?? -1) else { return false }
             state.gesturesCancelledInHindsight.append(SessionReplayer.CancelledGesture(position: entry >> 1, chosen: entry & 1 == 1))
         }
-        guard let chosenCount = count() else { return nil }
+        guard let chosenCount = count() else { return false }
         for _ in 0..<chosenCount {
-            guard let position = number(), position > (state.rollbacksChosen.last ?? -1) else { return nil }
+            guard let position = number(), position > (state.rollbacksChosen.last ?? -1) else { return false }
             state.rollbacksChosen.append(position)
         }
-        guard let cancelled = handles(), cancelled.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }) else { return nil }
+        guard let cancelled = handles(), cancelled.allSatisfy({ $0 >= 0 && $0 < Int32(controllerCount) }) else { return false }
         state.cancelledRemoval = cancelled
-        guard let resolved = number(), let cancelledCount = number(), cancelledCount <= resolved, let putBack = number() else { return nil }
+        guard let resolved = number(), let cancelledCount = number(), cancelledCount <= resolved, let putBack = number() else { return false }
         state.removalsResolved = resolved
         state.removalsCancelled = cancelledCount
         state.removalsPutBack = putBack
+        return true
+    }
+
+    /// Whether a restored state is one the replayer could have made: a consistent hierarchy
+    /// and snapshots, handles and slots in range, every placement complete.
+    private static func isConsistent(_ state: SessionReplayer, controllerCount: Int, slotCount: Int) -> Bool {
         guard state.hierarchy.isConsistent(),
             state.transitions.allSatisfy({ $0.snapshot?.isConsistent() ?? true }),
             state.focusedScreen < Int32(controllerCount), state.dwell.allSatisfy({ $0 >= 0 })
-        else { return nil }
+        else { return false }
         guard state.slotNames.count == slotCount, state.hierarchy.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }),
             state.transitions.allSatisfy({ $0.snapshot?.nodes.allSatisfy({ $0.slot < Int32(slotCount) && $0.isPlacementComplete }) ?? true })
-        else { return nil }
-        return state
+        else { return false }
+        return true
     }
 }
 
