@@ -179,76 +179,29 @@ struct BlockEncoder {
     private var groupReferences: [UInt32] = []
     private var sessionNumbers: [Int32] = []
 
+    /// Where a grouped block's events go, as ``arrangeGroups(_:_:)`` sorts them.
+    private struct GroupLayout {
+        /// Each session's group (sessions by number, in order of first appearance).
+        var groupOfSession: [Int] = []
+        /// Each session's number among its group's sessions.
+        var numberInGroup: [Int] = []
+        /// The rows in group order, each group session-major (its sessions in order of number,
+        /// each one's events in log order: a reader of one session finds them together).
+        var order: [Int] = []
+        /// The rows in group order, each group's in log order (for its column of session numbers).
+        var logOrder: [Int] = []
+        /// Where each group starts in both orders, then the row count.
+        var groupStarts: [Int] = []
+    }
+
+    /// Encodes a grouped payload: the spine, then each group's part; returns each frame's
+    /// sections' sizes (the spine's first).
     private mutating func encodeGrouped(into payload: inout [UInt8], groups: Int) -> [[Int]] {
         payload.removeAll(keepingCapacity: true)
         payload.reserveCapacity(interner.bytes.count + bodies.count + count * 24 + 64)
-        var parts: [[Int]] = []
-        // The spine. Sessions are numbered in order of first appearance.
-        sessionNumbers.removeAll(keepingCapacity: true)
-        sessionNumbers.append(contentsOf: repeatElement(-1, count: interner.count))
-        var sessionRefs: [UInt32] = []
-        for row in rows where sessionNumbers[Int(row.session)] < 0 {
-            sessionNumbers[Int(row.session)] = Int32(sessionRefs.count)
-            sessionRefs.append(row.session)
-        }
-        payload.append(hasRelayKeys ? Self.relayedGroupedPayloadVersion : Self.groupedPayloadVersion)
-        Varint.append(UInt64(count), to: &payload)
-        Varint.append(UInt64(groups), to: &payload)
-        Varint.append(UInt64(sessionRefs.count), to: &payload)
-        for ref in sessionRefs { Varint.append(UInt64(stringRange(ref).count), to: &payload) }
-        for ref in sessionRefs { payload.append(contentsOf: interner.bytes[stringRange(ref)]) }
-        // A session's group follows from its id's hash, so it is the same in every block of
-        // the same group count (a reader of a few sessions can take whole groups).
-        precondition(sessionHashes.count == sessionRefs.count, "sessions were not recorded in order of first appearance")
-        var groupOfSession: [Int] = []
-        for hash in sessionHashes {
-            groupOfSession.append(Int(hash % UInt64(groups)))
-            payload.append(UInt8(groupOfSession.last!))
-        }
-        let sessionTableEnd = payload.count
-        // Each event's group (a byte) here, and in each group's part its own session numbers (a
-        // session's rank among the group's sessions in order of number): a reader of one
-        // session scans a byte per event and one group's numbers, not every session number as
-        // version 3 made it (2M production-shaped events in 131,072-event blocks: 1.86 MB
-        // against 2.01 MB).
-        for row in rows { payload.append(UInt8(truncatingIfNeeded: groupOfSession[Int(sessionNumbers[Int(row.session)])])) }
-        let sessionsEnd = payload.count
-        appendReceiveTimes(to: &payload)
-        appendPeers(to: &payload)
-        parts.append([sessionTableEnd, sessionsEnd - sessionTableEnd, payload.count - sessionsEnd])
-        var numberInGroup = [Int](repeating: 0, count: sessionRefs.count)
-        var sessionsInGroup = [Int](repeating: 0, count: groups)
-        for session in 0..<sessionRefs.count {
-            numberInGroup[session] = sessionsInGroup[groupOfSession[session]]
-            sessionsInGroup[groupOfSession[session]] += 1
-        }
-
-        // The rows in group order, each group session-major (its sessions in order of number,
-        // each one's events in log order: a reader of one session finds them together): one
-        // counting sort by (group, session number).
-        var eventsOfSession = [Int](repeating: 0, count: sessionRefs.count)
-        for row in rows { eventsOfSession[Int(sessionNumbers[Int(row.session)])] += 1 }
-        var groupStarts = [Int](repeating: 0, count: groups + 1)
-        for (session, events) in eventsOfSession.enumerated() { groupStarts[groupOfSession[session] + 1] += events }
-        for group in 0..<groups { groupStarts[group + 1] += groupStarts[group] }
-        var nextOfSession = [Int](repeating: 0, count: sessionRefs.count)
-        var nextOfGroup = groupStarts
-        for (session, events) in eventsOfSession.enumerated() {
-            nextOfSession[session] = nextOfGroup[groupOfSession[session]]
-            nextOfGroup[groupOfSession[session]] += events
-        }
-        var order = [Int](repeating: 0, count: rows.count)
-        // Each group's events in log order, for its column of session numbers.
-        var logOrder = [Int](repeating: 0, count: rows.count)
-        var nextInLogOrder = groupStarts
-        for (index, row) in rows.enumerated() {
-            let session = Int(sessionNumbers[Int(row.session)])
-            order[nextOfSession[session]] = index
-            nextOfSession[session] += 1
-            logOrder[nextInLogOrder[groupOfSession[session]]] = index
-            nextInLogOrder[groupOfSession[session]] += 1
-        }
-
+        var layout = GroupLayout()
+        var parts = [appendSpine(to: &payload, groups: groups, layout: &layout)]
+        arrangeGroups(groups, &layout)
         // Each group: its columns, and its bodies with their strings renumbered into the group's
         // own table.
         var bodyStarts = [Int](repeating: 0, count: rows.count)
@@ -262,54 +215,144 @@ struct BlockEncoder {
         var lastBySession = [Int64](repeating: minTimestamp, count: interner.count)
         var lastSequence = [UInt64](repeating: 0, count: interner.count)
         for group in 0..<groups {
-            let start = payload.count
-            let members = order[groupStarts[group]..<groupStarts[group + 1]]
-            if members.isEmpty {
+            let range = layout.groupStarts[group]..<layout.groupStarts[group + 1]
+            if range.isEmpty {
                 parts.append([])
                 continue
             }
-            groupTables[group].removeAll()
-            groupReferences.removeAll(keepingCapacity: true)
-            groupReferences.append(contentsOf: repeatElement(0, count: interner.count))
-            groupBodies.removeAll(keepingCapacity: true)
-            // The byte length of each session's run of bodies.
-            var runLengths: [Int] = []
-            bodies.withUnsafeBytes { all in
-                var previousSession: UInt32?
-                for index in members {
-                    if rows[index].session != previousSession { runLengths.append(0) }
-                    previousSession = rows[index].session
-                    let before = groupBodies.count
-                    defer { runLengths[runLengths.count - 1] += groupBodies.count - before }
-                    let body = UnsafeRawBufferPointer(rebasing: all[bodyStarts[index]..<(bodyStarts[index] + Int(rows[index].bodyLength))])
-                    let end = Self.copyRenumbering(body, 0, into: &groupBodies) { ref in
-                        if groupReferences[Int(ref)] == 0 {
-                            let bytes = stringRange(ref)
-                            let local = interner.bytes.withUnsafeBytes { groupTables[group].intern(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
-                            groupReferences[Int(ref)] = local + 1
-                        }
-                        return groupReferences[Int(ref)] - 1
-                    }
-                    precondition(end == body.count, "a stored body the encoder wrote does not parse")
-                }
-            }
-            Self.appendStringTable(ends: groupTables[group].ends, bytes: groupTables[group].bytes, to: &payload)
-            let tableEnd = payload.count
-            for index in logOrder[groupStarts[group]..<groupStarts[group + 1]] {
-                Varint.append(UInt64(numberInGroup[Int(sessionNumbers[Int(rows[index].session)])]), to: &payload)
-            }
-            let sessionsEnd = payload.count
-            for index in members { payload.append(rows[index].type) }
-            appendTimesAndSequences(of: members, lastBySession: &lastBySession, lastSequence: &lastSequence, to: &payload)
-            for index in members { payload.append(rows[index].flags) }
-            for length in runLengths { Varint.append(UInt64(length), to: &payload) }
-            let columnsEnd = payload.count
-            payload.append(contentsOf: groupBodies)
-            // The group's session numbers are a section of their own: with the columns after them
-            // in one zstd block, the log was 1% larger (2M events: 20.07 MB against 19.84 MB).
-            parts.append([tableEnd - start, sessionsEnd - tableEnd, columnsEnd - sessionsEnd, payload.count - columnsEnd].filter { $0 > 0 })
+            parts.append(
+                appendGroupPart(
+                    group, members: layout.order[range], inLogOrder: layout.logOrder[range], layout: layout, bodyStarts: bodyStarts, bodies: &groupBodies,
+                    lastBySession: &lastBySession, lastSequence: &lastSequence, to: &payload))
         }
         return parts
+    }
+
+    /// Appends the spine (what every event has in log order) and numbers the sessions in order
+    /// of first appearance; returns its sections' sizes.
+    private mutating func appendSpine(to payload: inout [UInt8], groups: Int, layout: inout GroupLayout) -> [Int] {
+        sessionNumbers.removeAll(keepingCapacity: true)
+        sessionNumbers.append(contentsOf: repeatElement(-1, count: interner.count))
+        var sessionRefs: [UInt32] = []  // by session number
+        for row in rows where sessionNumbers[Int(row.session)] < 0 {
+            sessionNumbers[Int(row.session)] = Int32(sessionRefs.count)
+            sessionRefs.append(row.session)
+        }
+        payload.append(hasRelayKeys ? Self.relayedGroupedPayloadVersion : Self.groupedPayloadVersion)
+        Varint.append(UInt64(count), to: &payload)
+        Varint.append(UInt64(groups), to: &payload)
+        Varint.append(UInt64(sessionRefs.count), to: &payload)
+        for ref in sessionRefs { Varint.append(UInt64(stringRange(ref).count), to: &payload) }
+        for ref in sessionRefs { payload.append(contentsOf: interner.bytes[stringRange(ref)]) }
+        // A session's group follows from its id's hash, so it is the same in every block of
+        // the same group count (a reader of a few sessions can take whole groups).
+        precondition(sessionHashes.count == sessionRefs.count, "sessions were not recorded in order of first appearance")
+        layout.groupOfSession.removeAll(keepingCapacity: true)
+        for hash in sessionHashes {
+            layout.groupOfSession.append(Int(hash % UInt64(groups)))
+            payload.append(UInt8(layout.groupOfSession.last!))
+        }
+        let sessionTableEnd = payload.count
+        // Each event's group (a byte) here, and in each group's part its own session numbers (a
+        // session's rank among the group's sessions in order of number): a reader of one
+        // session scans a byte per event and one group's numbers, not every session number as
+        // version 3 made it (2M production-shaped events in 131,072-event blocks: 1.86 MB
+        // against 2.01 MB).
+        for row in rows { payload.append(UInt8(truncatingIfNeeded: layout.groupOfSession[Int(sessionNumbers[Int(row.session)])])) }
+        let sessionsEnd = payload.count
+        appendReceiveTimes(to: &payload)
+        appendPeers(to: &payload)
+        return [sessionTableEnd, sessionsEnd - sessionTableEnd, payload.count - sessionsEnd]
+    }
+
+    /// Sorts the rows by (group, session number) and by (group, log order) with counting sorts,
+    /// and numbers each session within its group.
+    private func arrangeGroups(_ groups: Int, _ layout: inout GroupLayout) {
+        let sessionCount = layout.groupOfSession.count
+        layout.numberInGroup = [Int](repeating: 0, count: sessionCount)
+        var sessionsInGroup = [Int](repeating: 0, count: groups)
+        for session in 0..<sessionCount {
+            layout.numberInGroup[session] = sessionsInGroup[layout.groupOfSession[session]]
+            sessionsInGroup[layout.groupOfSession[session]] += 1
+        }
+
+        // The rows in group order, each group session-major (its sessions in order of number,
+        // each one's events in log order: a reader of one session finds them together): one
+        // counting sort by (group, session number).
+        var eventsOfSession = [Int](repeating: 0, count: sessionCount)
+        for row in rows { eventsOfSession[Int(sessionNumbers[Int(row.session)])] += 1 }
+        var groupStarts = [Int](repeating: 0, count: groups + 1)
+        for (session, events) in eventsOfSession.enumerated() { groupStarts[layout.groupOfSession[session] + 1] += events }
+        for group in 0..<groups { groupStarts[group + 1] += groupStarts[group] }
+        var nextOfSession = [Int](repeating: 0, count: sessionCount)
+        var nextOfGroup = groupStarts
+        for (session, events) in eventsOfSession.enumerated() {
+            nextOfSession[session] = nextOfGroup[layout.groupOfSession[session]]
+            nextOfGroup[layout.groupOfSession[session]] += events
+        }
+        var order = [Int](repeating: 0, count: rows.count)
+        // Each group's events in log order, for its column of session numbers.
+        var logOrder = [Int](repeating: 0, count: rows.count)
+        var nextInLogOrder = groupStarts
+        for (index, row) in rows.enumerated() {
+            let session = Int(sessionNumbers[Int(row.session)])
+            order[nextOfSession[session]] = index
+            nextOfSession[session] += 1
+            logOrder[nextInLogOrder[layout.groupOfSession[session]]] = index
+            nextInLogOrder[layout.groupOfSession[session]] += 1
+        }
+        layout.order = order
+        layout.logOrder = logOrder
+        layout.groupStarts = groupStarts
+    }
+
+    /// Appends one group's part: its string table, its events' session numbers in log order,
+    /// its columns and its bodies renumbered into its own table; returns its sections' sizes.
+    private mutating func appendGroupPart(
+        _ group: Int, members: ArraySlice<Int>, inLogOrder: ArraySlice<Int>, layout: GroupLayout, bodyStarts: [Int], bodies groupBodies: inout [UInt8],
+        lastBySession: inout [Int64], lastSequence: inout [UInt64], to payload: inout [UInt8]
+    ) -> [Int] {
+        let start = payload.count
+        groupTables[group].removeAll()
+        groupReferences.removeAll(keepingCapacity: true)
+        groupReferences.append(contentsOf: repeatElement(0, count: interner.count))
+        groupBodies.removeAll(keepingCapacity: true)
+        // The byte length of each session's run of bodies.
+        var runLengths: [Int] = []
+        bodies.withUnsafeBytes { all in
+            var previousSession: UInt32?
+            for index in members {
+                if rows[index].session != previousSession { runLengths.append(0) }
+                previousSession = rows[index].session
+                let before = groupBodies.count
+                defer { runLengths[runLengths.count - 1] += groupBodies.count - before }
+                let body = UnsafeRawBufferPointer(rebasing: all[bodyStarts[index]..<(bodyStarts[index] + Int(rows[index].bodyLength))])
+                let end = Self.copyRenumbering(body, 0, into: &groupBodies) { ref in
+                    if groupReferences[Int(ref)] == 0 {
+                        let bytes = stringRange(ref)
+                        let local = interner.bytes.withUnsafeBytes { groupTables[group].intern(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
+                        groupReferences[Int(ref)] = local + 1
+                    }
+                    return groupReferences[Int(ref)] - 1
+                }
+                precondition(end == body.count, "a stored body the encoder wrote does not parse")
+            }
+        }
+        Self.appendStringTable(ends: groupTables[group].ends, bytes: groupTables[group].bytes, to: &payload)
+        let tableEnd = payload.count
+        for index in inLogOrder {
+            Varint.append(UInt64(layout.numberInGroup[Int(sessionNumbers[Int(rows[index].session)])]), to: &payload)
+        }
+        let sessionsEnd = payload.count
+        for index in members { payload.append(rows[index].type) }
+        appendTimesAndSequences(of: members, lastBySession: &lastBySession, lastSequence: &lastSequence, to: &payload)
+        for index in members { payload.append(rows[index].flags) }
+        for length in runLengths { Varint.append(UInt64(length), to: &payload) }
+        let columnsEnd = payload.count
+        payload.append(contentsOf: groupBodies)
+        // The group's session numbers are a section of their own: with the columns after them
+        // in one zstd block, the log was 1% larger (2M events: 20.07 MB against 19.84 MB).
+        return [tableEnd - start, sessionsEnd - tableEnd, columnsEnd - sessionsEnd, payload.count - columnsEnd].filter { $0 > 0 }
     }
 
     // MARK: Columns both payload versions write
