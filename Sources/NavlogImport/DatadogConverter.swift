@@ -30,6 +30,21 @@ public struct DatadogConverter: RecordConverter {
         var device: String?
     }
 
+    /// What navlog reads of a view event, checked.
+    private struct ViewFields {
+        var viewID: String
+        var session: String
+        /// `view.name`, else `view.url`: what the screen is called.
+        var className: String
+        var url: String?
+        /// `_dd.document_version` (0 when absent).
+        var version: Int64
+        /// When the view started (µs).
+        var start: Int64
+        /// `view.time_spent` (ns).
+        var timeSpent: Double
+    }
+
     /// The least gap between two views taken as the app being in the background (µs).
     public static let backgroundGap: Int64 = 1_000_000
 
@@ -70,98 +85,89 @@ public struct DatadogConverter: RecordConverter {
                 let path = "data[\(index)]"
                 guard let event = document.member(item, "attributes", "attributes"), document.kind(event) == .object else {
                     statistics.records += 1
-                    statistics.skipped += 1
-                    report(
-                        ImportIssue(
-                            code: .shape, line: line + document.lineOffset(of: document.offset(item)), path: path + ".attributes.attributes",
-                            reason: "expected the RUM event as an object at attributes.attributes; it was skipped"))
+                    let issues = RecordIssues(document: document, path: path, line: line, skipped: "the event")
+                    let reason = "expected the RUM event as an object at attributes.attributes; it was skipped"
+                    statistics.skip(issues.located(.shape, item, "attributes.attributes", reason), report)
                     continue
                 }
                 let fallback = document.member(item, "attributes", "timestamp")
                 convertEvent(document, event, fallbackTime: fallback, path: path + ".attributes.attributes", line: line, statistics: &statistics, report: report)
             }
-        } else if document.kind(root) == .array {
-            for (index, event) in document.elements(root).enumerated() {
-                convertEvent(document, event, fallbackTime: nil, path: "[\(index)]", line: line, statistics: &statistics, report: report)
-            }
         } else {
-            convertEvent(document, root, fallbackTime: nil, path: "", line: line, statistics: &statistics, report: report)
+            document.forEachRecord { event, path in
+                convertEvent(document, event, fallbackTime: nil, path: path, line: line, statistics: &statistics, report: report)
+            }
         }
     }
 
+    /// Reads one RUM event: a view is kept if it is its id's latest version so far; other types
+    /// are ignored. The type is read first, so that the events navlog does not import (actions,
+    /// resources, errors) are counted without reading more of them.
+    /// - Parameter fallbackTime: the search API's `attributes.timestamp`, for an event without `date`.
     private mutating func convertEvent(
         _ document: JSONDocument, _ event: JSONDocument.Node, fallbackTime: JSONDocument.Node?, path: String, line: Int, statistics: inout ImportStatistics,
         report: (ImportIssue) -> Void
     ) {
         statistics.records += 1
         let issues = RecordIssues(document: document, path: path, line: line, skipped: "the event")
-        func issue(_ code: ImportIssue.Code, _ node: JSONDocument.Node, _ field: String, _ reason: String) {
-            statistics.skipped += 1
-            report(issues.issue(code, node, field, reason))
-        }
-        let type: String
-        switch issues.stringMember(event, "type", of: "a RUM event") {
-        case .success(let text): type = text
-        case .failure(let problem):
-            statistics.skipped += 1
-            report(problem)
-            return
-        }
-        guard type == "view" else {
-            statistics.ignored += 1
-            return
-        }
-        func requiredString(_ object: String, _ key: String) -> String? {
-            guard let node = document.member(event, object, key) else {
-                issue(.shape, event, object + "." + key, "a view event needs \(object).\(key)")
-                return nil
+        do throws(ImportIssue) {
+            let type = try issues.stringMember(event, "type", of: "a RUM event")
+            guard type == "view" else {
+                statistics.ignored += 1
+                return
             }
-            guard let text = document.string(node), !text.isEmpty else {
-                issue(.shape, node, object + "." + key, "expected a non-empty string, found \(document.kind(node).name)")
-                return nil
-            }
-            return text
+            let fields = try Self.viewFields(of: event, fallbackTime: fallbackTime, issues)
+            keep(fields, of: event, document, statistics: &statistics)
+        } catch {
+            statistics.skip(error, report)
         }
-        func optionalString(_ node: JSONDocument.Node?) -> String? {
-            node.flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
-        guard let viewID = requiredString("view", "id"), let session = requiredString("session", "id") else { return }
-        let name = optionalString(document.member(event, "view", "name"))
-        let url = optionalString(document.member(event, "view", "url"))
-        guard let className = name ?? url else {
-            issue(.shape, event, "view.name", "a view event needs view.name or view.url to name its screen")
-            return
-        }
+    }
+
+    /// Reads and checks what every view event must have, in the order its issues are reported:
+    /// its view and session ids, a name for its screen, its document version, its start and
+    /// its time spent.
+    private static func viewFields(of event: JSONDocument.Node, fallbackTime: JSONDocument.Node?, _ issues: RecordIssues) throws(ImportIssue) -> ViewFields {
+        let document = issues.document
+        let viewID = try requiredString(event, "view", "id", issues)
+        let session = try requiredString(event, "session", "id", issues)
+        let name = document.nonEmptyString(document.member(event, "view", "name"))
+        let url = document.nonEmptyString(document.member(event, "view", "url"))
+        guard let className = name ?? url else { throw issues.issue(.shape, event, "view.name", "a view event needs view.name or view.url to name its screen") }
         var version: Int64 = 0
         if let node = document.member(event, "_dd", "document_version") {
             guard let value = document.number(node), value >= 0, value == value.rounded() else {
-                issue(.shape, node, "_dd.document_version", "expected a whole number, found \(document.kind(node).name)")
-                return
+                throw issues.issue(.shape, node, "_dd.document_version", "expected a whole number, found \(document.kind(node).name)")
             }
             version = Int64(min(value, 9e18))
         }
-        let start: Int64
-        if let node = document.member(event, "date") {
-            switch ImportTimestamp.microseconds(document, node, unit: .milliseconds) {
-            case .success(let value): start = value
-            case .failure(let error):
-                issue(.timestamp, node, "date", error.reason)
-                return
-            }
-        } else if let node = fallbackTime {
-            switch ImportTimestamp.microseconds(document, node, unit: .milliseconds) {
-            case .success(let value): start = value
-            case .failure(let error):
-                issue(.timestamp, node, "timestamp", error.reason)
-                return
-            }
-        } else {
-            issue(.timestamp, event, "date", "a view event needs date (ms since the epoch)")
-            return
+        let start = try startTime(of: event, fallbackTime: fallbackTime, issues)
+        let spent = try timeSpent(of: event, issues)
+        return ViewFields(viewID: viewID, session: session, className: className, url: url, version: version, start: start, timeSpent: spent)
+    }
+
+    /// A non-empty string at `object.key`, which a view event must have (`view.id`, `session.id`).
+    private static func requiredString(_ event: JSONDocument.Node, _ object: String, _ key: String, _ issues: RecordIssues) throws(ImportIssue) -> String {
+        let document = issues.document
+        guard let node = document.member(event, object, key) else { throw issues.issue(.shape, event, object + "." + key, "a view event needs \(object).\(key)") }
+        guard let text = document.string(node), !text.isEmpty else {
+            throw issues.issue(.shape, node, object + "." + key, "expected a non-empty string, found \(document.kind(node).name)")
         }
+        return text
+    }
+
+    /// When the view started (µs): `date` (ms); in a search page, where the event may have no
+    /// `date`, the item's `attributes.timestamp`.
+    private static func startTime(of event: JSONDocument.Node, fallbackTime: JSONDocument.Node?, _ issues: RecordIssues) throws(ImportIssue) -> Int64 {
+        if let node = issues.document.member(event, "date") { return try issues.timestamp(node, "date", unit: .milliseconds) }
+        if let fallbackTime { return try issues.timestamp(fallbackTime, "timestamp", unit: .milliseconds) }
+        throw issues.issue(.timestamp, event, "date", "a view event needs date (ms since the epoch)")
+    }
+
+    /// `view.time_spent` (ns): a number, or a string holding one (exports re-serialised as text).
+    private static func timeSpent(of event: JSONDocument.Node, _ issues: RecordIssues) throws(ImportIssue) -> Double {
+        let document = issues.document
         guard let spentNode = document.member(event, "view", "time_spent") else {
-            issue(.shape, event, "view.time_spent", "a view event needs view.time_spent (ns)")
-            return
+            throw issues.issue(.shape, event, "view.time_spent", "a view event needs view.time_spent (ns)")
         }
         let spent: Double
         if let number = document.number(spentNode) {
@@ -169,45 +175,51 @@ public struct DatadogConverter: RecordConverter {
         } else if let text = document.string(spentNode), let number = Double(text) {
             spent = number
         } else {
-            issue(.shape, spentNode, "view.time_spent", "expected a number of ns, found \(document.kind(spentNode).name)")
-            return
+            throw issues.issue(.shape, spentNode, "view.time_spent", "expected a number of ns, found \(document.kind(spentNode).name)")
         }
-        guard spent >= 0, spent < 9e18 else {
-            issue(.shape, spentNode, "view.time_spent", "\(spent) ns is not a duration")
-            return
-        }
-        let key = ViewKey(viewID)
+        guard spent >= 0, spent < 9e18 else { throw issues.issue(.shape, spentNode, "view.time_spent", "\(spent) ns is not a duration") }
+        return spent
+    }
+
+    /// Keeps a view unless a version of it as recent was read already (either way an earlier
+    /// read of its id counts as superseded): the SDK sends a view again each time it changes,
+    /// and the versions can come in any order.
+    private mutating func keep(_ fields: ViewFields, of event: JSONDocument.Node, _ document: JSONDocument, statistics: inout ImportStatistics) {
+        let key = ViewKey(fields.viewID)
         let position = positions[key]
         if let position {
             statistics.superseded += 1
-            if views[Int(position)].version >= version { return }
+            if views[Int(position)].version >= fields.version { return }
         }
-        let screenID = strings.intern(ImportedController.cut(url ?? className))
-        let sessionKey = strings.intern(session)
+        let screenID = strings.intern(ImportedController.cut(fields.url ?? fields.className))
+        let sessionKey = strings.intern(fields.session)
         let view = View(
-            version: version, session: sessionKey, start: start, timeSpent: Int64(spent / 1000),
+            version: fields.version, session: sessionKey, start: fields.start, timeSpent: Int64(fields.timeSpent / 1000),
             active: document.member(event, "view", "is_active").flatMap { document.bool($0) } ?? false,
-            controller: ImportedController(id: screenID, className: strings.intern(ImportedController.cut(className))), order: order)
+            controller: ImportedController(id: screenID, className: strings.intern(ImportedController.cut(fields.className))), order: order)
         if let position {
             views[Int(position)] = view
         } else {
             positions[key] = Int32(views.count)
             views.append(view)
         }
-        // From the latest version of the earliest view, whatever order they come in.
-        let kept = sessionInfo[sessionKey]
-        if kept == nil || (start, -version) < (kept!.start, -kept!.version) {
-            // Read only here: most events are not their session's earliest.
-            let os = optionalString(document.member(event, "os", "name")).map {
-                [$0, optionalString(document.member(event, "os", "version"))].compactMap { $0 }.joined(separator: " ")
-            }
-            sessionInfo[sessionKey] = SessionInfo(
-                start: start, version: version,
-                app: strings.intern(optionalString(document.member(event, "application", "id")) ?? optionalString(document.member(event, "service")) ?? "datadog"),
-                appVersion: strings.intern(optionalString(document.member(event, "version"))), os: strings.intern(os),
-                device: strings.intern(optionalString(document.member(event, "device", "model")) ?? optionalString(document.member(event, "device", "name"))))
-        }
+        offerSessionInfo(sessionKey, start: fields.start, version: fields.version, from: event, document)
         order += 1
+    }
+
+    /// Keeps `session.start`'s fields from the latest version of the session's earliest view,
+    /// whatever order they come in. The fields are read only when they are kept: most events
+    /// are not their session's earliest.
+    private mutating func offerSessionInfo(_ sessionKey: String, start: Int64, version: Int64, from event: JSONDocument.Node, _ document: JSONDocument) {
+        if let kept = sessionInfo[sessionKey], (start, -version) >= (kept.start, -kept.version) { return }
+        func string(_ first: String, _ second: String? = nil) -> String? {
+            document.nonEmptyString(second.map { document.member(event, first, $0) } ?? document.member(event, first))
+        }
+        let os = string("os", "name").map { [$0, string("os", "version")].compactMap { $0 }.joined(separator: " ") }
+        sessionInfo[sessionKey] = SessionInfo(
+            start: start, version: version, app: strings.intern(string("application", "id") ?? string("service") ?? "datadog"),
+            appVersion: strings.intern(string("version")), os: strings.intern(os),
+            device: strings.intern(string("device", "model") ?? string("device", "name")))
     }
 
     public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {

@@ -47,6 +47,30 @@ public struct FirebaseConverter: RecordConverter {
             guard let value = value() else { return }
             self[keyPath: field] = (rank, value)
         }
+
+        /// Offers the row's `app_info` and `device` fields, each kept from the earliest row that has it.
+        mutating func offerInfo(of row: JSONDocument.Node, _ document: JSONDocument, rank: RowKey) {
+            func string(_ object: String, _ key: String) -> String? { document.nonEmptyString(document.member(row, object, key)) }
+            offer(\.app, string("app_info", "id"), rank: rank)
+            offer(\.version, string("app_info", "version"), rank: rank)
+            offer(
+                \.os,
+                string("device", "operating_system").map { os in
+                    // BigQuery's operating_system_version usually repeats the name ("iOS 17.4").
+                    guard let version = string("device", "operating_system_version") else { return os }
+                    return version.hasPrefix(os) ? version : os + " " + version
+                }, rank: rank)
+            offer(\.device, string("device", "mobile_model_name"), rank: rank)
+        }
+    }
+
+    /// Where a row belongs: its session, its place in the session's order, and the parameters
+    /// a `screen_view` is read for.
+    private struct RowPlace {
+        /// `<user_pseudo_id>:<ga_session_id>`.
+        var sourceSession: String
+        var rank: RowKey
+        var parameters: Parameters
     }
 
     private var sessions: [String: SessionState] = [:]
@@ -56,12 +80,7 @@ public struct FirebaseConverter: RecordConverter {
     public init() {}
 
     public mutating func convert(_ document: JSONDocument, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void) {
-        let root = document.root
-        if document.kind(root) == .array {
-            for (index, row) in document.elements(root).enumerated() { convertRow(document, row, path: "[\(index)]", line: line, statistics: &statistics, report: report) }
-        } else {
-            convertRow(document, root, path: "", line: line, statistics: &statistics, report: report)
-        }
+        document.forEachRecord { row, path in convertRow(document, row, path: path, line: line, statistics: &statistics, report: report) }
     }
 
     /// An integer written as a JSON number or as a string of digits (BigQuery's INT64 in JSON).
@@ -73,132 +92,124 @@ public struct FirebaseConverter: RecordConverter {
         return nil
     }
 
+    /// Adds one row to its session. The row's name is read first, so that the rows of kinds
+    /// navlog does not import (most of an export) are counted without reading more of them.
     private mutating func convertRow(
         _ document: JSONDocument, _ row: JSONDocument.Node, path: String, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void
     ) {
         statistics.records += 1
         let issues = RecordIssues(document: document, path: path, line: line, skipped: "the row")
-        func issue(_ code: ImportIssue.Code, _ node: JSONDocument.Node, _ field: String, _ reason: String) {
-            statistics.skipped += 1
-            report(issues.issue(code, node, field, reason))
-        }
-        let name: String
-        switch issues.stringMember(row, "event_name", of: "a BigQuery export row") {
-        case .success(let text): name = text
-        case .failure(let problem):
-            statistics.skipped += 1
-            report(problem)
-            return
-        }
-        let isScreen = name == "screen_view"
-        guard isScreen || Self.lifecycleEvents.contains(name) else {
-            statistics.ignored += 1
-            return
-        }
-        guard let timeNode = document.member(row, "event_timestamp") else {
-            issue(.timestamp, row, "event_timestamp", "the row has no event_timestamp")
-            return
-        }
-        let timestamp: Int64
-        switch ImportTimestamp.microseconds(document, timeNode, unit: .microseconds) {
-        case .success(let value): timestamp = value
-        case .failure(let error):
-            issue(.timestamp, timeNode, "event_timestamp", error.reason)
-            return
-        }
-        guard let userNode = document.member(row, "user_pseudo_id") else {
-            issue(.shape, row, "user_pseudo_id", "the row has no user_pseudo_id")
-            return
-        }
-        guard let user = document.text(userNode), !user.isEmpty else {
-            issue(.shape, userNode, "user_pseudo_id", "expected a non-empty string, found \(document.kind(userNode).name)")
-            return
-        }
-        // event_params: [{key, value: {string_value | int_value | float_value | double_value}}].
-        // Only the parameters read below are kept (a later one of the same key wins).
-        var parameters = Parameters()
-        if let list = document.member(row, "event_params") {
-            guard document.kind(list) == .array else {
-                issue(.shape, list, "event_params", "expected an array of {key, value}, found \(document.kind(list).name)")
+        do throws(ImportIssue) {
+            let name = try issues.stringMember(row, "event_name", of: "a BigQuery export row")
+            let isScreen = name == "screen_view"
+            guard isScreen || Self.lifecycleEvents.contains(name) else {
+                statistics.ignored += 1
                 return
             }
-            for (index, parameter) in document.elements(list).enumerated() {
-                guard let key = document.member(parameter, "key"), document.kind(key) == .string, let value = document.member(parameter, "value"),
-                    document.kind(value) == .object
-                else {
-                    issue(.shape, parameter, "event_params[\(index)]", "expected {\"key\": string, \"value\": {…}}")
-                    return
-                }
-                let slot: WritableKeyPath<Parameters, JSONDocument.Node?>
-                if document.stringEquals(key, "ga_session_id") {
-                    slot = \.session
-                } else if document.stringEquals(key, "firebase_screen_class") {
-                    slot = \.screenClass
-                } else if document.stringEquals(key, "firebase_screen") {
-                    slot = \.screen
-                } else if document.stringEquals(key, "firebase_screen_id") {
-                    slot = \.screenID
-                } else {
-                    continue
-                }
-                for field in Self.valueFields {
-                    if let node = document.member(value, field), document.kind(node) != .null {
-                        parameters[keyPath: slot] = node
-                        break
-                    }
-                }
-            }
+            let place = try Self.place(of: row, issues)
+            try add(row, place, isScreen: isScreen, issues)
+        } catch {
+            statistics.skip(error, report)
         }
+    }
+
+    /// Reads where a row belongs: its time, its user and `ga_session_id` (without both its
+    /// session is unknown), and its bundle and index in the bundle (its order among rows of the
+    /// same time; 0 when absent).
+    private static func place(of row: JSONDocument.Node, _ issues: RecordIssues) throws(ImportIssue) -> RowPlace {
+        let document = issues.document
+        guard let timeNode = document.member(row, "event_timestamp") else { throw issues.issue(.timestamp, row, "event_timestamp", "the row has no event_timestamp") }
+        let timestamp = try issues.timestamp(timeNode, "event_timestamp", unit: .microseconds)
+        guard let userNode = document.member(row, "user_pseudo_id") else { throw issues.issue(.shape, row, "user_pseudo_id", "the row has no user_pseudo_id") }
+        guard let user = document.text(userNode), !user.isEmpty else {
+            throw issues.issue(.shape, userNode, "user_pseudo_id", "expected a non-empty string, found \(document.kind(userNode).name)")
+        }
+        let parameters = try Self.parameters(of: row, issues)
         guard let sessionNode = parameters.session else {
-            issue(.shape, row, "event_params", "the row has no ga_session_id parameter, so its session is unknown")
-            return
+            throw issues.issue(.shape, row, "event_params", "the row has no ga_session_id parameter, so its session is unknown")
         }
         guard let gaSession = Self.integer(document, sessionNode) else {
-            issue(.shape, sessionNode, "event_params.ga_session_id", "expected an integer, found \(document.kind(sessionNode).name)")
-            return
+            throw issues.issue(.shape, sessionNode, "event_params.ga_session_id", "expected an integer, found \(document.kind(sessionNode).name)")
         }
         let bundle = document.member(row, "event_bundle_sequence_id").flatMap { Self.integer(document, $0) } ?? 0
         let batchIndex = document.member(row, "batch_event_index").flatMap { Self.integer(document, $0) } ?? 0
-        let sourceSession = user + ":" + String(gaSession)
-        let key = "firebase:" + sourceSession
+        return RowPlace(sourceSession: user + ":" + String(gaSession), rank: RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex), parameters: parameters)
+    }
+
+    /// The `event_params` navlog reads (`[{key, value: {string_value | int_value | float_value |
+    /// double_value}}]`): only those are kept, not a dictionary of every parameter of every
+    /// row, and a later one of the same key wins.
+    private static func parameters(of row: JSONDocument.Node, _ issues: RecordIssues) throws(ImportIssue) -> Parameters {
+        let document = issues.document
+        var parameters = Parameters()
+        guard let list = document.member(row, "event_params") else { return parameters }
+        guard document.kind(list) == .array else {
+            throw issues.issue(.shape, list, "event_params", "expected an array of {key, value}, found \(document.kind(list).name)")
+        }
+        for (index, parameter) in document.elements(list).enumerated() {
+            guard let key = document.member(parameter, "key"), document.kind(key) == .string, let value = document.member(parameter, "value"),
+                document.kind(value) == .object
+            else {
+                throw issues.issue(.shape, parameter, "event_params[\(index)]", "expected {\"key\": string, \"value\": {…}}")
+            }
+            let slot: WritableKeyPath<Parameters, JSONDocument.Node?>
+            if document.stringEquals(key, "ga_session_id") {
+                slot = \.session
+            } else if document.stringEquals(key, "firebase_screen_class") {
+                slot = \.screenClass
+            } else if document.stringEquals(key, "firebase_screen") {
+                slot = \.screen
+            } else if document.stringEquals(key, "firebase_screen_id") {
+                slot = \.screenID
+            } else {
+                continue
+            }
+            for field in Self.valueFields {
+                if let node = document.member(value, field), document.kind(node) != .null {
+                    parameters[keyPath: slot] = node
+                    break
+                }
+            }
+        }
+        return parameters
+    }
+
+    /// Adds a row to its session: every row offers its `session.start` fields (also a
+    /// `screen_view` skipped for want of a screen name), a lifecycle row can only move the
+    /// session's start earlier, a `screen_view` is an appearance.
+    private mutating func add(_ row: JSONDocument.Node, _ place: RowPlace, isScreen: Bool, _ issues: RecordIssues) throws(ImportIssue) {
+        let key = "firebase:" + place.sourceSession
         // Taken out while it is added to, so that its observations are not copied.
         var state =
-            sessions.removeValue(forKey: key) ?? SessionState(session: ImportedSession(id: key, source: .firebase, app: "firebase", sourceSession: sourceSession))
+            sessions.removeValue(forKey: key)
+            ?? SessionState(session: ImportedSession(id: key, source: .firebase, app: "firebase", sourceSession: place.sourceSession))
         defer { sessions[key] = state }
-        do {
-            func string(_ object: String, _ key: String) -> String? {
-                document.member(row, object, key).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
-            }
-            let rank = RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex)
-            state.offer(\.app, string("app_info", "id"), rank: rank)
-            state.offer(\.version, string("app_info", "version"), rank: rank)
-            state.offer(
-                \.os,
-                string("device", "operating_system").map { os in
-                    // BigQuery's operating_system_version usually repeats the name ("iOS 17.4").
-                    guard let version = string("device", "operating_system_version") else { return os }
-                    return version.hasPrefix(os) ? version : os + " " + version
-                }, rank: rank)
-            state.offer(\.device, string("device", "mobile_model_name"), rank: rank)
-        }
+        state.offerInfo(of: row, issues.document, rank: place.rank)
         guard isScreen else {
-            state.session.earliest = min(state.session.earliest ?? .max, timestamp)
+            state.session.earliest = min(state.session.earliest ?? .max, place.rank.timestamp)
             return
         }
-        let screenClass = parameters.screenClass.flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
-        let screenName = parameters.screen.flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
+        state.session.observations.append(try screenView(row, place, issues))
+    }
+
+    /// A `screen_view`'s appearance: of the screen class (else the screen name), told apart by
+    /// `firebase_screen_id`, as the window's screen (Firebase records no presentations).
+    private mutating func screenView(_ row: JSONDocument.Node, _ place: RowPlace, _ issues: RecordIssues) throws(ImportIssue) -> ImportedObservation {
+        let document = issues.document
+        let screenClass = document.nonEmptyString(place.parameters.screenClass)
+        let screenName = document.nonEmptyString(place.parameters.screen)
         guard let className = screenClass ?? screenName else {
-            issue(.shape, row, "event_params", "a screen_view needs firebase_screen_class or firebase_screen")
-            return
+            throw issues.issue(.shape, row, "event_params", "a screen_view needs firebase_screen_class or firebase_screen")
         }
-        let screenID = parameters.screenID.flatMap { document.text($0) }
+        let screenID = place.parameters.screenID.flatMap { document.text($0) }
         let internedClass = strings.intern(ImportedController.cut(className))
         let controller = ImportedController(
             id: strings.intern(ImportedController.cut(screenID.map { className + "#" + $0 } ?? className)), className: internedClass,
             title: strings.intern(screenName.map { ImportedController.cut($0) }))
         // Rows are ordered by time, then bundle sequence, then index in the batch.
-        let order = Int(truncatingIfNeeded: min(max(bundle, 0), 1 << 40) << 20 | min(max(batchIndex, 0), (1 << 20) - 1))
-        state.session.observations.append(ImportedObservation(timestamp: timestamp, kind: .appear(controller, .screen), order: order))
+        let rank = place.rank
+        let order = Int(truncatingIfNeeded: min(max(rank.bundle, 0), 1 << 40) << 20 | min(max(rank.index, 0), (1 << 20) - 1))
+        return ImportedObservation(timestamp: rank.timestamp, kind: .appear(controller, .screen), order: order)
     }
 
     public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {

@@ -115,6 +115,13 @@ extension JSONDocument {
         return entry.kind == .bool ? entry.flag : nil
     }
 
+    /// The text of a string node unless it is empty; `nil` for no node, any other kind, or "":
+    /// the sources write an empty string where they have nothing to say.
+    func nonEmptyString(_ node: Node?) -> String? {
+        guard let node, let text = string(node), !text.isEmpty else { return nil }
+        return text
+    }
+
     /// A string, or a number's text, as a string (ids are sometimes written either way).
     public func text(_ node: Node) -> String? {
         string(node) ?? numberText(node)

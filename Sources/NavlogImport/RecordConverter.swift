@@ -25,3 +25,16 @@ extension RecordConverter {
     /// No session is known to be complete before the end of the input.
     public mutating func takeCompleted(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {}
 }
+
+extension JSONDocument {
+    /// Calls `body` with each record the document holds and the record's JSON path: the
+    /// elements of a top-level array (`[0]`, `[1]`, …), which every source may be exported as,
+    /// else the document itself (path empty).
+    func forEachRecord(_ body: (Node, String) -> Void) {
+        if kind(root) == .array {
+            for (index, element) in elements(root).enumerated() { body(element, "[\(index)]") }
+        } else {
+            body(root, "")
+        }
+    }
+}

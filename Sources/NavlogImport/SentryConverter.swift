@@ -65,42 +65,100 @@ public struct SentryConverter: RecordConverter {
     }
 
     public mutating func convert(_ document: JSONDocument, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void) {
-        let root = document.root
-        if document.kind(root) == .array {
-            for (index, element) in document.elements(root).enumerated() {
-                convertEvent(document, element, path: "[\(index)]", line: line, statistics: &statistics, report: report)
-            }
-        } else {
-            convertEvent(document, root, path: "", line: line, statistics: &statistics, report: report)
-        }
+        document.forEachRecord { event, path in convertEvent(document, event, path: path, line: line, statistics: &statistics, report: report) }
     }
 
+    /// Where an event keeps its breadcrumbs, once looked for.
+    private enum Breadcrumbs {
+        /// The crumbs, in the order the event lists them, each with its place for messages.
+        case found([(JSONDocument.Node, CrumbPlace)])
+        /// The event has no breadcrumbs: it records no navigation.
+        case absent
+        /// They are not where the event's form keeps them (reported): the event is skipped.
+        case malformed
+    }
+
+    /// What one breadcrumb comes to.
+    private enum CrumbReading {
+        /// A crumb to hold until its session is written; `screen` is `data.screen` as written
+        /// (empty for `app.lifecycle`), the crumb's identity when events of a session repeat it.
+        case hold(timestamp: Int64, screen: String, HeldCrumb.Outcome)
+        /// A category or state navlog does not import.
+        case ignored
+        /// A crumb that cannot be imported, and why (the reason says the breadcrumb was skipped).
+        case skipped(ImportIssue.Code, JSONDocument.Node, String, String)
+    }
+
+    /// Adds one event's crumbs to its session, the one its session tag names, else its own id.
+    /// An event without a tag is a whole session, queued for ``takeCompleted(statistics:_:)``
+    /// so that it is stored at once rather than held to the end.
     private mutating func convertEvent(
         _ document: JSONDocument, _ event: JSONDocument.Node, path: String, line: Int, statistics: inout ImportStatistics, report: (ImportIssue) -> Void
     ) {
         statistics.records += 1
-        func issue(_ code: ImportIssue.Code, _ node: JSONDocument.Node, _ subpath: String, _ reason: String) {
-            statistics.skipped += 1
-            let at = path.isEmpty ? subpath : subpath.isEmpty ? path : path + (subpath.hasPrefix("[") ? "" : ".") + subpath
-            report(ImportIssue(code: code, line: line + document.lineOffset(of: document.offset(node)), path: at, reason: reason))
-        }
+        let issues = RecordIssues(document: document, path: path, line: line, skipped: "the event")
         guard document.kind(event) == .object else {
-            issue(.shape, event, "", "expected a Sentry event (an object), found \(document.kind(event).name); it was skipped")
+            statistics.skip(issues.located(.shape, event, "", "expected a Sentry event (an object), found \(document.kind(event).name); it was skipped"), report)
             return
         }
-        // The breadcrumbs, wherever this form keeps them.
+        let crumbs: [(JSONDocument.Node, CrumbPlace)]
+        switch Self.breadcrumbs(of: event, issues, statistics: &statistics, report: report) {
+        case .found(let list): crumbs = list
+        case .malformed: return
+        case .absent:
+            // An event without breadcrumbs records no navigation: nothing to import.
+            statistics.ignored += 1
+            return
+        }
+        let eventID = ["eventID", "event_id", "id"].lazy.compactMap { document.member(event, $0).flatMap { document.text($0) } }.first ?? ""
+        let sessionTag = Self.sessionTag(document, event)
+        guard let sourceSession = sessionTag ?? (eventID.isEmpty ? nil : eventID) else {
+            let reason = "the event has no event_id (or eventID, id) and no session tag, so it cannot be given a stable session id; it was skipped"
+            statistics.skip(issues.located(.shape, event, "event_id", reason), report)
+            return
+        }
+        let key = "sentry:" + sourceSession
+        if handedOver.contains(key) {
+            statistics.superseded += 1
+            return
+        }
+        var state = takeSession(key, sourceSession: sourceSession, tagged: sessionTag != nil)
+        let heldBefore = state.crumbs.count
+        let firstCrumbTime = holdCrumbs(crumbs, into: &state, issues, statistics: &statistics, report: report)
+        if (firstCrumbTime, eventID) < state.infoRank {
+            state.infoRank = (firstCrumbTime, eventID)
+            let info = Self.makeSession(key, sourceSession: sourceSession, document, event)
+            state.session.app = info.app
+            state.session.version = info.version
+            state.session.os = info.os
+            state.session.device = info.device
+        }
+        if state.tagged { held += state.crumbs.count - heldBefore }
+        sessions[key] = state
+        if held > maximumHeldCrumbs { spillHeldSessions() }
+    }
+
+    /// The event's breadcrumbs, wherever its form keeps them: the events API's `entries[]` of
+    /// type `breadcrumbs` (a malformed entry is reported and the others kept), then the SDK's
+    /// top-level `breadcrumbs` (an array, or an object with `values`).
+    private static func breadcrumbs(
+        of event: JSONDocument.Node, _ issues: RecordIssues, statistics: inout ImportStatistics, report: (ImportIssue) -> Void
+    ) -> Breadcrumbs {
+        let document = issues.document
         var crumbs: [(JSONDocument.Node, CrumbPlace)] = []
         var found = false
         if let entries = document.member(event, "entries") {
             guard document.kind(entries) == .array else {
-                issue(.shape, entries, "entries", "expected an array of entries, found \(document.kind(entries).name); the event was skipped")
-                return
+                let reason = "expected an array of entries, found \(document.kind(entries).name); the event was skipped"
+                statistics.skip(issues.located(.shape, entries, "entries", reason), report)
+                return .malformed
             }
             for (index, entry) in document.elements(entries).enumerated() {
                 guard let type = document.member(entry, "type"), document.stringEquals(type, "breadcrumbs") else { continue }
                 found = true
                 guard let values = document.member(entry, "data", "values"), document.kind(values) == .array else {
-                    issue(.shape, entry, "entries[\(index)].data.values", "expected the breadcrumbs as an array at data.values; this entry was skipped")
+                    let reason = "expected the breadcrumbs as an array at data.values; this entry was skipped"
+                    statistics.skip(issues.located(.shape, entry, "entries[\(index)].data.values", reason), report)
                     continue
                 }
                 for (k, crumb) in document.elements(values).enumerated() { crumbs.append((crumb, .entry(index, k))) }
@@ -113,141 +171,146 @@ public struct SentryConverter: RecordConverter {
             } else if let values = document.member(top, "values"), document.kind(values) == .array {
                 for (k, crumb) in document.elements(values).enumerated() { crumbs.append((crumb, .topValues(k))) }
             } else if document.kind(top) != .null {
-                issue(.shape, top, "breadcrumbs", "expected an array of breadcrumbs or {\"values\": [...]}, found \(document.kind(top).name); the event was skipped")
-                return
+                let reason = "expected an array of breadcrumbs or {\"values\": [...]}, found \(document.kind(top).name); the event was skipped"
+                statistics.skip(issues.located(.shape, top, "breadcrumbs", reason), report)
+                return .malformed
             }
         }
-        if !found {
-            // An event without breadcrumbs records no navigation: nothing to import.
-            statistics.ignored += 1
-            return
-        }
-        let eventID = ["eventID", "event_id", "id"].lazy.compactMap { document.member(event, $0).flatMap { document.text($0) } }.first ?? ""
-        let sessionTag = Self.sessionTag(document, event)
-        guard let sourceSession = sessionTag ?? (eventID.isEmpty ? nil : eventID) else {
-            issue(.shape, event, "event_id", "the event has no event_id (or eventID, id) and no session tag, so it cannot be given a stable session id; it was skipped")
-            return
-        }
-        let key = "sentry:" + sourceSession
-        if handedOver.contains(key) {
-            statistics.superseded += 1
-            return
-        }
-        if sessionTag == nil, sessions[key] == nil { completed.append(key) }
-        // Taken out while it is added to, so that its arrays are not copied.
+        return found ? .found(crumbs) : .absent
+    }
+
+    /// The session `key` names, taken out of `sessions` while an event is added to it (so that
+    /// its arrays are not copied), or a new one; the caller puts it back.
+    private mutating func takeSession(_ key: String, sourceSession: String, tagged: Bool) -> SessionState {
+        // An untagged event is a whole session: it can be handed over as soon as it is read.
+        if !tagged, sessions[key] == nil { completed.append(key) }
         var state =
             sessions.removeValue(forKey: key) ?? SessionState(session: ImportedSession(id: key, source: .sentry, app: "sentry", sourceSession: sourceSession))
         state.events += 1
         // Once tagged, always: an untagged event whose id equals a tag must not hide what was spilled.
-        state.tagged = state.tagged || sessionTag != nil
-        let heldBefore = state.crumbs.count
-        // The earliest readable crumb time, read in the same pass as the crumbs themselves.
+        state.tagged = state.tagged || tagged
+        return state
+    }
+
+    /// Reads an event's crumbs into its session, in the order listed; a crumb that cannot be
+    /// imported is reported and the others kept.
+    /// - Returns: the earliest readable crumb time (of any category, and also of crumbs skipped
+    ///   for another reason), which ranks the event for `session.start`'s fields; read in the
+    ///   same pass as the crumbs, so that no crumb is looked at twice.
+    private mutating func holdCrumbs(
+        _ crumbs: [(JSONDocument.Node, CrumbPlace)], into state: inout SessionState, _ issues: RecordIssues, statistics: inout ImportStatistics,
+        report: (ImportIssue) -> Void
+    ) -> Int64 {
+        let document = issues.document
         var firstCrumbTime = Int64.max
         for (crumb, place) in crumbs {
             let timeNode = document.member(crumb, "timestamp")
             let time = timeNode.map { ImportTimestamp.microseconds(document, $0, unit: .byMagnitude) }
             if case .success(let value)? = time { firstCrumbTime = min(firstCrumbTime, value) }
-            guard document.kind(crumb) == .object else {
-                issue(.shape, crumb, place.description, "expected a breadcrumb object, found \(document.kind(crumb).name); it was skipped")
-                continue
-            }
-            guard let categoryNode = document.member(crumb, "category") else {
-                statistics.ignored += 1
-                continue
-            }
-            guard let category = document.string(categoryNode) else {
-                issue(.shape, categoryNode, place.description + ".category", "expected a string, found \(document.kind(categoryNode).name); the breadcrumb was skipped")
-                continue
-            }
-            guard category == "ui.lifecycle" || category == "app.lifecycle" else {
-                statistics.ignored += 1
-                continue
-            }
-            guard let timeNode, let time else {
-                issue(.timestamp, crumb, place.description + ".timestamp", "the breadcrumb has no timestamp; it was skipped")
-                continue
-            }
-            let timestamp: Int64
-            switch time {
-            case .success(let value): timestamp = value
-            case .failure(let error):
-                issue(.timestamp, timeNode, place.description + ".timestamp", error.reason + "; the breadcrumb was skipped")
-                continue
-            }
-            guard let data = document.member(crumb, "data"), document.kind(data) == .object else {
-                let node = document.member(crumb, "data") ?? crumb
-                issue(.shape, node, place.description + ".data", "a \(category) breadcrumb needs a data object; it was skipped")
-                continue
-            }
-            func text(_ name: String) -> String? {
-                guard let node = document.member(data, name) else { return nil }
-                return document.string(node) ?? document.bool(node).map { $0 ? "true" : "false" }
-            }
-            if category == "app.lifecycle" {
-                guard let stateNode = document.member(data, "state"), let value = document.string(stateNode) else {
-                    issue(.shape, document.member(data, "state") ?? data, place.description + ".data.state", "expected the state as a string; the breadcrumb was skipped")
-                    continue
-                }
-                let outcome: HeldCrumb.Outcome
-                switch value {
-                case "foreground": outcome = .foreground
-                case "background": outcome = .background
-                default:
-                    statistics.ignored += 1  // active, inactive: no change of foreground
-                    continue
-                }
-                state.crumbs.append(HeldCrumb(timestamp: timestamp, order: order, screen: "", outcome: outcome))
+            switch readCrumb(crumb, at: place, timeNode: timeNode, time: time, document) {
+            case .hold(let timestamp, let screen, let outcome):
+                state.crumbs.append(HeldCrumb(timestamp: timestamp, order: order, screen: screen, outcome: outcome))
                 order += 1
-                continue
+            case .ignored:
+                statistics.ignored += 1
+            case .skipped(let code, let node, let subpath, let reason):
+                statistics.skip(issues.located(code, node, subpath, reason), report)
             }
-            guard let screenNode = document.member(data, "screen") else {
-                issue(.shape, data, place.description + ".data.screen", "a ui.lifecycle breadcrumb needs data.screen (the controller's class); it was skipped")
-                continue
-            }
-            guard let screen = document.string(screenNode), !screen.isEmpty else {
-                issue(.shape, screenNode, place.description + ".data.screen", "expected a non-empty string, found \(document.kind(screenNode).name); the breadcrumb was skipped")
-                continue
-            }
-            guard ControllerClassification(className: screen) == .content else {
-                state.crumbs.append(HeldCrumb(timestamp: timestamp, order: order, screen: strings.intern(screen), outcome: .notScreen))
-                order += 1
-                continue
-            }
-            let placement: ImportedObservation.Placement
-            // A string field, or a boolean read as "true"/"false" (no string made for either).
-            func isTrue(_ name: String) -> Bool {
-                guard let node = document.member(data, name) else { return false }
-                return document.bool(node) ?? document.stringEquals(node, "true")
-            }
-            func isText(_ name: String) -> Bool {
-                guard let node = document.member(data, name) else { return false }
-                return document.kind(node) == .string || document.kind(node) == .bool
-            }
-            if let parent = document.member(data, "parentViewController"), ControllerClassification(document, parent) == .content {
-                placement = .child
-            } else if isTrue("beingPresented") {
-                placement = .presented
-            } else if isText("presentingViewController"), !isTrue("is_window_rootViewController") {
-                placement = .insidePresentation
-            } else {
-                placement = .screen
-            }
-            let name = strings.intern(ImportedController.cut(screen))
-            let controller = ImportedController(id: name, className: name, title: strings.intern(text("title").map { ImportedController.cut($0) }))
-            state.crumbs.append(HeldCrumb(timestamp: timestamp, order: order, screen: strings.intern(screen), outcome: .appear(controller, placement)))
-            order += 1
         }
-        if (firstCrumbTime, eventID) < state.infoRank {
-            state.infoRank = (firstCrumbTime, eventID)
-            let info = Self.makeSession(key, sourceSession: sourceSession, document, event)
-            state.session.app = info.app
-            state.session.version = info.version
-            state.session.os = info.os
-            state.session.device = info.device
+        return firstCrumbTime
+    }
+
+    /// What one crumb comes to: `ui.lifecycle` and `app.lifecycle` crumbs with a readable time
+    /// and a `data` object are read further (``screenCrumb(_:at:timestamp:_:)``,
+    /// ``appStateCrumb(_:at:timestamp:_:)``); other categories are ignored.
+    /// - Parameters:
+    ///   - timeNode: the crumb's `timestamp` member.
+    ///   - time: what it reads as: the caller reads it, because it ranks the event by every
+    ///     readable crumb time, whatever the crumb comes to.
+    private mutating func readCrumb(
+        _ crumb: JSONDocument.Node, at place: CrumbPlace, timeNode: JSONDocument.Node?, time: Result<Int64, TimestampError>?, _ document: JSONDocument
+    ) -> CrumbReading {
+        guard document.kind(crumb) == .object else {
+            return .skipped(.shape, crumb, place.description, "expected a breadcrumb object, found \(document.kind(crumb).name); it was skipped")
         }
-        if state.tagged { held += state.crumbs.count - heldBefore }
-        sessions[key] = state
-        if held > maximumHeldCrumbs { spillHeldSessions() }
+        guard let categoryNode = document.member(crumb, "category") else { return .ignored }
+        guard let category = document.string(categoryNode) else {
+            return .skipped(
+                .shape, categoryNode, place.description + ".category", "expected a string, found \(document.kind(categoryNode).name); the breadcrumb was skipped")
+        }
+        guard category == "ui.lifecycle" || category == "app.lifecycle" else { return .ignored }
+        guard let timeNode, let time else { return .skipped(.timestamp, crumb, place.description + ".timestamp", "the breadcrumb has no timestamp; it was skipped") }
+        let timestamp: Int64
+        switch time {
+        case .success(let value): timestamp = value
+        case .failure(let error): return .skipped(.timestamp, timeNode, place.description + ".timestamp", error.reason + "; the breadcrumb was skipped")
+        }
+        guard let data = document.member(crumb, "data"), document.kind(data) == .object else {
+            let node = document.member(crumb, "data") ?? crumb
+            return .skipped(.shape, node, place.description + ".data", "a \(category) breadcrumb needs a data object; it was skipped")
+        }
+        if category == "app.lifecycle" { return Self.appStateCrumb(data, at: place, timestamp: timestamp, document) }
+        return screenCrumb(data, at: place, timestamp: timestamp, document)
+    }
+
+    /// An `app.lifecycle` crumb: `background` and `foreground` change what the user sees;
+    /// `active` and `inactive` do not (the app stays in the foreground), so they are ignored.
+    private static func appStateCrumb(_ data: JSONDocument.Node, at place: CrumbPlace, timestamp: Int64, _ document: JSONDocument) -> CrumbReading {
+        guard let stateNode = document.member(data, "state"), let value = document.string(stateNode) else {
+            return .skipped(.shape, document.member(data, "state") ?? data, place.description + ".data.state", "expected the state as a string; the breadcrumb was skipped")
+        }
+        switch value {
+        case "foreground": return .hold(timestamp: timestamp, screen: "", .foreground)
+        case "background": return .hold(timestamp: timestamp, screen: "", .background)
+        default: return .ignored
+        }
+    }
+
+    /// A `ui.lifecycle` crumb (a viewDidAppear): a container or UIKit internal is held as no
+    /// screen (so that a repeat of it is still found and counted), any other controller as an
+    /// appearance placed as far as the crumb's `data` proves.
+    private mutating func screenCrumb(_ data: JSONDocument.Node, at place: CrumbPlace, timestamp: Int64, _ document: JSONDocument) -> CrumbReading {
+        guard let screenNode = document.member(data, "screen") else {
+            return .skipped(.shape, data, place.description + ".data.screen", "a ui.lifecycle breadcrumb needs data.screen (the controller's class); it was skipped")
+        }
+        guard let screen = document.string(screenNode), !screen.isEmpty else {
+            return .skipped(
+                .shape, screenNode, place.description + ".data.screen", "expected a non-empty string, found \(document.kind(screenNode).name); the breadcrumb was skipped")
+        }
+        guard ControllerClassification(className: screen) == .content else {
+            return .hold(timestamp: timestamp, screen: strings.intern(screen), .notScreen)
+        }
+        let placement = Self.placement(data, document)
+        let name = strings.intern(ImportedController.cut(screen))
+        let title = document.member(data, "title").flatMap { Self.flagText(document, $0) }
+        let controller = ImportedController(id: name, className: name, title: strings.intern(title.map { ImportedController.cut($0) }))
+        return .hold(timestamp: timestamp, screen: strings.intern(screen), .appear(controller, placement))
+    }
+
+    /// Where a content controller is, from what sentry-cocoa writes of it: the child of a
+    /// parent that is no container is part of the parent's screen (F1); then
+    /// `beingPresented`; then a controller with a presenter that is not the window's root is
+    /// inside the presented context; anything else is the window's own screen.
+    private static func placement(_ data: JSONDocument.Node, _ document: JSONDocument) -> ImportedObservation.Placement {
+        // A string field, or a boolean read as "true"/"false" (no string made for either).
+        func isTrue(_ name: String) -> Bool {
+            guard let node = document.member(data, name) else { return false }
+            return document.bool(node) ?? document.stringEquals(node, "true")
+        }
+        func isText(_ name: String) -> Bool {
+            guard let node = document.member(data, name) else { return false }
+            return document.kind(node) == .string || document.kind(node) == .bool
+        }
+        if let parent = document.member(data, "parentViewController"), ControllerClassification(document, parent) == .content { return .child }
+        if isTrue("beingPresented") { return .presented }
+        if isText("presentingViewController"), !isTrue("is_window_rootViewController") { return .insidePresentation }
+        return .screen
+    }
+
+    /// A `data` field as text: sentry-cocoa writes strings; a boolean reads as "true" or
+    /// "false" (as ``placement(_:_:)`` reads the flags), so that the crumb is not lost for it.
+    private static func flagText(_ document: JSONDocument, _ node: JSONDocument.Node) -> String? {
+        document.string(node) ?? document.bool(node).map { $0 ? "true" : "false" }
     }
 
     public mutating func takeCompleted(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
@@ -349,9 +412,7 @@ public struct SentryConverter: RecordConverter {
 
     /// `session.start`'s fields from the event's `contexts` and `release`.
     static func makeSession(_ key: String, sourceSession: String, _ document: JSONDocument, _ event: JSONDocument.Node) -> ImportedSession {
-        func string(_ path: [String]) -> String? {
-            document.member(event, path: path).flatMap { document.string($0) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
+        func string(_ path: [String]) -> String? { document.nonEmptyString(document.member(event, path: path)) }
         let release = string(["release"]) ?? document.member(event, "release", "version").flatMap { document.string($0) }
         let app =
             string(["contexts", "app", "app_identifier"]) ?? string(["contexts", "app", "app_name"]) ?? release.map { String($0.split(separator: "@").first ?? "") } ?? "sentry"
