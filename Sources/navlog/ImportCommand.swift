@@ -58,14 +58,7 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let source = ImportSource(rawValue: from)!
-        let log: EventLog
-        do {
-            log = try EventLog(directory: data.dataDirectory)
-        } catch {
-            printError("navlog import: \(error.message)")
-            throw ExitCode.failure
-        }
-        if !log.recovery.isClean { reportRecovery(log.recovery) }
+        let log = try openLog()
         // Dedupe by (session, seq) against what earlier imports of this source stored.
         let stored: [String: Set<UInt64>]
         do {
@@ -74,81 +67,85 @@ struct ImportCommand: ParsableCommand {
             printError("navlog import: reading the log to find what is already stored failed: \(error). Nothing was imported.")
             throw ExitCode.failure
         }
-        let peer = PeerCredentials(uid: getuid(), gid: getgid(), pid: getpid())
-        var parser = EventLineParser()
-        var batch = EventBatch()
-        var duplicates = 0
-        var rejected = 0
-        var lineNumber = 0
+        var store = ImportedLineStore(log: log, stored: stored, peer: PeerCredentials(uid: getuid(), gid: getgid(), pid: getpid()))
         let firstLSN = log.nextLSN
-        // Every converted line goes through the daemon's validation into the log, like ingest's.
-        func store(_ session: String, _ line: [UInt8]) throws {
-            lineNumber += 1
-            if let sequences = stored[session], let sequence = Self.sequence(of: line), sequences.contains(sequence) {
-                duplicates += 1
-                return
-            }
-            do throws(EventRejection) {
-                _ = try line.withBytes { (raw) throws(EventRejection) in
-                    try parser.parse(raw, lineNumber: lineNumber, receivedAt: currentMicroseconds(), peer: peer, into: &batch)
-                }
-            } catch {
-                // A line the converter wrote that navlog rejects is a bug in the converter.
-                rejected += 1
-                printError("navlog import: converted event \(lineNumber) was rejected (\(error)); please report this with the record that produced it.")
-            }
-            if batch.count >= 16_384 { try append(&batch, to: log) }
-        }
         var importer = Importer(source: source, maximumRecordBytes: maxRecordBytes)
+        // One 1 MiB buffer for all the files: an export of thousands of one-event files does not
+        // allocate one per file.
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        var shown = 0
-        for path in files {
-            let name = path == "-" ? "<stdin>" : path
-            let report: (ImportIssue) -> Void = { issue in
-                guard !quiet else { return }
-                printError("\(name): \(issue)")
-            }
-            let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                printError(
-                    "navlog import: cannot open \(path): \(String(cString: strerror(errno))). Sessions completed in earlier files are stored; check the path and run the command again (nothing is stored twice)."
-                )
-                try append(&batch, to: log)
-                try? log.close()
-                throw ExitCode.failure
-            }
-            defer { if descriptor != STDIN_FILENO { close(descriptor) } }
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    printError("navlog import: reading \(name) failed: \(String(cString: strerror(errno))). Run the command again once it can be read (nothing is stored twice).")
-                    try append(&batch, to: log)
-                    try? log.close()
-                    throw ExitCode.failure
-                }
-                if n == 0 { break }
-                chunk.withUnsafeBytes { importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), report: report) }
-                // Sessions already complete (a Sentry event without a session tag) are stored now.
-                try importer.writeCompleted(store)
-            }
-            importer.endFile(report: report)
-            shown += 1
-        }
-        try importer.finish(store)
-        try append(&batch, to: log)
+        for path in files { try importFile(path, into: &importer, store: &store, chunk: &chunk) }
+        try importer.finish { try store.store($0, $1) }
+        try store.flush()
         do {
             try log.close()
         } catch {
             printError("navlog import: \(error.message)")
             throw ExitCode.failure
         }
-        let statistics = importer.statistics
-        let storedEvents = statistics.events - duplicates - rejected
-        let range = storedEvents > 0 ? " (LSNs \(firstLSN)–\(log.nextLSN - 1))" : ""
+        try summarize(importer.statistics, of: source, store: store, firstLSN: firstLSN, nextLSN: log.nextLSN)
+    }
+
+    /// The data directory's log, its recovery reported if it was not closed cleanly.
+    private func openLog() throws -> EventLog {
+        let log: EventLog
+        do {
+            log = try EventLog(directory: data.dataDirectory)
+        } catch {
+            printError("navlog import: \(error.message)")
+            throw ExitCode.failure
+        }
+        if !log.recovery.isClean { reportRecovery(log.recovery) }
+        return log
+    }
+
+    /// Reads one file (`-`: standard input) into the importer 1 MiB at a time, storing the
+    /// sessions complete after each read (so that memory does not hold them), then ends the
+    /// file (a record it cuts short is reported).
+    /// - Throws: `ExitCode.failure` when the file cannot be opened or read, once what was
+    ///   converted so far is stored: a run again stores nothing twice.
+    private func importFile(_ path: String, into importer: inout Importer, store: inout ImportedLineStore, chunk: inout [UInt8]) throws {
+        let name = path == "-" ? "<stdin>" : path
+        let report: (ImportIssue) -> Void = { issue in
+            guard !quiet else { return }
+            printError("\(name): \(issue)")
+        }
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            printError(
+                "navlog import: cannot open \(path): \(String(cString: strerror(errno))). Sessions completed in earlier files are stored; check the path and run the command again (nothing is stored twice)."
+            )
+            try store.closeEarly()
+            throw ExitCode.failure
+        }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                printError("navlog import: reading \(name) failed: \(String(cString: strerror(errno))). Run the command again once it can be read (nothing is stored twice).")
+                try store.closeEarly()
+                throw ExitCode.failure
+            }
+            if n == 0 { break }
+            chunk.withUnsafeBytes { importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), report: report) }
+            // Sessions already complete (a Sentry event without a session tag) are stored now.
+            try importer.writeCompleted { try store.store($0, $1) }
+        }
+        importer.endFile(report: report)
+    }
+
+    /// The summary line (standard output), then, when anything was skipped, what to do about it
+    /// (standard error).
+    /// - Parameters:
+    ///   - firstLSN: the log's next LSN before this run stored anything, and `nextLSN` after:
+    ///     the LSNs stored are named when events were stored.
+    /// - Throws: `ExitCode.failure` when anything was skipped or rejected: the import is incomplete.
+    private func summarize(_ statistics: ImportStatistics, of source: ImportSource, store: ImportedLineStore, firstLSN: UInt64, nextLSN: UInt64) throws {
+        let storedEvents = statistics.events - store.duplicates - store.rejected
+        let range = storedEvents > 0 ? " (LSNs \(firstLSN)–\(nextLSN - 1))" : ""
         print(
-            "Imported \(source.rawValue) from \(shown) file\(shown == 1 ? "" : "s"): \(statistics.records) records read, \(statistics.sessions) sessions, "
-                + "\(storedEvents) events stored in \(data.dataDirectory)\(range), \(duplicates) duplicates (already stored), \(statistics.skipped) skipped, "
+            "Imported \(source.rawValue) from \(files.count) file\(files.count == 1 ? "" : "s"): \(statistics.records) records read, \(statistics.sessions) sessions, "
+                + "\(storedEvents) events stored in \(data.dataDirectory)\(range), \(store.duplicates) duplicates (already stored), \(statistics.skipped) skipped, "
                 + "\(statistics.ignored) ignored (kinds navlog does not import), \(statistics.superseded) superseded or repeated, "
                 + "\(statistics.notScreens) containers and system controllers left out."
         )
@@ -157,7 +154,7 @@ struct ImportCommand: ParsableCommand {
                 "navlog import: \(statistics.skipped) records or parts of records were skipped (listed above\(quiet ? " without --quiet" : "")); the rest was imported. Fix or remove them and import again: what is stored already is not stored twice."
             )
         }
-        if statistics.skipped > 0 || rejected > 0 { throw ExitCode.failure }
+        if statistics.skipped > 0 || store.rejected > 0 { throw ExitCode.failure }
     }
 
     /// The `seq` of a line the importer wrote (`…,"seq":N,…` right after `ts`).
@@ -188,16 +185,5 @@ struct ImportCommand: ParsableCommand {
             return true
         }
         return result
-    }
-
-    private func append(_ batch: inout EventBatch, to log: EventLog) throws {
-        guard !batch.isEmpty else { return }
-        do {
-            try log.append(batch)
-        } catch {
-            printError("navlog import: \(error.description) Run the command again once the problem is fixed; events already stored are not stored twice.")
-            throw ExitCode.failure
-        }
-        batch.removeAll()
     }
 }
