@@ -85,40 +85,144 @@ public struct DerivedTableScanner {
     /// read, now and then.
     /// - Throws: ``StoreError`` for I/O failures (damaged blocks are skipped: see ``LogReader/damage``).
     public mutating func scan<Sink: DerivedTableSink>(into sink: inout Sink, progress: ((Int) -> Void)? = nil) throws {
-        var sessions = ByteStringTable()
-        var live: [Live?] = []
-        var names: [String] = []
-        var read = 0
-        // A sink that takes the events as a source reads them after the scan, with each
-        // session's tags as the scan ends knowing them (as from the journals).
-        let wantsEvents = sink.wantsEvents && !sink.takesEventSource
-        let takesEventSource = sink.takesEventSource
-        var known: [String: (tags: SessionTags, included: Bool)] = [:]
-        let filter = self.filter
         // E4: sessions the log stored out of seq order are left out of the pass in log order
         // and replayed after it, sorted (a first pass finds them: without the replay index,
         // nothing else knows).
         let late = try sessionsStoredOutOfOrder()
-        // E7: sessions whose events proved a gesture cancelled, replayed again after the pass.
+        var pass = Pass<Sink>(filter: filter, wantsEvents: sink.wantsEvents && !sink.takesEventSource, takesEventSource: sink.takesEventSource)
+        let through = throughLSN ?? .max
+        let read = try pass.readInLogOrder(
+            reader, leavingOut: late.table, lateCount: late.ids.count, sessions: sessions, through: through, progress: progress, into: &sink)
+        try pass.replayLate(late.ids, counts: late.counts, reader, through: through, into: &sink)
+        try pass.replayAgain(reader, through: through, into: &sink)
+        pass.finishOpenSessions(into: &sink)
+        if pass.takesEventSource { try sink.events(EventRowSource(reader: reader, filter: filter, sessions: pass.known)) }
+        eventsRead = read
+        progress?(read)
+    }
+
+    /// One scan: the sessions being replayed; each step hands their rows to the scan's sink.
+    private struct Pass<Sink: DerivedTableSink> {
+        let filter: AnalyticsFilter
+        var sessions = ByteStringTable()
+        var live: [Live?] = []
+        var names: [String] = []
+        /// Per slot: whether the session is left out (not in ``DerivedTableScanner/sessions``).
+        var skipped: [Bool] = []
+        /// A sink that takes the events as a source reads them after the scan, with each
+        /// session's tags as the scan ends knowing them (as from the journals).
+        let wantsEvents: Bool
+        let takesEventSource: Bool
+        var known: [String: (tags: SessionTags, included: Bool)] = [:]
+        /// E7: sessions whose events proved a gesture cancelled, replayed again after the pass.
         var replayedAgain: [Int] = []
 
+        init(filter: AnalyticsFilter, wantsEvents: Bool, takesEventSource: Bool) {
+            self.filter = filter
+            self.wantsEvents = wantsEvents
+            self.takesEventSource = takesEventSource
+        }
+
+        /// The pass over the log in log order (sessions stored out of `seq` order left out);
+        /// returns how many events it read.
+        mutating func readInLogOrder(
+            _ reader: LogReader, leavingOut late: ByteStringTable, lateCount: Int, sessions wanted: Set<String>?, through: UInt64, progress: ((Int) -> Void)?,
+            into sink: inout Sink
+        ) throws -> Int {
+            var read = 0
+            try reader.scan(LogQuery(session: filter.session)) { block, index in
+                guard block.lsn(index) <= through else { return false }
+                read += 1
+                if read & 0xFFFF == 0 { progress?(read) }
+                block.withEvent(index) { strings, sessionBytes, tokens in
+                    if lateCount > 0, late.reference(of: sessionBytes) != nil { return }
+                    let (reference, inserted) = sessions.insert(sessionBytes)
+                    let slot = Int(reference)
+                    if inserted {
+                        let name = String(decoding: sessionBytes, as: UTF8.self)
+                        let skip = wanted.map { !$0.contains(name) } ?? false
+                        live.append(skip ? nil : Live())
+                        skipped.append(skip)
+                        names.append(name)
+                    }
+                    if skipped[slot] { return }
+                    handle(
+                        slot: slot, type: block.types[index], sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: block.lsn(index),
+                        receivedAt: block.receiveTimes[index], key: block.peers[Int(block.peerIndexes[index])].relayKey,
+                        body: StoredBody(tokens: tokens, strings: strings), late: false, into: &sink)
+                }
+                return true
+            }
+            return read
+        }
+
+        /// E4: the sessions stored out of `seq` order, each replayed in `seq` order.
+        mutating func replayLate(_ ids: [String], counts: [Int], _ reader: LogReader, through: UInt64, into sink: inout Sink) throws {
+            var slots: [Int] = []
+            for id in ids {
+                let (reference, inserted) = withBytes(id) { sessions.insert($0) }
+                if inserted {
+                    live.append(Live())
+                    skipped.append(false)
+                    names.append(id)
+                }
+                slots.append(Int(reference))
+            }
+            try SequenceOrderedSessions.forEachEvent(of: ids, eventCounts: counts, log: reader) { number, event, fields in
+                guard event.lsn <= through else { return }
+                handle(
+                    slot: slots[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt,
+                    key: event.relayKey, body: fields, late: event.late, into: &sink)
+            }
+        }
+
+        /// E7: each session an event proved a gesture of cancelled, replayed again knowing
+        /// every gesture its events prove (in the order E4 replays), its rows given from where
+        /// the first replay held them.
+        mutating func replayAgain(_ reader: LogReader, through: UInt64, into sink: inout Sink) throws {
+            guard !replayedAgain.isEmpty else { return }
+            let again = replayedAgain
+            let ids = again.map { names[$0] }
+            let counts = again.map { live[$0]?.eventsSeen ?? 0 }
+            // Each session starts again from a replayer that knows its proved gestures.
+            func knowing(_ number: Int, _ cancelled: [SessionReplayer.CancelledGesture]) {
+                let slot = again[number]
+                let state = Live()
+                state.replayer = SessionReplayer(gesturesCancelledInHindsight: cancelled)
+                state.final = true
+                state.heldFrom = live[slot]?.heldFrom ?? 0
+                live[slot] = state
+            }
+            try withoutActuallyEscaping(knowing) { knowing in
+                try SequenceOrderedSessions.forEachEvent(of: ids, eventCounts: counts, log: reader, throughLSN: through, knowing: knowing) { number, event, fields in
+                    handle(
+                        slot: again[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt,
+                        key: event.relayKey, body: fields, late: event.late, into: &sink)
+                }
+            }
+        }
+
+        /// The sessions still open at the end of the log, finished at their last event.
+        mutating func finishOpenSessions(into sink: inout Sink) {
+            for slot in live.indices {
+                guard let state = live[slot], !state.replayAgain else { continue }
+                DerivedTableScanner.finish(
+                    state, session: names[slot], number: slot, end: state.replayer.info.lastTimestamp ?? 0, emit: state.included, filter: filter, into: &sink)
+                if takesEventSource { known[names[slot]] = (state.tags, state.included) }
+            }
+        }
+
         /// Applies one event of session `slot` and hands the rows it makes to the sink.
-        func handle(
-            slot: Int, type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, receivedAt: Int64, key: RelayKey, body: StoredBody, late: Bool
+        mutating func handle(
+            slot: Int, type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, receivedAt: Int64, key: RelayKey, body: StoredBody, late: Bool,
+            into sink: inout Sink
         ) {
             if live[slot] == nil { live[slot] = Live() }
             let state = live[slot]!
             state.eventsSeen += 1
-            /// The event's `events` row, given once: in the first replay (not by a replay again).
-            func giveEventRow() {
-                guard wantsEvents, !state.final, state.included, filter.contains(timestamp) else { return }
-                sink.event(
-                    EventRow(
-                        lsn: lsn, session: names[slot], tags: state.tags, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt, type: type.name,
-                        key: key.name))
-            }
+            let eventRow = EventFacts(lsn: lsn, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt, type: type, key: key)
             // Replayed again after the pass (E7); its `events` rows are given as they come.
-            if state.replayAgain { return giveEventRow() }
+            if state.replayAgain { return giveEventRow(eventRow, slot: slot, state, into: &sink) }
             if late { state.replayer.noteLateEvent() }
             let knownCancelled = state.replayer.gesturesCancelledInHindsight.count
             state.replayer.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
@@ -128,27 +232,61 @@ public struct DerivedTableScanner {
                 state.held.removeAll()
                 replayedAgain.append(slot)
                 state.holding = false
-                return giveEventRow()
+                return giveEventRow(eventRow, slot: slot, state, into: &sink)
             } else if !state.final, !state.holding, state.replayer.mayBeCancelledInHindsight {
                 state.holding = true
                 state.heldFrom = state.replayer.eventCount - 1
             }
-            if type == .sessionStart {
-                let info = state.replayer.info
-                state.tags = SessionTags(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
-                state.included =
-                    (filter.app.map { $0 == state.tags.app } ?? true) && (filter.version.map { $0 == state.tags.version } ?? true)
-                    && (filter.idiom.map { $0 == state.tags.idiom } ?? true)
-            }
+            if type == .sessionStart { describe(state) }
             let emit = state.included && filter.contains(timestamp)
-            giveEventRow()
-            var session: String { names[slot] }
-            // Anomalies raised by this event.
+            giveEventRow(eventRow, slot: slot, state, into: &sink)
+            giveRows(of: state, slot: slot, type: type, timestamp: timestamp, emit: emit, into: &sink)
+            if type == .sessionEnd {
+                DerivedTableScanner.finish(state, session: names[slot], number: slot, end: timestamp, emit: state.included, filter: filter, into: &sink)
+                if takesEventSource { known[names[slot]] = (state.tags, state.included) }
+                live[slot] = nil
+            } else if state.holding, !state.replayer.mayBeCancelledInHindsight {
+                DerivedTableScanner.release(state, into: &sink)
+            }
+        }
+
+        /// The event's `events` row, given once: in the first replay (not by a replay again).
+        private func giveEventRow(_ event: EventFacts, slot: Int, _ state: Live, into sink: inout Sink) {
+            guard wantsEvents, !state.final, state.included, filter.contains(event.timestamp) else { return }
+            sink.event(
+                EventRow(
+                    lsn: event.lsn, session: names[slot], tags: state.tags, sequence: event.sequence, timestamp: event.timestamp, receivedAt: event.receivedAt,
+                    type: event.type.name, key: event.key.name))
+        }
+
+        /// What an `events` row says of its event, kept until the row is made (most scans make none).
+        struct EventFacts {
+            var lsn: UInt64
+            var sequence: UInt64?
+            var timestamp: Int64
+            var receivedAt: Int64
+            var type: EventType
+            var key: RelayKey
+        }
+
+        /// The session's tags from its `session.start`, and whether the filter includes it.
+        private func describe(_ state: Live) {
+            let info = state.replayer.info
+            state.tags = SessionTags(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
+            state.included =
+                (filter.app.map { $0 == state.tags.app } ?? true) && (filter.version.map { $0 == state.tags.version } ?? true)
+                && (filter.idiom.map { $0 == state.tags.idiom } ?? true)
+        }
+
+        /// The anomalies an event raised, the views it closed (with the transitions into them)
+        /// and the exit it made.
+        private func giveRows(of state: Live, slot: Int, type: EventType, timestamp: Int64, emit: Bool, into sink: inout Sink) {
+            let session = names[slot]
             if state.replayer.anomalies.count > state.anomaliesSeen {
                 let anomalies = state.replayer.anomalies
                 if emit {
                     for anomaly in anomalies[state.anomaliesSeen...] {
-                        Self.put(
+                        DerivedTableScanner.put(
                             .anomaly(
                                 AnomalyRow(
                                     session: session, sessionNumber: slot, tags: state.tags, timestamp: anomaly.event.timestamp, sequence: anomaly.event.sequence,
@@ -160,114 +298,33 @@ public struct DerivedTableScanner {
                 }
                 state.anomaliesSeen = anomalies.count
             }
-            // A screen view that closed (E3: it held the focus for a positive time) makes a
-            // view row and the transition into it (the view the focus journal records).
-            let focus = state.replayer.focusedScreenHandle
-            func closeView(_ view: SessionReplayer.FocusVisit?) {
-                guard let view, let closed = FocusJournal.view(state.replayer, view, end: view.end ?? timestamp) else { return }
-                state.screens.insert(closed.screen)
-                if state.included {
-                    if filter.contains(closed.start) {
-                        Self.put(.transition(Self.transitionRow(closed, session: session, number: slot, tags: state.tags)), of: state, into: &sink)
-                    }
-                    if emit { Self.put(.visit(row(closed, state, session: session, number: slot)), of: state, into: &sink) }
-                }
-            }
             // Two views close at one event only when a pop found completed closes one (E6).
             if state.replayer.viewsClosedByLastEvent > 0 {
-                closeView(state.replayer.earlierClosedView)
-                closeView(state.replayer.closedView)
+                closeView(state.replayer.earlierClosedView, of: state, slot: slot, timestamp: timestamp, emit: emit, into: &sink)
+                closeView(state.replayer.closedView, of: state, slot: slot, timestamp: timestamp, emit: emit, into: &sink)
             }
-            if type == .appBackground, emit, let focus {
+            if type == .appBackground, emit, let focus = state.replayer.focusedScreenHandle {
                 let controller = state.replayer.controllers[focus]
-                Self.put(
+                DerivedTableScanner.put(
                     .exit(
                         ExitRow(
                             session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: controller.className ?? controller.id,
                             reason: "background")), of: state, into: &sink)
             }
-            if type == .sessionEnd {
-                finish(state, session: session, number: slot, end: timestamp, emit: state.included, into: &sink)
-                if takesEventSource { known[session] = (state.tags, state.included) }
-                live[slot] = nil
-            } else if state.holding, !state.replayer.mayBeCancelledInHindsight {
-                Self.release(state, into: &sink)
-            }
         }
 
-        let wanted = self.sessions
-        let through = throughLSN ?? .max
-        /// Per slot: whether the session is left out (not in ``sessions``).
-        var skipped: [Bool] = []
-        try reader.scan(LogQuery(session: filter.session)) { block, index in
-            guard block.lsn(index) <= through else { return false }
-            read += 1
-            if read & 0xFFFF == 0 { progress?(read) }
-            block.withEvent(index) { strings, sessionBytes, tokens in
-                if !late.ids.isEmpty, late.table.reference(of: sessionBytes) != nil { return }
-                let (reference, inserted) = sessions.insert(sessionBytes)
-                let slot = Int(reference)
-                if inserted {
-                    let name = String(decoding: sessionBytes, as: UTF8.self)
-                    let skip = wanted.map { !$0.contains(name) } ?? false
-                    live.append(skip ? nil : Live())
-                    skipped.append(skip)
-                    names.append(name)
-                }
-                if skipped[slot] { return }
-                handle(
-                    slot: slot, type: block.types[index], sequence: block.sequence(index), timestamp: block.timestamps[index], lsn: block.lsn(index),
-                    receivedAt: block.receiveTimes[index], key: block.peers[Int(block.peerIndexes[index])].relayKey,
-                    body: StoredBody(tokens: tokens, strings: strings), late: false)
+        /// A screen view that closed (E3: it held the focus for a positive time) makes a view
+        /// row and the transition into it (the view the focus journal records).
+        private func closeView(_ view: SessionReplayer.FocusVisit?, of state: Live, slot: Int, timestamp: Int64, emit: Bool, into sink: inout Sink) {
+            guard let view, let closed = FocusJournal.view(state.replayer, view, end: view.end ?? timestamp) else { return }
+            state.screens.insert(closed.screen)
+            guard state.included else { return }
+            let session = names[slot]
+            if filter.contains(closed.start) {
+                DerivedTableScanner.put(.transition(DerivedTableScanner.transitionRow(closed, session: session, number: slot, tags: state.tags)), of: state, into: &sink)
             }
-            return true
+            if emit { DerivedTableScanner.put(.visit(DerivedTableScanner.row(closed, state, session: session, number: slot)), of: state, into: &sink) }
         }
-        var slots: [Int] = []
-        for id in late.ids {
-            let (reference, inserted) = withBytes(id) { sessions.insert($0) }
-            if inserted {
-                live.append(Live())
-                skipped.append(false)
-                names.append(id)
-            }
-            slots.append(Int(reference))
-        }
-        try SequenceOrderedSessions.forEachEvent(of: late.ids, eventCounts: late.counts, log: reader) { number, event, fields in
-            guard event.lsn <= through else { return }
-            handle(
-                slot: slots[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, receivedAt: event.receivedAt,
-                key: event.relayKey, body: fields, late: event.late)
-        }
-        // E7: each session an event proved a gesture of cancelled, replayed again knowing every
-        // gesture its events prove (in the order E4 replays), its rows given from where the
-        // first replay held them.
-        if !replayedAgain.isEmpty {
-            let ids = replayedAgain.map { names[$0] }
-            let counts = replayedAgain.map { live[$0]?.eventsSeen ?? 0 }
-            try SequenceOrderedSessions.forEachEvent(
-                of: ids, eventCounts: counts, log: reader, throughLSN: through,
-                knowing: { number, cancelled in
-                    let slot = replayedAgain[number]
-                    let again = Live()
-                    again.replayer = SessionReplayer(gesturesCancelledInHindsight: cancelled)
-                    again.final = true
-                    again.heldFrom = live[slot]?.heldFrom ?? 0
-                    live[slot] = again
-                }
-            ) { number, event, fields in
-                handle(
-                    slot: replayedAgain[number], type: event.type, sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn,
-                    receivedAt: event.receivedAt, key: event.relayKey, body: fields, late: event.late)
-            }
-        }
-        for slot in live.indices {
-            guard let state = live[slot], !state.replayAgain else { continue }
-            finish(state, session: names[slot], number: slot, end: state.replayer.info.lastTimestamp ?? 0, emit: state.included, into: &sink)
-            if takesEventSource { known[names[slot]] = (state.tags, state.included) }
-        }
-        if takesEventSource { try sink.events(EventRowSource(reader: reader, filter: filter, sessions: known)) }
-        eventsRead = read
-        progress?(read)
     }
 
     /// The sessions (of the filter) with an event the log stored after a higher `seq` of
@@ -315,14 +372,16 @@ public struct DerivedTableScanner {
     }
 
     /// A journal visit as a `screen_visits` row.
-    private func row(_ visit: FocusJournal.Visit, _ state: Live, session: String, number: Int) -> ScreenVisit {
+    private static func row(_ visit: FocusJournal.Visit, _ state: Live, session: String, number: Int) -> ScreenVisit {
         ScreenVisit(
             session: session, sessionNumber: number, tags: state.tags, screen: visit.screen, storyboardID: visit.storyboardID, controller: visit.controller,
             start: visit.start, end: visit.end, dwell: visit.dwell, how: Self.how(visit.cause, detail: visit.detail), index: visit.index)
     }
 
     /// The session's last visit (closed at `end`: its `session.end`, or its last event), its exit and its row.
-    private func finish<Sink: DerivedTableSink>(_ state: Live, session: String, number: Int, end: Int64, emit: Bool, into sink: inout Sink) {
+    private static func finish<Sink: DerivedTableSink>(
+        _ state: Live, session: String, number: Int, end: Int64, emit: Bool, filter: AnalyticsFilter, into sink: inout Sink
+    ) {
         // Ended: no later event proves its gestures cancelled.
         if state.holding { Self.release(state, into: &sink) }
         guard emit else { return }
