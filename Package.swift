@@ -12,31 +12,33 @@
 //     CZstd
 //     CZlib
 //     CNavlogCRC
+//   JSON text: the one writer every module that writes JSON uses (no navigation in it)
+//     NavlogJSON
 //   The event contract and the log
 //     NavlogZstd ◄ CZstd
-//     NavlogEvents
+//     NavlogEvents ◄ NavlogJSON
 //     NavlogStore ◄ CNavlogCRC, NavlogEvents, NavlogZstd
 //   Replay: the pure replayer, then its checkpoints and focus journals beside the log
-//     NavlogReplay ◄ NavlogEvents
+//     NavlogReplay ◄ NavlogEvents, NavlogJSON
 //     NavlogReplayStore ◄ NavlogEvents, NavlogReplay, NavlogStore, NavlogZstd
 //   Synthetic input, storyboards and recordings of other tools
-//     NavlogWorkload
+//     NavlogWorkload ◄ NavlogJSON
 //     NavlogStoryboard
-//     NavlogSimulation ◄ NavlogEvents, NavlogReplay, NavlogStore, NavlogStoryboard, NavlogWorkload
-//     NavlogImport ◄ NavlogEvents
+//     NavlogSimulation ◄ NavlogEvents, NavlogJSON, NavlogReplay, NavlogStore, NavlogStoryboard, NavlogWorkload
+//     NavlogImport ◄ NavlogEvents, NavlogJSON
 //   Readers of the log: analytics and the web viewer
-//     NavlogAnalytics ◄ CZlib, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogStoryboard
-//     NavlogServe ◄ NavlogAnalytics, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogStoryboard
+//     NavlogAnalytics ◄ CZlib, NavlogEvents, NavlogJSON, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogStoryboard
+//     NavlogServe ◄ NavlogAnalytics, NavlogEvents, NavlogJSON, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogStoryboard
 //   The roads in: the daemon, the client and the HTTPS intake
-//     NavlogDaemon ◄ NavlogEvents, NavlogStore
+//     NavlogDaemon ◄ NavlogEvents, NavlogJSON, NavlogStore
 //     NavlogClient
 //     NavlogClientHTTP ◄ CZlib, NavlogClient
-//     NavlogIntake ◄ CZlib, CZstd, NavlogEvents
+//     NavlogIntake ◄ CZlib, CZstd, NavlogEvents, NavlogJSON
 //   Test support (runs the built binaries)
 //     NavlogTesting ◄ NavlogClient, NavlogEvents, NavlogImport, NavlogReplay, NavlogWorkload
 //   Programs (navlog runs navlog-send and navlog-intake for `navlog send` and `navlog intake`)
 //     navlogd ◄ NavlogDaemon
-//     navlog ◄ NavlogAnalytics, NavlogClient, NavlogEvents, NavlogImport, NavlogReplay, NavlogReplayStore, NavlogServe, NavlogSimulation, NavlogStore, NavlogStoryboard, NavlogWorkload
+//     navlog ◄ NavlogAnalytics, NavlogClient, NavlogEvents, NavlogImport, NavlogJSON, NavlogReplay, NavlogReplayStore, NavlogServe, NavlogSimulation, NavlogStore, NavlogStoryboard, NavlogWorkload
 //     navlog-send ◄ NavlogClient, NavlogClientHTTP, NavlogEvents
 //     navlog-intake ◄ NavlogIntake
 //     navlog-bench ◄ NavlogClient, NavlogEvents, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogTesting, NavlogWorkload
@@ -93,9 +95,17 @@ let package = Package(
             dependencies: ["CZstd"],
             swiftSettings: upcomingFeatures
         ),
+        // JSON text written into bytes: the one writer (escaping, numbers) of events, replay
+        // output, the viewer's API and generated, simulated and imported lines. No dependencies,
+        // so that NavlogWorkload can use it and stay independent of navlog's navigation modules.
+        .target(
+            name: "NavlogJSON",
+            swiftSettings: upcomingFeatures
+        ),
         // The event vocabulary of events.md and its JSON Lines codec. No I/O.
         .target(
             name: "NavlogEvents",
+            dependencies: ["NavlogJSON"],
             swiftSettings: upcomingFeatures
         ),
         // The segmented, zstd-compressed, append-only log: blocks, segments, indexes, recovery.
@@ -115,6 +125,7 @@ let package = Package(
             name: "NavlogDaemon",
             dependencies: [
                 "NavlogEvents",
+                "NavlogJSON",
                 "NavlogStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -155,7 +166,7 @@ let package = Package(
         // The replayer: UIKit's navigation rules applied to a session's events (pure, no I/O).
         .target(
             name: "NavlogReplay",
-            dependencies: ["NavlogEvents"],
+            dependencies: ["NavlogEvents", "NavlogJSON"],
             swiftSettings: upcomingFeatures
         ),
         // Replay checkpoints beside the log (derived, rebuilt when missing) and seeking a
@@ -173,7 +184,7 @@ let package = Package(
         // Sessions simulated from storyboards, driven by the replay engine's own state.
         .target(
             name: "NavlogSimulation",
-            dependencies: ["NavlogEvents", "NavlogReplay", "NavlogStore", "NavlogStoryboard", "NavlogWorkload"],
+            dependencies: ["NavlogEvents", "NavlogJSON", "NavlogReplay", "NavlogStore", "NavlogStoryboard", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         // Analytics: derived tables (screen visits, transitions, sessions, anomalies, exits)
@@ -182,7 +193,7 @@ let package = Package(
         .target(
             name: "NavlogAnalytics",
             dependencies: [
-                "CZlib", "NavlogEvents", "NavlogStore", "NavlogReplay", "NavlogReplayStore", "NavlogStoryboard", .product(name: "GRDB", package: "GRDB.swift"),
+                "CZlib", "NavlogEvents", "NavlogJSON", "NavlogStore", "NavlogReplay", "NavlogReplayStore", "NavlogStoryboard", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcomingFeatures
         ),
@@ -192,6 +203,7 @@ let package = Package(
             dependencies: [
                 "NavlogAnalytics",
                 "NavlogEvents",
+                "NavlogJSON",
                 "NavlogReplay",
                 "NavlogReplayStore",
                 "NavlogStore",
@@ -211,6 +223,7 @@ let package = Package(
                 "CZlib",
                 "CZstd",
                 "NavlogEvents",
+                "NavlogJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -229,12 +242,14 @@ let package = Package(
         // export) converted into navlog event lines: `navlog import`. No I/O.
         .target(
             name: "NavlogImport",
-            dependencies: ["NavlogEvents"],
+            dependencies: ["NavlogEvents", "NavlogJSON"],
             swiftSettings: upcomingFeatures
         ),
-        // Deterministic, UIKit-like synthetic sessions as JSON Lines.
+        // Deterministic, UIKit-like synthetic sessions as JSON Lines (its own model of UIKit: it
+        // takes nothing from the replayer, only the JSON writer).
         .target(
             name: "NavlogWorkload",
+            dependencies: ["NavlogJSON"],
             swiftSettings: upcomingFeatures
         ),
         // Test support: temporary directories and running the built executables.
@@ -250,6 +265,7 @@ let package = Package(
                 "NavlogClient",
                 "NavlogEvents",
                 "NavlogImport",
+                "NavlogJSON",
                 "NavlogReplay",
                 "NavlogReplayStore",
                 "NavlogServe",
@@ -336,6 +352,11 @@ let package = Package(
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
+            name: "NavlogJSONTests",
+            dependencies: ["NavlogJSON"],
+            swiftSettings: upcomingFeatures
+        ),
+        .testTarget(
             name: "NavlogEventsTests",
             dependencies: ["NavlogEvents", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
@@ -411,7 +432,10 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogCLITests",
-            dependencies: ["NavlogTesting", "NavlogWorkload", "NavlogClient", "NavlogClientHTTP", "NavlogStore", "NavlogEvents", .target(name: "navlogd"), .target(name: "navlog"), .target(name: "navlog-intake"), .target(name: "navlog-send")],
+            dependencies: [
+                "NavlogTesting", "NavlogWorkload", "NavlogClient", "NavlogClientHTTP", "NavlogStore", "NavlogEvents", .target(name: "navlogd"), .target(name: "navlog"),
+                .target(name: "navlog-intake"), .target(name: "navlog-send"),
+            ],
             swiftSettings: upcomingFeatures
         ),
     ],

@@ -1,6 +1,6 @@
 import CZlib
 import Foundation
-import NavlogEvents
+import NavlogJSON
 import NavlogStore
 import NavlogZstd
 
@@ -59,10 +59,9 @@ final class ExportPartitionWriter {
         }
         keys = SQLTable.allCases.map { table in
             table.columns.enumerated().map { index, column in
-                var key: [UInt8] = [UInt8(ascii: index == 0 ? "{" : ",")]
-                EventJSONWriter.appendString(column.name, to: &key)
-                key.append(UInt8(ascii: ":"))
-                return key
+                var key = JSONWriter(bytes: index == 0 ? [UInt8(ascii: "{")] : [])
+                key.key(escaping: column.name, first: index == 0)
+                return key.bytes
             }
         }
         headers = SQLTable.allCases.map { table in
@@ -83,13 +82,13 @@ final class ExportPartitionWriter {
     func write(_ table: SQLTable, time: Int64, _ encode: (inout ExportRowEncoder) -> Void) {
         guard failure == nil, wanted[table.ordinal] else { return }
         let index = partition(table, time: time)
-        var encoder = ExportRowEncoder(buffer: [], keys: keys[table.ordinal], csv: options.format == .csv)
-        swap(&encoder.buffer, &partitions[index].buffer)
-        let before = encoder.buffer.count
+        var encoder = ExportRowEncoder(output: JSONWriter(), keys: keys[table.ordinal], csv: options.format == .csv)
+        swap(&encoder.output.bytes, &partitions[index].buffer)
+        let before = encoder.output.bytes.count
         encode(&encoder)
         encoder.finish()
-        let added = encoder.buffer.count - before
-        swap(&encoder.buffer, &partitions[index].buffer)
+        let added = encoder.output.bytes.count - before
+        swap(&encoder.output.bytes, &partitions[index].buffer)
         partitions[index].rows += 1
         buffered += added
         if partitions[index].uncompressedBytes + partitions[index].buffer.count >= options.partSize {

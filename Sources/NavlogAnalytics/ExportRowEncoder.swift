@@ -1,8 +1,9 @@
-import NavlogEvents
+import NavlogJSON
 
 /// Appends a row's values to a buffer as a JSON object or a CSV line.
 struct ExportRowEncoder: SQLRowEncoder {
-    var buffer: [UInt8]
+    /// The partition's buffer (CSV fields are appended to its bytes).
+    var output: JSONWriter
     /// Per column: `{"name":` or `,"name":` for JSON; empty for CSV.
     let keys: [[UInt8]]
     let csv: Bool
@@ -11,9 +12,9 @@ struct ExportRowEncoder: SQLRowEncoder {
     @inline(__always)
     private mutating func separator() {
         if csv {
-            if column > 0 { buffer.append(UInt8(ascii: ",")) }
+            if column > 0 { output.byte(UInt8(ascii: ",")) }
         } else {
-            buffer.append(contentsOf: keys[column])
+            output.raw(keys[column])
         }
         column += 1
     }
@@ -21,7 +22,7 @@ struct ExportRowEncoder: SQLRowEncoder {
     @inline(__always)
     mutating func integer(_ value: Int64) {
         separator()
-        EventJSONWriter.appendInteger(value, to: &buffer)
+        output.integer(value)
     }
 
     @inline(__always)
@@ -35,14 +36,14 @@ struct ExportRowEncoder: SQLRowEncoder {
         if csv {
             // "" is the empty string and \N is NULL, so both are quoted when they are values.
             if value.isEmpty || value == "\\N" {
-                buffer.append(UInt8(ascii: "\""))
-                buffer.append(contentsOf: value.utf8)
-                buffer.append(UInt8(ascii: "\""))
+                output.byte(UInt8(ascii: "\""))
+                output.raw(value.utf8)
+                output.byte(UInt8(ascii: "\""))
             } else {
-                appendCSVField(value, to: &buffer)
+                appendCSVField(value, to: &output.bytes)
             }
         } else {
-            EventJSONWriter.appendString(value, to: &buffer)
+            output.string(value)
         }
     }
 
@@ -54,19 +55,19 @@ struct ExportRowEncoder: SQLRowEncoder {
     @inline(__always)
     mutating func boolean(_ value: Bool) {
         separator()
-        buffer.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        output.bool(value)
     }
 
     @inline(__always)
     private mutating func null() {
         separator()
-        buffer.append(contentsOf: csv ? "\\N".utf8 : "null".utf8)
+        if csv { output.raw("\\N") } else { output.null() }
     }
 
     /// Ends the row.
     @inline(__always)
     mutating func finish() {
-        if !csv { buffer.append(UInt8(ascii: "}")) }
-        buffer.append(UInt8(ascii: "\n"))
+        if !csv { output.byte(UInt8(ascii: "}")) }
+        output.byte(UInt8(ascii: "\n"))
     }
 }

@@ -1,4 +1,4 @@
-import NavlogEvents
+import NavlogJSON
 
 /// How `navlog query sql` prints a result.
 public enum SQLResultFormat: String, Sendable, CaseIterable {
@@ -25,10 +25,9 @@ public struct SQLResultWriter {
         self.format = format
         self.columns = columns
         keys = columns.map { name in
-            var key: [UInt8] = []
-            EventJSONWriter.appendString(name, to: &key)
-            key.append(UInt8(ascii: ":"))
-            return key
+            var key = JSONWriter()
+            key.key(escaping: name, first: true)
+            return key.bytes
         }
     }
 
@@ -46,19 +45,21 @@ public struct SQLResultWriter {
     public func append(_ values: [SQLValue], to output: inout [UInt8]) {
         switch format {
         case .json:
-            output.append(UInt8(ascii: "{"))
-            for (index, value) in values.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                output.append(contentsOf: keys[index])
-                switch value {
-                case .null: output.append(contentsOf: "null".utf8)
-                case .integer(let number): EventJSONWriter.appendInteger(number, to: &output)
-                case .real(let number): output.append(contentsOf: (number.isFinite ? "\(number)" : "null").utf8)
-                case .text(let text): EventJSONWriter.appendString(text, to: &output)
-                case .blob(let bytes): EventJSONWriter.appendString(base64(bytes), to: &output)
+            JSONWriter.appending(to: &output) { json in
+                json.byte(UInt8(ascii: "{"))
+                for (index, value) in values.enumerated() {
+                    if index > 0 { json.byte(UInt8(ascii: ",")) }
+                    json.raw(keys[index])
+                    switch value {
+                    case .null: json.null()
+                    case .integer(let number): json.integer(number)
+                    case .real(let number): json.number(number)
+                    case .text(let text): json.string(text)
+                    case .blob(let bytes): json.string(base64(bytes))
+                    }
                 }
+                json.raw("}\n")
             }
-            output.append(contentsOf: "}\n".utf8)
         case .csv, .table:
             for (index, value) in values.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NavlogEvents
+import NavlogJSON
 import NavlogStore
 
 /// One client connection: frames JSON Lines, validates them, batches the events, hands each
@@ -489,7 +490,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
 /// Quotes `text` as a JSON string.
 func jsonString(_ text: String) -> String {
-    var output: [UInt8] = []
-    EventJSONWriter.appendString(text, to: &output)
-    return String(decoding: output, as: UTF8.self)
+    var json = JSONWriter()
+    json.string(text)
+    return String(decoding: json.bytes, as: UTF8.self)
 }

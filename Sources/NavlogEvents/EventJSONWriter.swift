@@ -1,4 +1,7 @@
-/// Writes stored events back as JSON Lines (what `navlog cat` prints).
+import NavlogJSON
+
+/// How a stored event reads as JSON: the lines `navlog cat` prints, written with NavlogJSON's
+/// ``JSONWriter``.
 ///
 /// Field order: `type`, `session`, `ts`, `seq`, then the event's own fields as they were
 /// received, then the trusted fields `_lsn`, `_recv`, `_uid`, `_gid`, `_pid`, and `_key` when a
@@ -48,16 +51,24 @@ public enum EventJSONWriter {
         strings: StringTable,
         to output: inout [UInt8]
     ) throws(MalformedBody) {
-        let start = output.count
-        output.append(contentsOf: #"{"type":""#.utf8)
-        output.append(contentsOf: EventType.nameBytes[Int(envelope.type.rawValue)])
-        output.append(contentsOf: #"","session":"#.utf8)
-        appendString(envelope.session, to: &output)
-        output.append(contentsOf: #","ts":"#.utf8)
-        appendInteger(envelope.timestamp, to: &output)
+        try JSONWriter.appending(to: &output) { (json: inout JSONWriter) throws(MalformedBody) in
+            try write(envelope, body: body, strings: strings, to: &json)
+        }
+    }
+
+    private static func write(_ envelope: Envelope, body: UnsafeRawBufferPointer, strings: StringTable, to json: inout JSONWriter) throws(MalformedBody) {
+        let start = json.bytes.count
+        json.raw(#"{"type":""#)
+        json.raw(EventType.nameBytes[Int(envelope.type.rawValue)])
+        json.raw(#"","session":"#)
+        json.string(utf8: envelope.session)
+        // Each fixed key is one literal, appended at once: this runs for every event `navlog cat`,
+        // `tail` and `verify` read.
+        json.raw(#","ts":"#)
+        json.integer(envelope.timestamp)
         if let sequence = envelope.sequence {
-            output.append(contentsOf: #","seq":"#.utf8)
-            appendUnsigned(sequence, to: &output)
+            json.raw(#","seq":"#)
+            json.integer(sequence)
         }
         var reader = ByteReader(body)
         do throws(MalformedBody) {
@@ -65,142 +76,80 @@ public enum EventJSONWriter {
                 throw MalformedBody(offset: reader.offset)
             }
             for _ in 0..<count {
-                output.append(UInt8(ascii: ","))
-                try key(&reader, strings, &output)
-                try value(&reader, strings, &output, depth: 0)
+                json.byte(UInt8(ascii: ","))
+                try key(&reader, strings, &json)
+                try value(&reader, strings, &json, depth: 0)
             }
             guard reader.isAtEnd else { throw MalformedBody(offset: reader.offset) }
         } catch {
-            output.removeSubrange(start...)
+            json.bytes.removeSubrange(start...)
             throw error
         }
-        output.append(contentsOf: #","_lsn":"#.utf8)
-        appendUnsigned(envelope.lsn, to: &output)
-        output.append(contentsOf: #","_recv":"#.utf8)
-        appendInteger(envelope.receivedAt, to: &output)
-        output.append(contentsOf: #","_uid":"#.utf8)
-        appendUnsigned(UInt64(envelope.peer.uid), to: &output)
-        output.append(contentsOf: #","_gid":"#.utf8)
-        appendUnsigned(UInt64(envelope.peer.gid), to: &output)
-        output.append(contentsOf: #","_pid":"#.utf8)
-        appendInteger(Int64(envelope.peer.pid), to: &output)
+        json.raw(#","_lsn":"#)
+        json.integer(envelope.lsn)
+        json.raw(#","_recv":"#)
+        json.integer(envelope.receivedAt)
+        json.raw(#","_uid":"#)
+        json.integer(envelope.peer.uid)
+        json.raw(#","_gid":"#)
+        json.integer(envelope.peer.gid)
+        json.raw(#","_pid":"#)
+        json.integer(envelope.peer.pid)
         if !envelope.peer.relayKey.isNone {
             // A key id is letters, digits and `.`, `_`, `-`: nothing to escape.
-            output.append(contentsOf: #","_key":""#.utf8)
-            output.append(contentsOf: envelope.peer.relayKey.bytes)
-            output.append(UInt8(ascii: "\""))
+            json.raw(#","_key":""#)
+            json.raw(envelope.peer.relayKey.bytes)
+            json.byte(UInt8(ascii: "\""))
         }
-        output.append(UInt8(ascii: "}"))
+        json.byte(UInt8(ascii: "}"))
     }
 
-    private static func key(_ reader: inout ByteReader, _ strings: StringTable, _ output: inout [UInt8]) throws(MalformedBody) {
+    private static func key(_ reader: inout ByteReader, _ strings: StringTable, _ json: inout JSONWriter) throws(MalformedBody) {
         guard let tag = reader.readByte() else { throw MalformedBody(offset: reader.offset) }
         if tag == BodyToken.unknownKey {
             guard let ref = reader.readVarint(), let text = strings[Int(truncatingIfNeeded: ref)] else { throw MalformedBody(offset: reader.offset) }
-            appendString(text, to: &output)
-            output.append(UInt8(ascii: ":"))
+            json.string(utf8: text)
+            json.byte(UInt8(ascii: ":"))
         } else {
             guard tag > 0, Int(tag) < FieldName.jsonKeys.count else { throw MalformedBody(offset: reader.offset) }
-            output.append(contentsOf: FieldName.jsonKeys[Int(tag)])
+            json.raw(FieldName.jsonKeys[Int(tag)])
         }
     }
 
-    private static func value(_ reader: inout ByteReader, _ strings: StringTable, _ output: inout [UInt8], depth: Int) throws(MalformedBody) {
+    private static func value(_ reader: inout ByteReader, _ strings: StringTable, _ json: inout JSONWriter, depth: Int) throws(MalformedBody) {
         guard depth < JSONTokenizer.maximumDepth, let tag = reader.readByte() else { throw MalformedBody(offset: reader.offset) }
         switch BodyToken(rawValue: tag) {
         case .object:
             guard let count = reader.readCount(limit: reader.remaining) else { throw MalformedBody(offset: reader.offset) }
-            output.append(UInt8(ascii: "{"))
+            json.byte(UInt8(ascii: "{"))
             for index in 0..<count {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                try key(&reader, strings, &output)
-                try value(&reader, strings, &output, depth: depth + 1)
+                if index > 0 { json.byte(UInt8(ascii: ",")) }
+                try key(&reader, strings, &json)
+                try value(&reader, strings, &json, depth: depth + 1)
             }
-            output.append(UInt8(ascii: "}"))
+            json.byte(UInt8(ascii: "}"))
         case .array:
             guard let count = reader.readCount(limit: reader.remaining) else { throw MalformedBody(offset: reader.offset) }
-            output.append(UInt8(ascii: "["))
+            json.byte(UInt8(ascii: "["))
             for index in 0..<count {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                try value(&reader, strings, &output, depth: depth + 1)
+                if index > 0 { json.byte(UInt8(ascii: ",")) }
+                try value(&reader, strings, &json, depth: depth + 1)
             }
-            output.append(UInt8(ascii: "]"))
+            json.byte(UInt8(ascii: "]"))
         case .string:
             guard let ref = reader.readVarint(), let text = strings[Int(truncatingIfNeeded: ref)] else { throw MalformedBody(offset: reader.offset) }
-            appendString(text, to: &output)
+            json.string(utf8: text)
         case .number:
+            // The number's text as received (validated on ingest): kept to the digit.
             guard let ref = reader.readVarint(), let text = strings[Int(truncatingIfNeeded: ref)] else { throw MalformedBody(offset: reader.offset) }
-            output.append(contentsOf: text)
+            json.raw(text)
         case .integer:
             guard let raw = reader.readVarint() else { throw MalformedBody(offset: reader.offset) }
-            appendInteger(Varint.unzigzag(raw), to: &output)
-        case .true: output.append(contentsOf: "true".utf8)
-        case .false: output.append(contentsOf: "false".utf8)
-        case .null: output.append(contentsOf: "null".utf8)
+            json.integer(Varint.unzigzag(raw))
+        case .true: json.bool(true)
+        case .false: json.bool(false)
+        case .null: json.null()
         case nil: throw MalformedBody(offset: reader.offset - 1)
-        }
-    }
-
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// Appends `text` as a quoted JSON string (its UTF-8 read in place when contiguous).
-    public static func appendString(_ text: String, to output: inout [UInt8]) {
-        if let done: Void = text.utf8.withContiguousStorageIfAvailable({ appendString(UnsafeRawBufferPointer($0), to: &output) }) {
-            return done
-        }
-        var copy = text
-        copy.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &output) }
-    }
-
-    /// Appends `bytes` as a quoted JSON string, escaping what JSON requires.
-    public static func appendString(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        var runStart = 0
-        for index in 0..<bytes.count {
-            let b = bytes[index]
-            guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-            if index > runStart { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])) }
-            switch b {
-            case 0x22: output.append(contentsOf: [0x5C, 0x22] as [UInt8])
-            case 0x5C: output.append(contentsOf: [0x5C, 0x5C] as [UInt8])
-            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")] as [UInt8])
-            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")] as [UInt8])
-            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")] as [UInt8])
-            default:
-                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]] as [UInt8])
-            }
-            runStart = index + 1
-        }
-        if bytes.count > runStart { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart...])) }
-        output.append(UInt8(ascii: "\""))
-    }
-
-    /// Appends a signed integer in decimal.
-    public static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
-        if value < 0 {
-            output.append(UInt8(ascii: "-"))
-            appendUnsigned(value == .min ? UInt64(Int64.max) + 1 : UInt64(-value), to: &output)
-        } else {
-            appendUnsigned(UInt64(value), to: &output)
-        }
-    }
-
-    /// Appends an unsigned integer in decimal.
-    public static func appendUnsigned(_ value: UInt64, to output: inout [UInt8]) {
-        if value < 10 {
-            output.append(UInt8(truncatingIfNeeded: value) + 0x30)
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 24 digit bytes, no heap
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[23 - count] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
-                rest /= 10
-                count += 1
-            }
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
         }
     }
 }

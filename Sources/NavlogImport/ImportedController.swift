@@ -1,3 +1,5 @@
+import NavlogJSON
+
 /// A view controller as a source names it: navlog needs an id and a class.
 public struct ImportedController: Sendable, Hashable {
     /// The id navlog stores (the sources export no object identity, so it is derived: see docs/IMPORT.md).
@@ -70,5 +72,25 @@ public struct ImportedObservation: Sendable {
         self.timestamp = timestamp
         self.kind = kind
         self.order = order
+    }
+}
+
+extension ImportedController {
+    /// Appends the controller as an event's object form, `{"id":…,"class":…,"title":…}` (no
+    /// title when it has none or an empty one).
+    func appendJSON(to json: inout JSONWriter) {
+        json.raw("{\"id\":")
+        json.string(id)
+        json.member("class", className)
+        if let title, !title.isEmpty { json.member("title", title) }
+        json.raw("}")
+    }
+}
+
+extension JSONWriter {
+    /// Appends `,"name":` and `controller`'s object form.
+    mutating func member(_ name: StaticString, _ controller: ImportedController) {
+        key(name)
+        controller.appendJSON(to: &self)
     }
 }

@@ -1,3 +1,5 @@
+import NavlogJSON
+
 extension ImportedSession {
     /// Writes the session as navlog event lines, `seq` 1, 2, … in order: `session.start`, a
     /// `mark` named `import` saying where it came from, then what the observations prove.
@@ -25,14 +27,18 @@ extension ImportedSession {
     /// from a recorded one and traced back to the source, with nothing added to the contract.
     private func writeStart(at start: Int64, into writer: inout ImportedEventWriter, _ emit: ([UInt8]) throws -> Void) rethrows {
         try writer.line("session.start", start, emit) { line in
-            line.string("app", app)
-            if let version { line.string("version", ImportedController.cut(version)) }
-            if let os { line.string("os", ImportedController.cut(os)) }
-            if let device { line.string("device", ImportedController.cut(device)) }
+            line.member("app", app)
+            if let version { line.member("version", ImportedController.cut(version)) }
+            if let os { line.member("os", ImportedController.cut(os)) }
+            if let device { line.member("device", ImportedController.cut(device)) }
         }
         try writer.line("mark", start, emit) { line in
-            line.string("name", "import")
-            line.stringObject("props", ["source": source.rawValue, "sourceSession": sourceSession])
+            line.member("name", "import")
+            line.key("props")
+            line.raw("{\"source\":")
+            line.string(source.rawValue)
+            line.member("sourceSession", sourceSession)
+            line.raw("}")
         }
     }
 }
@@ -65,11 +71,19 @@ private struct ImportedEventWriter {
     /// Writes the next line, `seq` one more than the last.
     /// - Parameter fill: writes the line's own fields.
     @inline(__always)
-    mutating func line(_ type: StaticString, _ timestamp: Int64, _ emit: ([UInt8]) throws -> Void, _ fill: (inout EventLineWriter) -> Void) rethrows {
+    mutating func line(_ type: StaticString, _ timestamp: Int64, _ emit: ([UInt8]) throws -> Void, _ fill: (inout JSONWriter) -> Void) rethrows {
         sequence += 1
-        var writer = EventLineWriter(reusing: &buffer, type: type, session: session, timestamp: timestamp, sequence: sequence)
-        fill(&writer)
-        buffer = writer.finished()
+        var json = JSONWriter()
+        swap(&json.bytes, &buffer)
+        json.bytes.removeAll(keepingCapacity: true)
+        json.raw("{\"type\":")
+        json.string(type)
+        json.member("session", session)
+        json.member("ts", timestamp)
+        json.member("seq", sequence)
+        fill(&json)
+        json.raw("}")
+        swap(&json.bytes, &buffer)
         try emit(buffer)
     }
 
@@ -91,8 +105,8 @@ private struct ImportedEventWriter {
             childrenShown.remove(vc.id)
             guard appeared.remove(vc.id) != nil else { return }
             try line("vc.disappear", ts, emit) { writer in
-                writer.controller("vc", vc)
-                writer.string("phase", "did")
+                writer.member("vc", vc)
+                writer.member("phase", "did")
             }
         case .appear(let vc, let placement):
             try appear(vc, placement, at: ts, emit)
@@ -114,8 +128,8 @@ private struct ImportedEventWriter {
         }
         appeared.insert(vc.id)
         try line("vc.appear", ts, emit) { writer in
-            writer.controller("vc", vc)
-            writer.string("phase", "did")
+            writer.member("vc", vc)
+            writer.member("phase", "did")
         }
     }
 
@@ -133,7 +147,7 @@ private struct ImportedEventWriter {
         // Shown again: what was presented above it was dismissed. Called on the controller
         // shown again (it presents), R7 dismisses everything above it.
         let receiver = chain[index]
-        try line("dismiss", ts, emit) { writer in writer.controller("vc", receiver) }
+        try line("dismiss", ts, emit) { writer in writer.member("vc", receiver) }
         chain.removeSubrange((index + 1)...)
         return true
     }
@@ -150,7 +164,7 @@ private struct ImportedEventWriter {
         case .insidePresentation where chain.count > 1:
             // Another screen of the presented context: the context's content changed.
             let replaced = chain[chain.count - 1]
-            try line("dismiss", ts, emit) { writer in writer.controller("vc", replaced) }
+            try line("dismiss", ts, emit) { writer in writer.member("vc", replaced) }
             try present(vc, from: chain[chain.count - 2], at: ts, emit)
             chain[chain.count - 1] = vc
         case .insidePresentation where chain.count == 1:
@@ -160,9 +174,9 @@ private struct ImportedEventWriter {
             if chain.count > 1 {
                 // On the window's screen, which presents: everything presented goes (R7).
                 let receiver = chain[0]
-                try line("dismiss", ts, emit) { writer in writer.controller("vc", receiver) }
+                try line("dismiss", ts, emit) { writer in writer.member("vc", receiver) }
             }
-            try line("window.root", ts, emit) { writer in writer.controller("vc", vc) }
+            try line("window.root", ts, emit) { writer in writer.member("vc", vc) }
             chain = [vc]
         }
     }
@@ -171,8 +185,8 @@ private struct ImportedEventWriter {
     @inline(__always)
     private mutating func present(_ vc: ImportedController, from presenter: ImportedController, at ts: Int64, _ emit: ([UInt8]) throws -> Void) rethrows {
         try line("present", ts, emit) { writer in
-            writer.controller("from", presenter)
-            writer.controller("vc", vc)
+            writer.member("from", presenter)
+            writer.member("vc", vc)
         }
     }
 }

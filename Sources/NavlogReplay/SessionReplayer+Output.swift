@@ -1,4 +1,5 @@
 import NavlogEvents
+import NavlogJSON
 
 /// The replay output formats: JSON exactly as events.md "Replay output" shows it, a readable
 /// Unicode tree, and Graphviz dot.
@@ -7,172 +8,130 @@ extension SessionReplayer {
 
     /// Appends the state as one JSON object (events.md "Replay output"; `schemas/replay-output.schema.json`).
     public func appendJSON(session: String, to output: inout [UInt8]) {
-        var json = JSONOutput(output: output)
-        let focusPath = self.focusPath
-        json.raw("{\"session\":")
-        json.string(session)
-        json.raw(",\"at\":{\"seq\":")
-        json.optional(position?.sequence)
-        json.raw(",\"ts\":")
-        json.integer(position?.timestamp ?? 0)
-        json.raw(",\"lsn\":")
-        json.optional(position?.lsn)
-        json.raw(",\"index\":")
-        json.integer(Int64(position?.index ?? 0))
-        json.raw("},\"traits\":{\"h\":")
-        json.optionalString(horizontal?.description)
-        json.raw(",\"v\":")
-        json.optionalString(vertical?.description)
-        json.raw("},\"foreground\":")
-        json.raw(foreground ? "true" : "false")
-        json.raw(",\"windows\":[")
-        var first = true
-        for window in hierarchy.windows where window.root >= 0 {
-            if !first { json.raw(",") }
-            first = false
-            json.raw("{\"id\":")
-            json.string(window.name)
-            json.raw(",\"root\":")
-            appendNode(window.root, slot: false, to: &json, depth: 0)
-            json.raw("}")
-        }
-        json.raw("],\"focus\":")
-        json.optionalString(focus.map { controllers[$0].id })
-        json.raw(",\"focusPath\":")
-        json.ids(focusPath.map { controllers[$0].id })
-        json.raw(",\"visible\":")
-        json.ids(visible.map { controllers[$0].id })
-        json.raw(",\"dwell\":{")
-        var firstDwell = true
-        for (handle, micros) in dwell.enumerated() where micros > 0 {
-            if !firstDwell { json.raw(",") }
-            firstDwell = false
-            json.string(controllers[ControllerHandle(index: Int32(handle))].id)
-            json.raw(":")
-            json.integer(micros)
-        }
-        json.raw("}")
-        // What the session records (E1–E5): why a misuse that needs other callbacks is not reported.
-        json.raw(",\"records\":[")
-        for (index, name) in evidence.names.enumerated() {
-            if index > 0 { json.raw(",") }
-            json.string(name)
-        }
-        json.raw("]")
-        // E4: events the log stored after a higher seq, replayed in seq order.
-        json.raw(",\"lateEvents\":")
-        json.integer(Int64(lateEvents))
-        // E6, E7: the gestures found cancelled, and what navigation calls alone leave open.
-        json.raw(",\"cancelledGestures\":")
-        json.integer(Int64(removalsCancelled))
-        // Of them, those a count proved while another removal fitted as well: a choice (E7).
-        json.raw(",\"cancelledGesturesChosen\":")
-        json.integer(Int64(chosenRollbackCount))
-        json.raw(",\"unprovenRemovals\":")
-        json.integer(Int64(unprovenRemovals.count))
-        json.raw(",\"anomalies\":[")
-        for (index, anomaly) in anomalies.enumerated() {
-            if index > 0 { json.raw(",") }
-            appendAnomaly(anomaly, session: session, to: &json)
-        }
-        json.raw("]}")
-        output = json.output
+        JSONWriter.appending(to: &output) { json in appendState(session: session, to: &json) }
     }
 
     /// Appends one anomaly as a JSON object (the `anomaly` definition of the replay schema).
     public func appendAnomalyJSON(_ anomaly: Anomaly, session: String, to output: inout [UInt8]) {
-        var json = JSONOutput(output: output)
-        appendAnomaly(anomaly, session: session, to: &json)
-        output = json.output
+        JSONWriter.appending(to: &output) { json in appendAnomaly(anomaly, session: session, to: &json) }
     }
 
-    private func appendAnomaly(_ anomaly: Anomaly, session: String, to json: inout JSONOutput) {
-        json.raw("{\"code\":")
-        json.string(anomaly.code.code)
-        json.raw(",\"name\":")
-        json.string(anomaly.code.name)
-        json.raw(",\"rule\":")
-        json.optionalString(anomaly.rule)
-        json.raw(",\"fatal\":")
-        json.raw(anomaly.isFatal ? "true" : "false")
-        json.raw(",\"event\":{\"session\":")
+    private func appendState(session: String, to json: inout JSONWriter) {
+        json.raw("{\"session\":")
         json.string(session)
-        json.raw(",\"seq\":")
-        json.optional(anomaly.event.sequence)
-        json.raw(",\"ts\":")
-        json.integer(anomaly.event.timestamp)
-        json.raw(",\"lsn\":")
-        json.optional(anomaly.event.lsn)
-        json.raw("},\"controllers\":")
-        json.ids(anomaly.controllers.map { controllers[$0].id })
-        json.raw(",\"message\":")
-        json.string(anomaly.message)
+        json.raw(",\"at\":{\"seq\":")
+        json.integer(position?.sequence)
+        json.member("ts", position?.timestamp ?? 0)
+        json.member("lsn", position?.lsn)
+        json.member("index", position?.index ?? 0)
+        json.raw("},\"traits\":{\"h\":")
+        json.string(horizontal?.description)
+        json.member("v", vertical?.description)
+        json.raw("}")
+        json.member("foreground", foreground)
+        json.key("windows")
+        json.array(hierarchy.windows.lazy.filter { $0.root >= 0 }) { json, window in
+            json.raw("{\"id\":")
+            json.string(window.name)
+            json.key("root")
+            appendNode(window.root, slot: false, to: &json, depth: 0)
+            json.raw("}")
+        }
+        json.member("focus", focus.map { controllers[$0].id })
+        json.key("focusPath")
+        json.array(focusPath) { json, handle in json.string(controllers[handle].id) }
+        json.key("visible")
+        json.array(visible) { json, handle in json.string(controllers[handle].id) }
+        json.key("dwell")
+        json.raw("{")
+        var firstDwell = true
+        for (handle, micros) in dwell.enumerated() where micros > 0 {
+            json.key(escaping: controllers[ControllerHandle(index: Int32(handle))].id, first: firstDwell)
+            firstDwell = false
+            json.integer(micros)
+        }
+        json.raw("}")
+        // What the session records (E1–E5): why a misuse that needs other callbacks is not reported.
+        json.key("records")
+        json.array(evidence.names) { json, name in json.string(name) }
+        // E4: events the log stored after a higher seq, replayed in seq order.
+        json.member("lateEvents", lateEvents)
+        // E6, E7: the gestures found cancelled, and what navigation calls alone leave open.
+        json.member("cancelledGestures", removalsCancelled)
+        // Of them, those a count proved while another removal fitted as well: a choice (E7).
+        json.member("cancelledGesturesChosen", chosenRollbackCount)
+        json.member("unprovenRemovals", unprovenRemovals.count)
+        json.key("anomalies")
+        json.array(anomalies) { json, anomaly in appendAnomaly(anomaly, session: session, to: &json) }
         json.raw("}")
     }
 
-    private func appendNode(_ handle: Int32, slot: Bool, to json: inout JSONOutput, depth: Int) {
+    private func appendAnomaly(_ anomaly: Anomaly, session: String, to json: inout JSONWriter) {
+        json.raw("{\"code\":")
+        json.string(anomaly.code.code)
+        json.member("name", anomaly.code.name)
+        json.member("rule", anomaly.rule)
+        json.member("fatal", anomaly.isFatal)
+        json.raw(",\"event\":{\"session\":")
+        json.string(session)
+        json.member("seq", anomaly.event.sequence)
+        json.member("ts", anomaly.event.timestamp)
+        json.member("lsn", anomaly.event.lsn)
+        json.raw("}")
+        json.key("controllers")
+        json.array(anomaly.controllers) { json, handle in json.string(controllers[handle].id) }
+        json.member("message", anomaly.message)
+        json.raw("}")
+    }
+
+    private func appendNode(_ handle: Int32, slot: Bool, to json: inout JSONWriter, depth: Int) {
         let controller = controllers[ControllerHandle(index: handle)]
         let node = hierarchy[handle]
         json.raw("{\"id\":")
         json.string(controller.id)
-        json.raw(",\"class\":")
-        json.string(controller.className ?? "")
-        json.raw(",\"kind\":")
-        json.string(controller.kind.rawValue)
-        if let sbid = controller.storyboardID {
-            json.raw(",\"sbid\":")
-            json.string(sbid)
-        }
-        if let title = controller.title {
-            json.raw(",\"title\":")
-            json.string(title)
-        }
-        if slot, node.slot >= 0 {
-            json.raw(",\"slot\":")
-            json.string(slotName(node.slot))
-        }
+        json.member("class", controller.className ?? "")
+        json.member("kind", controller.kind.rawValue)
+        if let sbid = controller.storyboardID { json.member("sbid", sbid) }
+        if let title = controller.title { json.member("title", title) }
+        if slot, node.slot >= 0 { json.member("slot", slotName(node.slot)) }
         // Bounded depth: a hierarchy is a tree (place() refuses cycles), this only guards damage.
         guard depth <= hierarchy.nodes.count else {
             json.raw("}")
             return
         }
-        func list(_ key: String, _ handles: [Int32], slots: Bool = false) {
-            json.raw(",\"\(key)\":[")
-            for (index, item) in handles.enumerated() {
-                if index > 0 { json.raw(",") }
-                appendNode(item, slot: slots, to: &json, depth: depth + 1)
-            }
-            json.raw("]")
+        func list(_ key: StaticString, _ handles: [Int32], slots: Bool = false) {
+            json.key(key)
+            json.array(handles) { json, item in appendNode(item, slot: slots, to: &json, depth: depth + 1) }
         }
         switch controller.kind {
         case .navigation:
             list("stack", node.items)
         case .tab:
             list("tabs", node.items)
-            json.raw(",\"selected\":")
-            json.integer(Int64(node.selected))
+            json.member("selected", node.selected)
         case .split:
-            json.raw(",\"columns\":{")
+            json.key("columns")
+            json.raw("{")
             var first = true
-            for (key, column) in [("primary", node.primary), ("secondary", node.secondary), ("supplementary", node.supplementary)] where column >= 0 {
-                if !first { json.raw(",") }
+            let columns: [(StaticString, Int32)] = [("primary", node.primary), ("secondary", node.secondary), ("supplementary", node.supplementary)]
+            for (key, column) in columns where column >= 0 {
+                json.key(key, first: first)
                 first = false
-                json.raw("\"\(key)\":")
                 appendNode(column, slot: false, to: &json, depth: depth + 1)
             }
-            json.raw("},\"collapsed\":")
-            json.raw(node.collapsed ? "true" : "false")
+            json.raw("}")
+            json.member("collapsed", node.collapsed)
         default:
             break
         }
         if !node.children.isEmpty { list("children", node.children, slots: true) }
         if node.presented >= 0 {
             let presented = hierarchy[node.presented]
-            json.raw(",\"presented\":{\"style\":")
+            json.key("presented")
+            json.raw("{\"style\":")
             json.string(presented.requestedStyle.name)
-            json.raw(",\"effectiveStyle\":")
-            json.string(effectiveStyle(of: node.presented).name)
-            json.raw(",\"node\":")
+            json.member("effectiveStyle", effectiveStyle(of: node.presented).name)
+            json.key("node")
             appendNode(node.presented, slot: false, to: &json, depth: depth + 1)
             json.raw("}")
         }
@@ -364,41 +323,6 @@ extension String {
         var result = ""
         for character in self { if character == target { result += replacement } else { result.append(character) } }
         return result
-    }
-}
-
-/// A small JSON writer over a byte buffer (strings escaped by the codec's own writer).
-struct JSONOutput {
-    var output: [UInt8]
-
-    mutating func raw(_ text: StaticString) {
-        output.append(contentsOf: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    mutating func raw(_ text: String) { output.append(contentsOf: text.utf8) }
-
-    mutating func string(_ text: String) {
-        var text = text
-        text.withUTF8 { EventJSONWriter.appendString(UnsafeRawBufferPointer($0), to: &output) }
-    }
-
-    mutating func optionalString(_ text: String?) {
-        if let text { string(text) } else { raw("null") }
-    }
-
-    mutating func integer(_ value: Int64) { EventJSONWriter.appendInteger(value, to: &output) }
-
-    mutating func optional(_ value: UInt64?) {
-        if let value { EventJSONWriter.appendUnsigned(value, to: &output) } else { raw("null") }
-    }
-
-    mutating func ids(_ ids: [String]) {
-        raw("[")
-        for (index, id) in ids.enumerated() {
-            if index > 0 { raw(",") }
-            string(id)
-        }
-        raw("]")
     }
 }
 

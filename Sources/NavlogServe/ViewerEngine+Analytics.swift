@@ -1,4 +1,5 @@
 import NavlogAnalytics
+import NavlogJSON
 import NavlogStore
 
 /// The analytics page's question: which sessions, and the funnel's steps.
@@ -44,38 +45,42 @@ extension ViewerEngine {
             var scanner = DerivedTableScanner(reader: reader, filter: query.filter)
             try scanner.scan(into: &sink)
         }
-        var json = JSONBuffer()
+        var json = JSONWriter()
         json.raw("{")
         json.key("screens", first: true)
         json.array(sink.first.first.rows) { json, row in
             json.raw("{\"screen\":")
             json.string(row.screen)
-            json.key("storyboardID")
-            json.string(row.storyboardID)
-            json.raw(",\"views\":\(row.views),\"sessions\":\(row.sessions),\"dwellTotal\":\(row.dwellTotal),\"dwellP50\":\(row.dwellP50),\"dwellP90\":\(row.dwellP90)}")
+            json.member("storyboardID", row.storyboardID)
+            json.member("views", row.views)
+            json.member("sessions", row.sessions)
+            json.member("dwellTotal", row.dwellTotal)
+            json.member("dwellP50", row.dwellP50)
+            json.member("dwellP90", row.dwellP90)
+            json.raw("}")
         }
         json.key("transitions")
         json.array(sink.first.second.rows) { json, row in
             json.raw("{\"from\":")
             json.string(row.from)
-            json.key("to")
-            json.string(row.to)
-            json.key("how")
-            json.string(row.how)
-            json.raw(",\"count\":\(row.count)}")
+            json.member("to", row.to)
+            json.member("how", row.how)
+            json.member("count", row.count)
+            json.raw("}")
         }
         json.key("funnel")
         if query.steps.isEmpty {
             json.raw("null")
         } else {
             json.array(sink.second.first.rows) { json, row in
-                json.raw("{\"step\":\(row.step),\"screen\":")
-                json.string(row.screen)
-                json.raw(",\"sessions\":\(row.sessions),\"conversion\":")
-                json.number(row.conversion)
-                json.raw(",\"overall\":")
-                json.number(row.overall)
-                json.raw(",\"medianTime\":\(row.medianTime)}")
+                json.raw("{\"step\":")
+                json.integer(row.step)
+                json.member("screen", row.screen)
+                json.member("sessions", row.sessions)
+                json.member("conversion", row.conversion)
+                json.member("overall", row.overall)
+                json.member("medianTime", row.medianTime)
+                json.raw("}")
             }
         }
         let anomalies = sink.second.second
@@ -87,11 +92,11 @@ extension ViewerEngine {
         json.array(codes) { json, code in
             json.raw("{\"code\":")
             json.string(code)
-            json.key("name")
-            json.string(anomalies.names[code]?.name)
-            json.key("fatal")
-            json.bool(anomalies.names[code]?.fatal ?? false)
-            json.raw(",\"count\":\(counts[code] ?? 0),\"sessions\":\(anomalies.sessions[code]?.count ?? 0)}")
+            json.member("name", anomalies.names[code]?.name)
+            json.member("fatal", anomalies.names[code]?.fatal ?? false)
+            json.member("count", counts[code] ?? 0)
+            json.member("sessions", anomalies.sessions[code]?.count ?? 0)
+            json.raw("}")
         }
         // Equal buckets from the first anomaly to the last, each with its count per code.
         let times = anomalies.rows.map(\.time)
@@ -102,10 +107,14 @@ extension ViewerEngine {
             var perBucket = Array(repeating: [String: Int](), count: count)
             for row in anomalies.rows { perBucket[min(count - 1, Int((row.time - low) / width))][row.code, default: 0] += 1 }
             json.array(perBucket.indices) { json, number in
-                json.raw("{\"start\":\(low + Int64(number) * width),\"end\":\(low + Int64(number + 1) * width),\"counts\":{")
+                json.raw("{\"start\":")
+                json.integer(low + Int64(number) * width)
+                json.member("end", low + Int64(number + 1) * width)
+                json.key("counts")
+                json.raw("{")
                 for (position, code) in perBucket[number].keys.sorted().enumerated() {
-                    json.key(code, first: position == 0)
-                    json.number(perBucket[number][code])
+                    json.key(escaping: code, first: position == 0)
+                    json.integer(perBucket[number][code])
                 }
                 json.raw("}}")
             }
@@ -113,8 +122,7 @@ extension ViewerEngine {
             json.raw("[]")
         }
         json.raw("}")
-        json.key("through")
-        json.number(newestLSN)
+        json.member("through", newestLSN)
         json.raw("}")
         if analyticsCache.count >= 64 { analyticsCache.removeAll() }
         analyticsCache[key] = (newestLSN, json.bytes)

@@ -1,4 +1,5 @@
 import NavlogEvents
+import NavlogJSON
 import NavlogReplay
 import NavlogReplayStore
 import NavlogStore
@@ -55,15 +56,16 @@ extension ViewerEngine {
 
     private func buildTimeline(session: String, from: Int) throws -> [UInt8]? {
         let current = try indexIsCurrent(for: session)
-        var timestamps = JSONBuffer()
-        var sequences = JSONBuffer()
-        var types = JSONBuffer()
+        // The columns: numbers joined by commas, the brackets added when they are put together.
+        var timestamps = JSONWriter()
+        var sequences = JSONWriter()
+        var types = JSONWriter()
         // The focus after each event, by number; E6: the entries from a pop or dismissal that
         // the session later shows was a cancelled gesture name the focus that never left.
         var focusColumn: [Int] = []
         var pendingFrom: Int?
-        var anomalies = JSONBuffer()
-        var anchors = JSONBuffer()
+        var anomalies = JSONWriter()
+        var anchors = JSONWriter()
         var typeNames: [String] = []
         var typeNumbers: [EventType: Int] = [:]
         var focusNumbers: [ControllerHandle: Int] = [:]
@@ -76,11 +78,14 @@ extension ViewerEngine {
             anomalyCount = state.anomalies.count
             let number = state.eventCount - 1
             guard number >= from else { return true }
-            let separator = emitted > 0 ? "," : ""
+            if emitted > 0 {
+                timestamps.byte(UInt8(ascii: ","))
+                sequences.byte(UInt8(ascii: ","))
+                types.byte(UInt8(ascii: ","))
+            }
             emitted += 1
-            timestamps.raw(separator + "\(block.timestamps[position])")
-            sequences.raw(separator)
-            sequences.number(block.sequence(position))
+            timestamps.integer(block.timestamps[position])
+            sequences.integer(block.sequence(position))
             let type = block.types[position]
             let typeNumber =
                 typeNumbers[type]
@@ -89,7 +94,7 @@ extension ViewerEngine {
                     typeNumbers[type] = typeNames.count - 1
                     return typeNames.count - 1
                 }()
-            types.raw(separator + "\(typeNumber)")
+            types.integer(typeNumber)
             /// The number of `focus` in the focus table (-1 for none).
             func numberOfFocus(_ focus: ControllerHandle?) -> Int {
                 guard let focus else { return -1 }
@@ -113,39 +118,41 @@ extension ViewerEngine {
             }
             focusColumn.append(focusNumber)
             for anomaly in raised {
-                anomalies.raw(anomalies.bytes.isEmpty ? "" : ",")
-                anomalies.raw("{\"index\":\(number),\"code\":")
-                anomalies.string(anomaly.code.code)
-                anomalies.key("name")
-                anomalies.string(anomaly.code.name)
+                if !anomalies.bytes.isEmpty { anomalies.byte(UInt8(ascii: ",")) }
+                anomalies.raw("{\"index\":")
+                anomalies.integer(number)
+                anomalies.member("code", anomaly.code.code)
+                anomalies.member("name", anomaly.code.name)
                 anomalies.raw("}")
             }
             block.withBody(position) { body in
                 guard let anchor = body.field(.anchor) else { return }
                 let target = (body.field(.vc) ?? body.field(.destination)).flatMap(ControllerReference.init).map { String(decoding: $0.id, as: UTF8.self) }
-                anchors.raw(anchors.bytes.isEmpty ? "" : ",")
-                anchors.raw("{\"index\":\(number),\"target\":")
-                anchors.string(target)
-                anchors.key("anchor")
-                anchors.string(Self.describeAnchor(anchor))
+                if !anchors.bytes.isEmpty { anchors.byte(UInt8(ascii: ",")) }
+                anchors.raw("{\"index\":")
+                anchors.integer(number)
+                anchors.member("target", target)
+                anchors.member("anchor", Self.describeAnchor(anchor))
                 anchors.raw("}")
             }
             return true
         }
         guard let found else { return nil }
         let summary = found.info
-        var json = JSONBuffer()
+        var json = JSONWriter()
         json.raw("{\"session\":")
         json.string(session)
-        json.raw(",\"count\":\(found.eventCount),\"from\":\(from),\"ts\":[")
+        json.member("count", found.eventCount)
+        json.member("from", from)
+        json.raw(",\"ts\":[")
         json.raw(timestamps.bytes)
         json.raw("],\"seq\":[")
         json.raw(sequences.bytes)
         json.raw("],\"type\":[")
         json.raw(types.bytes)
-        json.raw("],\"focus\":[")
-        json.raw(focusColumn.map(String.init).joined(separator: ","))
         json.raw("]")
+        json.key("focus")
+        json.array(focusColumn) { json, number in json.integer(number) }
         json.key("types")
         json.array(typeNames) { json, name in json.string(name) }
         json.key("focusIDs")
@@ -157,24 +164,15 @@ extension ViewerEngine {
         json.raw("],\"anchors\":[")
         json.raw(anchors.bytes)
         json.raw("]")
-        json.key("app")
-        json.string(summary.app)
-        json.key("version")
-        json.string(summary.version)
-        json.key("device")
-        json.string(summary.device)
-        json.key("idiom")
-        json.string(summary.idiom == .unknown ? nil : summary.idiom.description)
-        json.key("first")
-        json.number(summary.firstTimestamp)
-        json.key("last")
-        json.number(summary.lastTimestamp)
-        json.key("ended")
-        json.bool(summary.ended)
-        json.key("lateEvents")
-        json.number(found.lateEvents)
-        json.key("through")
-        json.number(newestLSN)
+        json.member("app", summary.app)
+        json.member("version", summary.version)
+        json.member("device", summary.device)
+        json.member("idiom", summary.idiom == .unknown ? nil : summary.idiom.description)
+        json.member("first", summary.firstTimestamp)
+        json.member("last", summary.lastTimestamp)
+        json.member("ended", summary.ended)
+        json.member("lateEvents", found.lateEvents)
+        json.member("through", newestLSN)
         json.raw("}")
         return json.bytes
     }
@@ -196,50 +194,44 @@ extension ViewerEngine {
 
     /// One event with what the rules made of it: the JSON of a step's `event`.
     static func appendEvent(
-        _ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, session: String, to json: inout JSONBuffer
+        _ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, session: String, to json: inout JSONWriter
     ) {
         let lsn = block.lsn(position)
-        json.raw("{\"index\":\(state.eventCount - 1),\"seq\":")
-        json.number(block.sequence(position))
-        json.raw(",\"ts\":\(block.timestamps[position]),\"lsn\":\(lsn),\"type\":")
-        json.string(block.types[position].name)
-        json.raw(",\"event\":")
+        json.raw("{\"index\":")
+        json.integer(state.eventCount - 1)
+        json.member("seq", block.sequence(position))
+        json.member("ts", block.timestamps[position])
+        json.member("lsn", lsn)
+        json.member("type", block.types[position].name)
+        json.key("event")
         var line: [UInt8] = []
         if (try? block.appendJSONLine(position, to: &line)) != nil {
             if line.last == 0x0A { line.removeLast() }
             json.raw(line)
         } else {
-            json.raw("null")
+            json.null()
         }
-        json.key("resolution")
-        json.string(resolution.map { state.describe($0) })
-        json.key("action")
-        json.string(resolution?.action)
+        json.member("resolution", resolution.map { state.describe($0) })
+        json.member("action", resolution?.action)
         // Which rule resolved the intent, and which intent an operation's `cause` confirmed.
         let sequence = block.sequence(position)
-        json.key("rule")
-        json.string(resolution != nil ? sequence.flatMap { state.rememberedIntentRule(sequence: $0) } : nil)
+        json.member("rule", resolution != nil ? sequence.flatMap { state.rememberedIntentRule(sequence: $0) } : nil)
         let cause = block.withBody(position) { $0.field(.cause)?.integer }
         json.key("confirms")
         if let cause, cause >= 0, resolution == nil {
-            json.raw("{\"seq\":\(cause),\"rule\":")
-            json.string(state.rememberedIntentRule(sequence: UInt64(cause)))
+            json.raw("{\"seq\":")
+            json.integer(cause)
+            json.member("rule", state.rememberedIntentRule(sequence: UInt64(cause)))
             json.raw("}")
         } else {
-            json.raw("null")
+            json.null()
         }
-        json.key("focus")
-        json.string(state.focus.map { state.id(of: $0) })
-        json.key("focusClass")
-        json.string(state.focus.flatMap { state.controllers[$0].className })
+        json.member("focus", state.focus.map { state.id(of: $0) })
+        json.member("focusClass", state.focus.flatMap { state.controllers[$0].className })
         json.key("anomalies")
-        var anomalies: [UInt8] = [UInt8(ascii: "[")]
-        for anomaly in state.anomalies where anomaly.event.lsn == lsn {
-            if anomalies.count > 1 { anomalies.append(UInt8(ascii: ",")) }
-            state.appendAnomalyJSON(anomaly, session: session, to: &anomalies)
+        json.array(state.anomalies.lazy.filter { $0.event.lsn == lsn }) { json, anomaly in
+            state.appendAnomalyJSON(anomaly, session: session, to: &json.bytes)
         }
-        anomalies.append(UInt8(ascii: "]"))
-        json.raw(anomalies)
         json.raw("}")
     }
 
@@ -284,7 +276,7 @@ extension ViewerEngine {
         try catchUp()
         let current = try indexIsCurrent(for: session)
         var previous: [UInt8]?
-        var event = JSONBuffer()
+        var event = JSONWriter()
         guard
             let state = try seeker.replay(
                 session: session, to: .index(position), indexIsCurrent: current,
@@ -294,7 +286,7 @@ extension ViewerEngine {
                         state.appendJSON(session: session, to: &output)
                         previous = output
                     } else if state.eventCount == position + 1 {
-                        event = JSONBuffer()
+                        event = JSONWriter()
                         Self.appendEvent(block, index, state, resolution, session: session, to: &event)
                     }
                     return true
@@ -311,13 +303,13 @@ extension ViewerEngine {
             earlier.appendJSON(session: session, to: &output)
             previous = output
         }
-        var json = JSONBuffer()
+        var json = JSONWriter()
         json.raw("{\"state\":")
         state.appendJSON(session: session, to: &json.bytes)
-        json.raw(",\"previous\":")
-        if let previous { json.raw(previous) } else { json.raw("null") }
-        json.raw(",\"event\":")
-        json.raw(event.bytes.isEmpty ? Array("null".utf8) : event.bytes)
+        json.key("previous")
+        if let previous { json.raw(previous) } else { json.null() }
+        json.key("event")
+        if event.bytes.isEmpty { json.null() } else { json.raw(event.bytes) }
         json.raw("}")
         return json.bytes
     }

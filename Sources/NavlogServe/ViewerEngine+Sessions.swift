@@ -1,5 +1,6 @@
 import Dispatch
 import NavlogAnalytics
+import NavlogJSON
 import NavlogStore
 
 /// One line of the sessions page: a few words per session, so that 100k sessions fit in a few
@@ -158,48 +159,35 @@ extension ViewerEngine {
             if total >= query.offset && page.count < query.limit { page.append(row) }
             total += 1
         }
-        var json = JSONBuffer()
+        var json = JSONWriter()
         json.raw("{")
         json.key("total", first: true)
-        json.number(total)
-        json.key("offset")
-        json.number(query.offset)
-        json.key("limit")
-        json.number(query.limit)
-        json.key("through")
-        json.number(all.through)
+        json.integer(total)
+        json.member("offset", query.offset)
+        json.member("limit", query.limit)
+        json.member("through", all.through)
         json.key("sessions")
         json.array(page) { json, row in
             json.raw("{")
             json.key("session", first: true)
             json.string(row.session)
-            json.key("app")
-            json.string(row.app)
-            json.key("version")
-            json.string(row.version)
-            json.key("device")
-            json.string(row.device)
-            json.key("idiom")
-            json.string(row.idiom)
-            json.key("first")
-            json.number(row.first)
-            json.key("last")
-            json.number(row.last)
-            json.key("duration")
-            json.number(row.last - row.first)
-            json.key("events")
-            json.number(row.events)
-            json.key("anomalies")
-            json.number(row.anomalies)
-            json.key("ended")
-            json.bool(row.ended)
+            json.member("app", row.app)
+            json.member("version", row.version)
+            json.member("device", row.device)
+            json.member("idiom", row.idiom)
+            json.member("first", row.first)
+            json.member("last", row.last)
+            json.member("duration", row.last - row.first)
+            json.member("events", row.events)
+            json.member("anomalies", row.anomalies)
+            json.member("ended", row.ended)
             json.raw("}")
         }
         // The values each filter can take, for the page's drop-downs (over all sessions).
         json.key("facets")
         json.raw("{")
         for (number, facet) in all.facets.enumerated() {
-            json.key(facet.name, first: number == 0)
+            json.key(escaping: facet.name, first: number == 0)
             json.array(facet.values) { json, value in json.string(value) }
         }
         json.raw("}}")

@@ -1,4 +1,5 @@
 import NavlogAnalytics
+import NavlogJSON
 import NavlogStore
 import NavlogStoryboard
 
@@ -8,7 +9,7 @@ extension ViewerEngine {
     /// `GET /api/storyboards`. Kept until the log grows.
     func storyboardCoverage() throws -> [UInt8] {
         if let cached = coverageCache, cached.through == newestLSN { return cached.body }
-        var json = JSONBuffer()
+        var json = JSONWriter()
         guard !storyboards.isEmpty else {
             json.raw("{\"storyboards\":[],\"unexpected\":[],\"eventsRead\":0,\"transitions\":0,\"note\":")
             json.string("No storyboards were given: start navlog serve with --storyboard FILE (repeat for each of the app's storyboards).")
@@ -36,58 +37,54 @@ extension ViewerEngine {
             let storyboard = app.storyboards[number]
             json.raw("{\"name\":")
             json.string(storyboard.name)
-            json.key("initialScene")
-            json.string(storyboard.initialSceneID)
+            json.member("initialScene", storyboard.initialSceneID)
             json.key("scenes")
-            json.array(coverage.scenes.filter { $0.storyboard == number && $0.scene.kind != .placeholder }) { json, use in
-                json.raw("{\"id\":")
-                json.string(use.scene.id)
-                json.key("class")
-                json.string(use.scene.className)
-                json.key("sbid")
-                json.string(use.scene.storyboardID)
-                json.key("title")
-                json.string(use.scene.title)
-                json.key("kind")
-                json.string("\(use.scene.kind)")
-                json.raw(",\"visits\":\(use.visits),\"sessions\":\(use.sessions)}")
-            }
+            json.array(coverage.scenes.lazy.filter { $0.storyboard == number && $0.scene.kind != .placeholder }) { json, use in use.appendViewerJSON(to: &json) }
             json.key("segues")
-            json.array(coverage.segues.filter { $0.storyboard == number }) { json, use in
-                json.raw("{\"id\":")
-                json.string(use.segue.id)
-                json.key("source")
-                json.string(use.segue.sourceID)
-                json.key("destination")
-                json.string(use.segue.destinationID)
-                json.key("kind")
-                json.string(use.segue.kind)
-                json.key("relationship")
-                json.string(use.segue.relationship)
-                json.key("identifier")
-                json.string(use.segue.identifier)
-                json.key("unwindAction")
-                json.string(use.segue.unwindAction)
-                json.raw(",\"uses\":\(use.uses)}")
-            }
+            json.array(coverage.segues.lazy.filter { $0.storyboard == number }) { json, use in use.appendViewerJSON(to: &json) }
             json.raw("}")
         }
         json.key("unexpected")
         json.array(coverage.unexpectedTransitions) { json, item in
-            json.raw("{\"from\":")
-            json.string(item.from)
-            json.key("to")
-            json.string(item.to)
-            json.key("how")
-            json.string(item.how)
-            json.raw(",\"count\":\(item.count),\"session\":")
-            json.string(item.example.session)
-            json.key("seq")
-            json.number(item.example.sequence)
+            json.raw("{")
+            item.appendJSONMembers(to: &json)
             json.raw("}")
         }
-        json.raw(",\"eventsRead\":\(coverage.eventsRead),\"transitions\":\(coverage.transitions)}")
+        json.member("eventsRead", coverage.eventsRead)
+        json.member("transitions", coverage.transitions)
+        json.raw("}")
         coverageCache = (newestLSN, json.bytes)
         return json.bytes
+    }
+}
+
+extension StoryboardCoverage.SceneUse {
+    /// The scene as the storyboard page draws it, with how often sessions focused it.
+    fileprivate func appendViewerJSON(to json: inout JSONWriter) {
+        json.raw("{\"id\":")
+        json.string(scene.id)
+        json.member("class", scene.className)
+        json.member("sbid", scene.storyboardID)
+        json.member("title", scene.title)
+        json.member("kind", "\(scene.kind)")
+        json.member("visits", visits)
+        json.member("sessions", sessions)
+        json.raw("}")
+    }
+}
+
+extension StoryboardCoverage.SegueUse {
+    /// The segue as the storyboard page draws it, with how many recorded transitions it explains.
+    fileprivate func appendViewerJSON(to json: inout JSONWriter) {
+        json.raw("{\"id\":")
+        json.string(segue.id)
+        json.member("source", segue.sourceID)
+        json.member("destination", segue.destinationID)
+        json.member("kind", segue.kind)
+        json.member("relationship", segue.relationship)
+        json.member("identifier", segue.identifier)
+        json.member("unwindAction", segue.unwindAction)
+        json.member("uses", uses)
+        json.raw("}")
     }
 }

@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NavlogAnalytics
+import NavlogJSON
 import NavlogStore
 import NavlogStoryboard
 
@@ -124,7 +125,7 @@ enum ViewerResponses {
 
     /// `{"error": message}` with `status`.
     static func error(status: HTTPResponse.Status, _ message: String) -> Response {
-        var json = JSONBuffer()
+        var json = JSONWriter()
         json.raw("{\"error\":")
         json.string(message)
         json.raw("}\n")

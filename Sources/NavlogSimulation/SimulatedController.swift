@@ -1,4 +1,4 @@
-import NavlogEvents
+import NavlogJSON
 import NavlogStoryboard
 
 /// A view controller the simulated app instantiated from a storyboard scene.
@@ -20,38 +20,24 @@ struct SimulatedController {
 
     /// The controller as an event field: the object form on first mention, then the bare id.
     mutating func reference() -> [UInt8] {
-        var output: [UInt8] = []
+        var json = JSONWriter()
         if mentioned {
-            EventJSONWriter.appendString(id, to: &output)
-            return output
+            json.string(id)
+            return json.bytes
         }
         mentioned = true
-        output.append(contentsOf: "{\"id\":".utf8)
-        EventJSONWriter.appendString(id, to: &output)
-        output.append(contentsOf: ",\"class\":".utf8)
-        EventJSONWriter.appendString(className, to: &output)
-        if let storyboardID {
-            output.append(contentsOf: ",\"sbid\":".utf8)
-            EventJSONWriter.appendString(storyboardID, to: &output)
-        }
-        if let title {
-            output.append(contentsOf: ",\"title\":".utf8)
-            EventJSONWriter.appendString(title, to: &output)
-        }
-        if let kind {
-            output.append(contentsOf: ",\"kind\":".utf8)
-            EventJSONWriter.appendString(kind, to: &output)
-        }
-        if definesContext { output.append(contentsOf: ",\"definesContext\":true".utf8) }
+        json.raw("{\"id\":")
+        json.string(id)
+        json.member("class", className)
+        if let storyboardID { json.member("sbid", storyboardID) }
+        if let title { json.member("title", title) }
+        if let kind { json.member("kind", kind) }
+        if definesContext { json.member("definesContext", true) }
         if !unwindActions.isEmpty {
-            output.append(contentsOf: ",\"unwindActions\":[".utf8)
-            for (index, action) in unwindActions.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                EventJSONWriter.appendString(action, to: &output)
-            }
-            output.append(UInt8(ascii: "]"))
+            json.key("unwindActions")
+            json.array(unwindActions) { json, action in json.string(action) }
         }
-        output.append(UInt8(ascii: "}"))
-        return output
+        json.raw("}")
+        return json.bytes
     }
 }

@@ -1,4 +1,4 @@
-import NavlogEvents
+import NavlogJSON
 import NavlogReplay
 import NavlogStoryboard
 import NavlogWorkload
@@ -52,7 +52,7 @@ extension SimulatedSession {
         }
         if actionsLeft <= 0 {
             var event = begin("session.end", gap: thinkTime(mean: 3_000_000))
-            event.string("reason", chance(0.5) ? "user" : "terminated")
+            event.member("reason", chance(0.5) ? "user" : "terminated")
             end(&event)
             _ = flush(&tools)
             ended = true
@@ -68,31 +68,32 @@ extension SimulatedSession {
             }
         }
         var event = begin("mark", gap: thinkTime(mean: 2_000_000))
-        event.string("name", "idle")
+        event.member("name", "idle")
         end(&event)
         _ = flush(&tools)
         return output
     }
 
-    mutating func end(_ event: inout EventLineBuilder) {
-        pending.append(event.finish())
+    mutating func end(_ event: inout JSONWriter) {
+        event.raw("}\n")
+        pending.append(event.bytes)
     }
 
     /// session.start, the initial view controller as the window's root, its first appearance.
     mutating func start(_ tools: inout SimulationTools) {
         var event = begin("session.start", gap: 0)
-        event.string("app", app.storyboards[0].name)
-        event.string("version", "1.\(pick(4)).\(pick(10))")
-        event.string("os", idiom == "pad" ? "iPadOS 18.1" : "iOS 18.1")
-        event.string("device", idiom == "pad" ? "iPad14,3" : "iPhone16,2")
-        event.string("idiom", idiom)
-        event.json("traits", Array((compact ? #"{"h":"compact","v":"regular"}"# : #"{"h":"regular","v":"regular"}"#).utf8))
+        event.member("app", app.storyboards[0].name)
+        event.member("version", "1.\(pick(4)).\(pick(10))")
+        event.member("os", idiom == "pad" ? "iPadOS 18.1" : "iOS 18.1")
+        event.member("device", idiom == "pad" ? "iPad14,3" : "iPhone16,2")
+        event.member("idiom", idiom)
+        event.member("traits", json: Array((compact ? #"{"h":"compact","v":"regular"}"# : #"{"h":"regular","v":"regular"}"#).utf8))
         end(&event)
         let (storyboard, scene) = app.initialScene
         let root = instantiate(storyboard, scene)
         var rootEvent = begin("window.root")
-        rootEvent.string("window", "main")
-        rootEvent.json("vc", reference(root))
+        rootEvent.member("window", "main")
+        rootEvent.member("vc", json: reference(root))
         end(&rootEvent)
         _ = flush(&tools)
         appear(nil)
@@ -108,27 +109,27 @@ extension SimulatedSession {
         let oldIndex = old.flatMap(controller), newIndex = new.flatMap(controller)
         if let oldIndex {
             var event = begin("vc.disappear")
-            event.json("vc", reference(oldIndex))
-            event.string("phase", "will")
+            event.member("vc", json: reference(oldIndex))
+            event.member("phase", "will")
             end(&event)
         }
         if let newIndex {
             var event = begin("vc.appear")
-            event.json("vc", reference(newIndex))
-            event.string("phase", "will")
+            event.member("vc", json: reference(newIndex))
+            event.member("phase", "will")
             end(&event)
         }
         nextTime(300_000 + Int64(random.next() % 150_000))
         if let oldIndex {
             var event = begin("vc.disappear")
-            event.json("vc", reference(oldIndex))
-            event.string("phase", "did")
+            event.member("vc", json: reference(oldIndex))
+            event.member("phase", "did")
             end(&event)
         }
         if let newIndex {
             var event = begin("vc.appear")
-            event.json("vc", reference(newIndex))
-            event.string("phase", "did")
+            event.member("vc", json: reference(newIndex))
+            event.member("phase", "did")
             end(&event)
         }
     }
@@ -165,14 +166,14 @@ extension SimulatedSession {
                 let navIndex = controller(nav)
             else { return false }
             var event = begin("nav.pop", gap: 0)
-            event.json("nav", reference(navIndex))
-            event.bool("animated", true)
+            event.member("nav", json: reference(navIndex))
+            event.member("animated", true)
             end(&event)
         case .dismiss:
             guard replayer.focusPath.contains(where: { replayer.hierarchy[$0.index].placement == .presented }) else { return false }
             var event = begin("dismiss", gap: 0)
-            event.json("vc", reference(focused))
-            event.bool("animated", true)
+            event.member("vc", json: reference(focused))
+            event.member("animated", true)
             end(&event)
         case .selectTab:
             guard let tab = replayer.focusPath.last(where: { replayer.hierarchy[$0.index].items.count > 1 && replayer.controllers[$0].kind == .tab }),
@@ -182,9 +183,9 @@ extension SimulatedSession {
             let selected = Int(replayer.hierarchy[tab.index].selected)
             let target = chance(0.2) ? selected : (selected + 1 + pick(count - 1)) % count
             var event = begin("tab.select", gap: 0)
-            event.json("tab", reference(tabIndex))
-            event.integer("index", Int64(target))
-            event.bool("byUser", true)
+            event.member("tab", json: reference(tabIndex))
+            event.member("index", Int64(target))
+            event.member("byUser", true)
             end(&event)
         case .background:
             var event = begin("app.background", gap: 0)
@@ -193,13 +194,13 @@ extension SimulatedSession {
         case .traits:
             compact.toggle()
             var event = begin("traits.change", gap: 0)
-            event.string("h", compact ? "compact" : "regular")
-            event.string("v", "regular")
+            event.member("h", compact ? "compact" : "regular")
+            event.member("v", "regular")
             end(&event)
         case .mark:
             var event = begin("mark", gap: 0)
-            event.string("name", ["viewed_item", "added_to_list", "shared", "searched", "refreshed"][pick(5)])
-            event.json("props", Array(#"{"source":"simulated","count":\#(pick(20))}"#.utf8))
+            event.member("name", ["viewed_item", "added_to_list", "shared", "searched", "refreshed"][pick(5)])
+            event.member("props", json: Array(#"{"source":"simulated","count":\#(pick(20))}"#.utf8))
             end(&event)
         }
         guard flush(&tools).anomalies.isEmpty else { return false }
@@ -223,37 +224,36 @@ extension SimulatedSession {
         if chance(0.4) {
             for phase in ["should", "prepare"] {
                 var event = begin("segue")
-                event.string("kind", segue.kind)
-                if let identifier = segue.identifier { event.string("identifier", identifier) }
-                event.json("source", reference(source))
-                if let destination { event.json("destination", reference(destination)) }
-                event.string("phase", phase)
-                if phase == "should" { event.bool("result", true) }
+                event.member("kind", segue.kind)
+                if let identifier = segue.identifier { event.member("identifier", identifier) }
+                event.member("source", json: reference(source))
+                if let destination { event.member("destination", json: reference(destination)) }
+                event.member("phase", phase)
+                if phase == "should" { event.member("result", true) }
                 end(&event)
             }
         }
         var event = begin("segue")
-        event.string("kind", segue.kind)
-        if let identifier = segue.identifier { event.string("identifier", identifier) }
-        event.json("source", reference(source))
-        if let destination { event.json("destination", reference(destination)) }
-        if let style = segue.presentationStyle, Self.presentationStyles.contains(style) { event.string("style", style) }
-        if let transition = segue.transitionStyle, Self.transitionStyles.contains(transition) { event.string("transition", transition) }
+        event.member("kind", segue.kind)
+        if let identifier = segue.identifier { event.member("identifier", identifier) }
+        event.member("source", json: reference(source))
+        if let destination { event.member("destination", json: reference(destination)) }
+        if let style = segue.presentationStyle, Self.presentationStyles.contains(style) { event.member("style", style) }
+        if let transition = segue.transitionStyle, Self.transitionStyles.contains(transition) { event.member("transition", transition) }
         if segue.kind == "popoverPresentation" || segue.kind == "popover" {
-            var anchor: [UInt8] = Array("{".utf8)
+            event.key("anchor")
             if let item = segue.anchorBarButtonItemID {
-                anchor += Array("\"barButtonItem\":".utf8)
-                EventJSONWriter.appendString(item, to: &anchor)
+                event.raw("{\"barButtonItem\":")
+                event.string(item)
             } else {
-                anchor += Array("\"sourceView\":".utf8)
-                EventJSONWriter.appendString(segue.anchorViewID ?? "simulatedSourceView", to: &anchor)
+                event.raw("{\"sourceView\":")
+                event.string(segue.anchorViewID ?? "simulatedSourceView")
             }
-            anchor.append(UInt8(ascii: "}"))
-            event.json("anchor", anchor)
+            event.raw("}")
         }
-        if let action = segue.unwindAction { event.string("action", action) }
+        if let action = segue.unwindAction { event.member("action", action) }
         if segue.kind == "unwind" && segue.unwindAction == nil { return false }
-        event.bool("animated", segue.animates)
+        event.member("animated", segue.animates)
         let performSequence = sequence
         end(&event)
         let (anomalies, resolution) = flush(&tools)
@@ -264,14 +264,14 @@ extension SimulatedSession {
             let nav = replayer.focusPath.last { isNavigation($0) }.flatMap(controller)
             var operation = begin(nav == nil ? "present" : "nav.push")
             if let nav {
-                operation.json("nav", reference(nav))
-                operation.json("vc", reference(destination))
+                operation.member("nav", json: reference(nav))
+                operation.member("vc", json: reference(destination))
             } else {
-                operation.json("from", reference(source))
-                operation.json("vc", reference(destination))
-                operation.string("style", "fullScreen")
+                operation.member("from", json: reference(source))
+                operation.member("vc", json: reference(destination))
+                operation.member("style", "fullScreen")
             }
-            operation.bool("animated", true)
+            operation.member("animated", true)
             end(&operation)
         } else if let resolution, chance(0.3) {
             confirm(resolution, cause: performSequence)
@@ -286,24 +286,24 @@ extension SimulatedSession {
         case .push(let container, let vc):
             guard let nav = index(container), let pushed = index(vc) else { return }
             var event = begin("nav.push")
-            event.json("nav", reference(nav))
-            event.json("vc", reference(pushed))
-            event.integer("cause", Int64(cause))
+            event.member("nav", json: reference(nav))
+            event.member("vc", json: reference(pushed))
+            event.member("cause", Int64(cause))
             end(&event)
         case .present(let presenter, let vc, let style, _):
             guard let from = index(presenter), let presented = index(vc) else { return }
             var event = begin("present")
-            event.json("from", reference(from))
-            event.json("vc", reference(presented))
-            event.string("style", style.name)
-            event.integer("cause", Int64(cause))
+            event.member("from", json: reference(from))
+            event.member("vc", json: reference(presented))
+            event.member("style", style.name)
+            event.member("cause", Int64(cause))
             end(&event)
         case .setSecondary(let container, let vc):
             guard let split = index(container), let detail = index(vc) else { return }
             var event = begin("split.set")
-            event.json("split", reference(split))
-            event.json("secondary", reference(detail))
-            event.integer("cause", Int64(cause))
+            event.member("split", json: reference(split))
+            event.member("secondary", json: reference(detail))
+            event.member("cause", Int64(cause))
             end(&event)
         default:
             break

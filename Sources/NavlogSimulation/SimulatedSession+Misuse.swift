@@ -1,3 +1,4 @@
+import NavlogJSON
 import NavlogReplay
 import NavlogStoryboard
 
@@ -49,7 +50,7 @@ extension SimulatedSession {
         guard let focus = path.last, let focused = controller(focus) else { return nil }
         let hierarchy = replayer.hierarchy
         let nav = path.last { isNavigation($0) }.flatMap(controller)
-        func event(_ type: String, _ fill: (inout EventLineBuilder, inout SimulatedSession) -> Void) -> UInt64 {
+        func event(_ type: String, _ fill: (inout JSONWriter, inout SimulatedSession) -> Void) -> UInt64 {
             var builder = begin(type)
             fill(&builder, &self)
             end(&builder)
@@ -59,137 +60,137 @@ extension SimulatedSession {
         case .presentDetached:
             let detached = stray(), presented = stray()
             return event("present") { e, s in
-                e.json("from", s.reference(detached))
-                e.json("vc", s.reference(presented))
+                e.member("from", json: s.reference(detached))
+                e.member("vc", json: s.reference(presented))
             }
         case .presentWhilePresenting:
             guard let presenter = path.last(where: { hierarchy[$0.index].presented >= 0 }), let from = controller(presenter) else { return nil }
             let presented = stray()
             return event("present") { e, s in
-                e.json("from", s.reference(from))
-                e.json("vc", s.reference(presented))
-                e.string("style", "fullScreen")
+                e.member("from", json: s.reference(from))
+                e.member("vc", json: s.reference(presented))
+                e.member("style", "fullScreen")
             }
         case .presentAttached:
             guard hierarchy[focus.index].presented < 0, let root = path.first.flatMap(controller), root != focused,
                 !path.contains(where: { hierarchy[$0.index].presented >= 0 })
             else { return nil }
             return event("present") { e, s in
-                e.json("from", s.reference(focused))
-                e.json("vc", s.reference(root))
-                e.string("style", "fullScreen")
+                e.member("from", json: s.reference(focused))
+                e.member("vc", json: s.reference(root))
+                e.member("style", "fullScreen")
             }
         case .popoverWithoutAnchor:
             guard !compact, !path.contains(where: { hierarchy[$0.index].presented >= 0 }) else { return nil }
             let presented = stray()
             return event("present") { e, s in
-                e.json("from", s.reference(focused))
-                e.json("vc", s.reference(presented))
-                e.string("style", "popover")
+                e.member("from", json: s.reference(focused))
+                e.member("vc", json: s.reference(presented))
+                e.member("style", "popover")
             }
         case .dismissNothing:
             guard !path.contains(where: { hierarchy[$0.index].placement == .presented || hierarchy[$0.index].presented >= 0 }) else { return nil }
-            return event("dismiss") { e, s in e.json("vc", s.reference(focused)) }
+            return event("dismiss") { e, s in e.member("vc", json: s.reference(focused)) }
         case .pushDuplicate:
             guard let nav, let navHandle = path.last(where: { isNavigation($0) }),
                 let top = hierarchy[navHandle.index].items.last.flatMap({ controller(ControllerHandle(index: $0)) })
             else { return nil }
             let topIndex = top
             return event("nav.push") { e, s in
-                e.json("nav", s.reference(nav))
-                e.json("vc", s.reference(topIndex))
+                e.member("nav", json: s.reference(nav))
+                e.member("vc", json: s.reference(topIndex))
             }
         case .pushNavigationController:
             guard let nav else { return nil }
             let other = stray(className: "UINavigationController", kind: "navigation")
             return event("nav.push") { e, s in
-                e.json("nav", s.reference(nav))
-                e.json("vc", s.reference(other))
+                e.member("nav", json: s.reference(nav))
+                e.member("vc", json: s.reference(other))
             }
         case .nestedTransition:
             guard let nav else { return nil }
             let first = stray(), second = stray()
             _ = event("nav.push") { e, s in
-                e.json("nav", s.reference(nav))
-                e.json("vc", s.reference(first))
-                e.bool("animated", true)
+                e.member("nav", json: s.reference(nav))
+                e.member("vc", json: s.reference(first))
+                e.member("animated", true)
             }
             return event("nav.push") { e, s in
-                e.json("nav", s.reference(nav))
-                e.json("vc", s.reference(second))
-                e.bool("animated", true)
+                e.member("nav", json: s.reference(nav))
+                e.member("vc", json: s.reference(second))
+                e.member("animated", true)
             }
         case .popRoot:
             guard let single = path.last(where: { isNavigation($0) && hierarchy[$0.index].items.count == 1 }).flatMap(controller) else { return nil }
-            return event("nav.pop") { e, s in e.json("nav", s.reference(single)) }
+            return event("nav.pop") { e, s in e.member("nav", json: s.reference(single)) }
         case .popToMissing:
             guard let nav else { return nil }
             let missing = stray()
             return event("nav.popTo") { e, s in
-                e.json("nav", s.reference(nav))
-                e.json("vc", s.reference(missing))
+                e.member("nav", json: s.reference(nav))
+                e.member("vc", json: s.reference(missing))
             }
         case .containmentOrder:
             // R11 needs evidence that the session records willMove: a correct removal first.
             let removed = stray(), child = stray()
             _ = event("child.add") { e, s in
-                e.json("parent", s.reference(focused))
-                e.json("vc", s.reference(removed))
+                e.member("parent", json: s.reference(focused))
+                e.member("vc", json: s.reference(removed))
             }
             _ = event("child.willMove") { e, s in
-                e.json("vc", s.reference(removed))
-                e.json("parent", Array("null".utf8))
+                e.member("vc", json: s.reference(removed))
+                e.member("parent", json: Array("null".utf8))
             }
-            _ = event("child.remove") { e, s in e.json("vc", s.reference(removed)) }
+            _ = event("child.remove") { e, s in e.member("vc", json: s.reference(removed)) }
             _ = event("child.add") { e, s in
-                e.json("parent", s.reference(focused))
-                e.json("vc", s.reference(child))
+                e.member("parent", json: s.reference(focused))
+                e.member("vc", json: s.reference(child))
             }
-            return event("child.remove") { e, s in e.json("vc", s.reference(child)) }
+            return event("child.remove") { e, s in e.member("vc", json: s.reference(child)) }
         case .unwindNoTarget:
             return event("unwind") { e, s in
-                e.json("source", s.reference(focused))
-                e.string("action", "unwindToNowhere:")
+                e.member("source", json: s.reference(focused))
+                e.member("action", "unwindToNowhere:")
             }
         case .detachedAppearance:
             let destination = stray()
             _ = event("segue") { e, s in
-                e.string("kind", "custom")
-                e.json("source", s.reference(focused))
-                e.json("destination", s.reference(destination))
+                e.member("kind", "custom")
+                e.member("source", json: s.reference(focused))
+                e.member("destination", json: s.reference(destination))
             }
             return event("vc.appear") { e, s in
-                e.json("vc", s.reference(destination))
-                e.string("phase", "will")
+                e.member("vc", json: s.reference(destination))
+                e.member("phase", "will")
             }
         case .unbalancedAppearance:
             return event("vc.appear") { e, s in
-                e.json("vc", s.reference(focused))
-                e.string("phase", "did")
+                e.member("vc", json: s.reference(focused))
+                e.member("phase", "did")
             }
         case .resolutionMismatch:
             let shown = stray(), other = stray()
             let intent = event("show") { e, s in
-                e.json("from", s.reference(focused))
-                e.json("vc", s.reference(shown))
+                e.member("from", json: s.reference(focused))
+                e.member("vc", json: s.reference(shown))
             }
             return event("present") { e, s in
-                e.json("from", s.reference(focused))
-                e.json("vc", s.reference(other))
-                e.integer("cause", Int64(intent))
+                e.member("from", json: s.reference(focused))
+                e.member("vc", json: s.reference(other))
+                e.member("cause", Int64(intent))
             }
         case .unknownController:
             let orphan = stray(className: "UINavigationController", kind: "navigation"), pushed = stray()
             return event("nav.push") { e, s in
-                e.json("nav", s.reference(orphan))
-                e.json("vc", s.reference(pushed))
+                e.member("nav", json: s.reference(orphan))
+                e.member("vc", json: s.reference(pushed))
             }
         case .seqGap:
             sequence += 1
-            return event("mark") { e, _ in e.string("name", "after_lost_events") }
+            return event("mark") { e, _ in e.member("name", "after_lost_events") }
         case .seqDuplicate:
             sequence -= 1
-            return event("mark") { e, _ in e.string("name", "resent") }
+            return event("mark") { e, _ in e.member("name", "resent") }
         }
     }
 }

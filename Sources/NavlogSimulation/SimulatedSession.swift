@@ -1,4 +1,5 @@
 import NavlogEvents
+import NavlogJSON
 public import NavlogReplay
 import NavlogStore
 import NavlogStoryboard
@@ -67,16 +68,25 @@ struct SimulatedSession {
         clock += max(1, micros)
     }
 
-    /// A new event line; its seq is the next one.
-    mutating func begin(_ type: String, gap: Int64 = 1_200) -> EventLineBuilder {
+    /// A new event line (events.md) with its envelope written: `type`, `session`, `seq` (the
+    /// next one), `ts`. The caller adds the event's fields (`member`) and hands it to `end`.
+    mutating func begin(_ type: String, gap: Int64 = 1_200) -> JSONWriter {
         nextTime(gap + Int64(random.next() % 800))
         sequence += 1
-        return EventLineBuilder(type: type, session: id, sequence: sequence, timestamp: clock)
+        var event = JSONWriter()
+        event.bytes.reserveCapacity(256)
+        event.raw("{\"type\":")
+        event.string(type)
+        event.member("session", id)
+        event.member("seq", sequence)
+        event.member("ts", clock)
+        return event
     }
 
-    mutating func end(_ builder: consuming EventLineBuilder) {
-        var builder = builder
-        pending.append(builder.finish())
+    /// Closes the event line begun by ``begin(_:gap:)`` and queues it for ``flush(_:)``.
+    mutating func end(_ event: consuming JSONWriter) {
+        var event = event
+        end(&event)
     }
 
     mutating func reference(_ index: Int) -> [UInt8] { controllers[index].reference() }
@@ -159,23 +169,23 @@ struct SimulatedSession {
         case .navigation:
             if let root = relationships.first(where: { $0.relationship == "rootViewController" }).flatMap(destination) {
                 var event = begin("nav.set")
-                event.json("nav", reference(index))
-                event.json("vcs", "[".utf8 + reference(root) + "]".utf8)
+                event.member("nav", json: reference(index))
+                event.member("vcs", json: "[".utf8 + reference(root) + "]".utf8)
                 end(event)
             }
         case .tab:
             let tabs = relationships.filter { $0.relationship == "viewControllers" }.compactMap(destination)
             if !tabs.isEmpty {
                 var event = begin("tab.set")
-                event.json("tab", reference(index))
+                event.member("tab", json: reference(index))
                 var list: [UInt8] = [UInt8(ascii: "[")]
                 for (number, tab) in tabs.enumerated() {
                     if number > 0 { list.append(UInt8(ascii: ",")) }
                     list.append(contentsOf: reference(tab))
                 }
                 list.append(UInt8(ascii: "]"))
-                event.json("vcs", list)
-                event.integer("selected", 0)
+                event.member("vcs", json: list)
+                event.member("selected", 0)
                 end(event)
             }
         case .split:
@@ -187,8 +197,8 @@ struct SimulatedSession {
             }
             if !columns.isEmpty {
                 var event = begin("split.set")
-                event.json("split", reference(index))
-                for (field, column) in columns { event.json(field, reference(column)) }
+                event.member("split", json: reference(index))
+                for (field, column) in columns { event.member(field, json: reference(column)) }
                 end(event)
             }
         default:
@@ -211,10 +221,10 @@ struct SimulatedSession {
                 guard let target = segue.destinationID, let scene = app.scenes[owner.storyboard][target] else { continue }
                 let child = instantiate(owner.storyboard, scene)
                 var event = begin("segue")
-                event.string("kind", "embed")
-                if let identifier = segue.identifier { event.string("identifier", identifier) }
-                event.json("source", reference(index))
-                event.json("destination", reference(child))
+                event.member("kind", "embed")
+                if let identifier = segue.identifier { event.member("identifier", identifier) }
+                event.member("source", json: reference(index))
+                event.member("destination", json: reference(child))
                 end(event)
             }
         }

@@ -1,3 +1,5 @@
+import NavlogJSON
+
 // One simulated app launch: a UIKit view-controller hierarchy that a user walks through, and the
 // JSON Lines an instrumented app would send about it.
 //
@@ -10,9 +12,10 @@
 // the set of visible screens before and after every change, so they always balance (R20).
 //
 // This model of UIKit is deliberately independent of the replayer (NavlogReplay): NavlogWorkload
-// depends on no other navlog module and keeps its own hierarchy, written from the rules, so that
-// the tests comparing what it labels (its screens and views) with what the replayer derives from
-// its events are an oracle and not the engine checked against itself. Keep it so: take nothing
+// depends on no other navlog module but NavlogJSON (JSON bytes, nothing of navigation) and keeps
+// its own hierarchy, written from the rules, so that the tests comparing what it labels (its
+// screens and views) with what the replayer derives from its events are an oracle and not the
+// engine checked against itself. Keep it so: take nothing
 // from NavlogReplay here, and fix a disagreement on the side the rules say is wrong.
 
 /// The simulation of one session; the generator interleaves many of them.
@@ -95,7 +98,7 @@ struct SessionSimulator {
     var lastAction: Action?
 
     // Events written and not yet taken by the generator.
-    var out = JSONBytes()
+    var out = JSONWriter(controlEscapes: .shortForms)
     var ends: [Int] = []
     var stamps: [Int64] = []
     var cursor = 0
@@ -146,7 +149,7 @@ struct SessionSimulator {
         line.append(contentsOf: out.bytes[start..<ends[cursor]])
         cursor += 1
         if cursor == ends.count {
-            out.reset()
+            out.bytes.removeAll(keepingCapacity: true)
             ends.removeAll(keepingCapacity: true)
             stamps.removeAll(keepingCapacity: true)
             cursor = 0
@@ -167,8 +170,8 @@ struct SessionSimulator {
                 i < 8
                 ? UInt8(truncatingIfNeeded: uuidHigh >> UInt64(56 - 8 * i))
                 : UInt8(truncatingIfNeeded: uuidLow >> UInt64(56 - 8 * (i - 8)))
-            sessionID.append(JSONBytes.hexDigit(byte >> 4))
-            sessionID.append(JSONBytes.hexDigit(byte & 0xF))
+            sessionID.append(JSONWriter.hexDigit(byte >> 4))
+            sessionID.append(JSONWriter.hexDigit(byte & 0xF))
         }
         app = rng.below(tables.apps.count)
         catalog = tables.apps[app].catalog
@@ -278,7 +281,7 @@ struct SessionSimulator {
     mutating func open(_ type: StaticString, after delay: Int64) {
         clock &+= delay
         seq &+= 1
-        eventStart = out.count
+        eventStart = out.bytes.count
         openType = type
         openIsWill = false
         describedInEvent.removeAll(keepingCapacity: true)
@@ -287,9 +290,9 @@ struct SessionSimulator {
         out.raw("\",\"session\":\"")
         out.raw(sessionID)
         out.raw("\",\"ts\":")
-        out.int(clock)
+        out.integer(clock)
         out.raw(",\"seq\":")
-        out.uint(seq)
+        out.integer(seq)
     }
 
     /// Opens an event a moment after the previous one.
@@ -310,10 +313,10 @@ struct SessionSimulator {
         }
         if cause > 0 && style == .full {
             out.key("cause")
-            out.uint(cause)
+            out.integer(cause)
         }
         out.byte(UInt8(ascii: "}"))
-        ends.append(out.count)
+        ends.append(out.bytes.count)
         stamps.append(clock)
         emitted += 1
     }
@@ -426,7 +429,7 @@ struct SessionSimulator {
         out.byte(UInt8(ascii: "\""))
         out.raw(prefix)
         out.byte(UInt8(ascii: "-"))
-        out.uint(number)
+        out.integer(number)
         out.byte(UInt8(ascii: "\""))
     }
 
@@ -442,13 +445,13 @@ struct SessionSimulator {
             out.raw("{\"sourceView\":")
             out.string(name)
             out.raw(",\"sourceRect\":{\"x\":")
-            if rng.chance(0.3) { out.decimal(tenths: rng.between(0, 3_400)) } else { out.uint(UInt64(rng.between(0, 340))) }
+            if rng.chance(0.3) { out.decimal(tenths: rng.between(0, 3_400)) } else { out.integer(UInt64(rng.between(0, 340))) }
             out.raw(",\"y\":")
-            out.uint(UInt64(rng.between(0, 900)))
+            out.integer(UInt64(rng.between(0, 900)))
             out.raw(",\"width\":")
-            out.uint(UInt64(rng.chance(0.7) ? 44 : rng.between(20, 320)))
+            out.integer(UInt64(rng.chance(0.7) ? 44 : rng.between(20, 320)))
             out.raw(",\"height\":")
-            if rng.chance(0.2) { out.decimal(tenths: rng.between(200, 600)) } else { out.uint(44) }
+            if rng.chance(0.2) { out.decimal(tenths: rng.between(200, 600)) } else { out.integer(44) }
             out.raw("}}")
         case .none:
             out.raw("{\"barButtonItem\":\"moreButton\"}")
@@ -718,7 +721,7 @@ struct SessionSimulator {
             out.byte(UInt8(ascii: "]"))
             if selectedTab != 0 || rng.chance(0.5) {
                 out.key("selected")
-                out.uint(UInt64(selectedTab))
+                out.integer(UInt64(selectedTab))
             }
             close()
             for i in 0..<count { setStack(i) }
@@ -1076,7 +1079,7 @@ struct SessionSimulator {
         let form = rng.unit()
         if form < 0.9 {
             out.key("index")
-            out.uint(UInt64(index))
+            out.integer(UInt64(index))
         }
         if form >= 0.7 { field("vc", ref: navs[index].nav) }
         field("byUser", bool: byUser)
@@ -1398,7 +1401,7 @@ struct SessionSimulator {
                 case .strings(let choices):
                     out.string(choices[rng.below(choices.count)])
                 case .integer(let low, let high):
-                    out.uint(UInt64(rng.between(low, high)))
+                    out.integer(UInt64(rng.between(low, high)))
                 case .money(let low, let high):
                     out.decimal(hundredths: rng.between(low, high))
                 case .tenths(let low, let high):
@@ -1410,7 +1413,7 @@ struct SessionSimulator {
                     for _ in 1..<digits { low *= 10 }
                     out.byte(UInt8(ascii: "\""))
                     out.raw(prefix)
-                    out.uint(UInt64(rng.between(low, low * 10 - 1)))
+                    out.integer(UInt64(rng.between(low, low * 10 - 1)))
                     out.byte(UInt8(ascii: "\""))
                 }
             }

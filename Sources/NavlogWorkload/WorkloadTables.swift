@@ -1,5 +1,7 @@
 // Everything sessions share and never change: the vocabulary, the apps' pre-escaped names, the knobs.
 
+import NavlogJSON
+
 /// One app, ready to write: its name and releases as JSON string literals.
 struct AppEntry: Sendable {
     /// `"Cookbook"`, quotes included.
@@ -49,9 +51,8 @@ final class WorkloadTables: Sendable {
 
     /// `text` as an escaped JSON string literal.
     static func literal(_ text: String) -> [UInt8] {
-        var writer = JSONBytes()
-        let utf8 = Array(text.utf8)
-        utf8.withUnsafeBufferPointer { writer.string(utf8: $0) }
-        return writer.bytes
+        var json = JSONWriter(controlEscapes: .shortForms)
+        json.string(text)
+        return json.bytes
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NavlogEvents
+import NavlogJSON
 import NavlogReplay
 import NavlogReplayStore
 import NavlogStore
@@ -91,30 +92,27 @@ struct AnomaliesCommand: ParsableCommand {
             }
         }
         found.sort { ($0.timestamp, $0.session, $0.lsn ?? 0, $0.sequence ?? 0) < ($1.timestamp, $1.session, $1.lsn ?? 0, $1.sequence ?? 0) }
-        var output: [UInt8] = []
         if format == .json {
+            var json = JSONWriter()
             for row in found {
-                output.append(contentsOf: "{\"code\":".utf8)
-                EventJSONWriter.appendString(row.code.code, to: &output)
-                output.append(contentsOf: ",\"name\":".utf8)
-                EventJSONWriter.appendString(row.code.name, to: &output)
-                output.append(contentsOf: ",\"rule\":".utf8)
-                if let rule = row.rule { EventJSONWriter.appendString(rule, to: &output) } else { output.append(contentsOf: "null".utf8) }
-                output.append(contentsOf: ",\"fatal\":\(row.code.isFatal),\"event\":{\"session\":".utf8)
-                EventJSONWriter.appendString(row.session, to: &output)
-                output.append(
-                    contentsOf: ",\"seq\":\(row.sequence.map { "\($0)" } ?? "null"),\"ts\":\(row.timestamp),\"lsn\":\(row.lsn.map { "\($0)" } ?? "null")},\"controllers\":[".utf8)
-                for (number, id) in row.controllers.enumerated() {
-                    if number > 0 { output.append(UInt8(ascii: ",")) }
-                    EventJSONWriter.appendString(id, to: &output)
-                }
-                output.append(contentsOf: "],\"message\":".utf8)
-                EventJSONWriter.appendString(row.message, to: &output)
-                output.append(contentsOf: ",\"app\":".utf8)
-                if let app = row.app { EventJSONWriter.appendString(app, to: &output) } else { output.append(contentsOf: "null".utf8) }
-                output.append(contentsOf: "}\n".utf8)
+                json.raw("{\"code\":")
+                json.string(row.code.code)
+                json.member("name", row.code.name)
+                json.member("rule", row.rule)
+                json.member("fatal", row.code.isFatal)
+                json.raw(",\"event\":{\"session\":")
+                json.string(row.session)
+                json.member("seq", row.sequence)
+                json.member("ts", row.timestamp)
+                json.member("lsn", row.lsn)
+                json.raw("}")
+                json.key("controllers")
+                json.array(row.controllers) { json, id in json.string(id) }
+                json.member("message", row.message)
+                json.member("app", row.app)
+                json.raw("}\n")
             }
-            printOutput(String(decoding: output, as: UTF8.self))
+            printOutput(String(decoding: json.bytes, as: UTF8.self))
         } else {
             var table = TableWriter(columns: ["time", "session", "app", "seq", "code", "name", "rule", "fatal", "controllers", "message"])
             for row in found {

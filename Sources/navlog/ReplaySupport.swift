@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import NavlogAnalytics
-import NavlogEvents
+import NavlogJSON
 import NavlogReplay
 import NavlogReplayStore
 import NavlogStore
@@ -131,26 +131,21 @@ struct TableWriter {
             }
             return ([columns] + rows.map { $0.map { $0 ?? "" } }).map { $0.map(field).joined(separator: ",") }.joined(separator: "\n") + "\n"
         case .json:
-            var output: [UInt8] = []
+            var json = JSONWriter()
             for row in rows {
-                output.append(UInt8(ascii: "{"))
+                json.byte(UInt8(ascii: "{"))
                 for (index, value) in row.enumerated() {
-                    if index > 0 { output.append(UInt8(ascii: ",")) }
-                    EventJSONWriter.appendString(columns[index], to: &output)
-                    output.append(UInt8(ascii: ":"))
+                    json.key(escaping: columns[index], first: index == 0)
                     guard let value, !(value.isEmpty && numeric.contains(columns[index])) else {
-                        output.append(contentsOf: "null".utf8)
+                        json.null()
                         continue
                     }
-                    if numeric.contains(columns[index]) {
-                        output.append(contentsOf: value.utf8)
-                    } else {
-                        EventJSONWriter.appendString(value, to: &output)
-                    }
+                    // A numeric column holds the number's text already.
+                    if numeric.contains(columns[index]) { json.raw(value.utf8) } else { json.string(value) }
                 }
-                output.append(contentsOf: "}\n".utf8)
+                json.raw("}\n")
             }
-            return String(decoding: output, as: UTF8.self)
+            return String(decoding: json.bytes, as: UTF8.self)
         }
     }
 }

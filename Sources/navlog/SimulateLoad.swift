@@ -1,5 +1,5 @@
 import Foundation
-import NavlogEvents
+import NavlogJSON
 import NavlogSimulation
 
 /// `navlog simulate --templates K --to SOCKET`: load generation at full speed. K sessions are
@@ -69,12 +69,14 @@ struct SimulatedLoad {
         let id = Array("load-\(seed)-\(number)".utf8)
         // Clones start spread over the templates' span, so live sessions overlap as in real traffic.
         let shift = Int64(number / templates.count) * span / 4 + Int64(number % 997) * 1_000
-        for line in template {
-            output.append(contentsOf: line.bytes[..<line.sessionRange.lowerBound])
-            output.append(contentsOf: id)
-            output.append(contentsOf: line.bytes[line.sessionRange.upperBound..<line.timestampRange.lowerBound])
-            EventJSONWriter.appendInteger(line.timestamp + shift, to: &output)
-            output.append(contentsOf: line.bytes[line.timestampRange.upperBound...])
+        JSONWriter.appending(to: &output) { json in
+            for line in template {
+                json.raw(line.bytes[..<line.sessionRange.lowerBound])
+                json.raw(id)
+                json.raw(line.bytes[line.sessionRange.upperBound..<line.timestampRange.lowerBound])
+                json.integer(line.timestamp + shift)
+                json.raw(line.bytes[line.timestampRange.upperBound...])
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import NavlogAnalytics
-import NavlogEvents
+import NavlogJSON
 import NavlogReplay
 import NavlogStore
 import NavlogStoryboard
@@ -77,39 +77,31 @@ struct StoryboardCoverageCommand: ParsableCommand {
             return "\(source) → \(destination)"
         }
         if format == .json {
-            var output: [UInt8] = []
+            var json = JSONWriter()
             for use in coverage.scenes where use.scene.kind != .placeholder {
-                output += Array(#"{"record":"scene","storyboard":"#.utf8)
-                EventJSONWriter.appendString(app.storyboards[use.storyboard].name, to: &output)
-                output += Array(#","class":"#.utf8)
-                EventJSONWriter.appendString(use.scene.className, to: &output)
-                output += Array(#","sbid":"#.utf8)
-                if let id = use.scene.storyboardID { EventJSONWriter.appendString(id, to: &output) } else { output += Array("null".utf8) }
-                output += Array(",\"visits\":\(use.visits),\"sessions\":\(use.sessions)}\n".utf8)
+                json.raw("{\"record\":\"scene\",\"storyboard\":")
+                json.string(app.storyboards[use.storyboard].name)
+                json.member("class", use.scene.className)
+                json.member("sbid", use.scene.storyboardID)
+                json.member("visits", use.visits)
+                json.member("sessions", use.sessions)
+                json.raw("}\n")
             }
             for use in coverage.segues {
-                output += Array(#"{"record":"segue","storyboard":"#.utf8)
-                EventJSONWriter.appendString(app.storyboards[use.storyboard].name, to: &output)
-                output += Array(#","segue":"#.utf8)
-                EventJSONWriter.appendString(segueName(use), to: &output)
-                output += Array(#","kind":"#.utf8)
-                EventJSONWriter.appendString(use.segue.kind, to: &output)
-                output += Array(#","identifier":"#.utf8)
-                if let id = use.segue.identifier { EventJSONWriter.appendString(id, to: &output) } else { output += Array("null".utf8) }
-                output += Array(",\"uses\":\(use.uses)}\n".utf8)
+                json.raw("{\"record\":\"segue\",\"storyboard\":")
+                json.string(app.storyboards[use.storyboard].name)
+                json.member("segue", segueName(use))
+                json.member("kind", use.segue.kind)
+                json.member("identifier", use.segue.identifier)
+                json.member("uses", use.uses)
+                json.raw("}\n")
             }
             for item in coverage.unexpectedTransitions {
-                output += Array(#"{"record":"unexpected","from":"#.utf8)
-                EventJSONWriter.appendString(item.from, to: &output)
-                output += Array(#","to":"#.utf8)
-                EventJSONWriter.appendString(item.to, to: &output)
-                output += Array(#","how":"#.utf8)
-                EventJSONWriter.appendString(item.how, to: &output)
-                output += Array(",\"count\":\(item.count),\"session\":".utf8)
-                EventJSONWriter.appendString(item.example.session, to: &output)
-                output += Array(",\"seq\":\(item.example.sequence.map { "\($0)" } ?? "null")}\n".utf8)
+                json.raw("{\"record\":\"unexpected\",")
+                item.appendJSONMembers(to: &json)
+                json.raw("}\n")
             }
-            printOutput(String(decoding: output, as: UTF8.self))
+            printOutput(String(decoding: json.bytes, as: UTF8.self))
             return
         }
         let scenes = coverage.scenes.filter { $0.scene.kind != .placeholder }

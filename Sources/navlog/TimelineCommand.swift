@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NavlogEvents
+import NavlogJSON
 import NavlogReplay
 import NavlogReplayStore
 import NavlogStore
@@ -111,9 +112,9 @@ struct TimelineCommand: ParsableCommand {
     private func focusText(_ state: SessionReplayer, _ focus: ControllerHandle?) -> String {
         let id = focus.map { state.id(of: $0) }
         if format == .json {
-            var bytes: [UInt8] = []
-            if let id { EventJSONWriter.appendString(id, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
-            return String(decoding: bytes, as: UTF8.self)
+            var json = JSONWriter()
+            json.string(id)
+            return String(decoding: json.bytes, as: UTF8.self)
         }
         return id ?? "none"
     }
@@ -150,24 +151,21 @@ struct TimelineCommand: ParsableCommand {
     private func appendJSON(
         _ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, _ raised: [Anomaly], to output: inout [UInt8]
     ) {
-        output.append(contentsOf: "{\"index\":\(state.eventCount - 1),\"seq\":".utf8)
-        output.append(contentsOf: (block.sequence(position).map { "\($0)" } ?? "null").utf8)
-        output.append(contentsOf: ",\"ts\":\(block.timestamps[position]),\"lsn\":\(block.lsn(position)),\"type\":\"\(block.types[position].name)\",\"resolution\":".utf8)
-        if let resolution {
-            EventJSONWriter.appendString(state.describe(resolution), to: &output)
-            output.append(contentsOf: ",\"action\":".utf8)
-            EventJSONWriter.appendString(resolution.action, to: &output)
-        } else {
-            output.append(contentsOf: "null,\"action\":null".utf8)
+        JSONWriter.appending(to: &output) { json in
+            json.raw("{")
+            json.key("index", first: true)
+            json.integer(state.eventCount - 1)
+            json.member("seq", block.sequence(position))
+            json.member("ts", block.timestamps[position])
+            json.member("lsn", block.lsn(position))
+            json.member("type", block.types[position].name)
+            json.member("resolution", resolution.map { state.describe($0) })
+            json.member("action", resolution?.action)
+            json.member("focus", state.focus.map { state.id(of: $0) })
+            json.key("anomalies")
+            json.array(raised) { json, anomaly in state.appendAnomalyJSON(anomaly, session: session, to: &json.bytes) }
+            json.raw("}\n")
         }
-        output.append(contentsOf: ",\"focus\":".utf8)
-        if let focus = state.focus { EventJSONWriter.appendString(state.id(of: focus), to: &output) } else { output.append(contentsOf: "null".utf8) }
-        output.append(contentsOf: ",\"anomalies\":[".utf8)
-        for (number, anomaly) in raised.enumerated() {
-            if number > 0 { output.append(UInt8(ascii: ",")) }
-            state.appendAnomalyJSON(anomaly, session: session, to: &output)
-        }
-        output.append(contentsOf: "]}\n".utf8)
     }
 }
 

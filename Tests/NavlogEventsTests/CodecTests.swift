@@ -98,17 +98,4 @@ struct CodecTests {
         }
         #expect(reference == ["1:a", "2:", "3:bcd\r", "4:too long 50", "5:last"])
     }
-
-    @Test("strings are written back as valid JSON, whatever they contain")
-    func jsonEscaping() {
-        var output: [UInt8] = []
-        let text = Array("q\"b\\n\n\t\u{01}é😀".utf8)
-        text.withUnsafeBytes { EventJSONWriter.appendString($0, to: &output) }
-        #expect(String(decoding: output, as: UTF8.self) == #""q\"b\\n\n\t\u0001é😀""#)
-        output.removeAll()
-        EventJSONWriter.appendInteger(Int64.min, to: &output)
-        output.append(0x20)
-        EventJSONWriter.appendUnsigned(UInt64.max, to: &output)
-        #expect(String(decoding: output, as: UTF8.self) == "-9223372036854775808 18446744073709551615")
-    }
 }
