@@ -281,7 +281,8 @@ public struct DerivedTableScanner {
         /// The anomalies an event raised, the views it closed (with the transitions into them)
         /// and the exit it made.
         private func giveRows(of state: Live, slot: Int, type: EventType, timestamp: Int64, emit: Bool, into sink: inout Sink) {
-            let session = names[slot]
+            // Read only for a row: most events make none.
+            var session: String { names[slot] }
             if state.replayer.anomalies.count > state.anomaliesSeen {
                 let anomalies = state.replayer.anomalies
                 if emit {

@@ -83,8 +83,10 @@ public struct JSONWriter: Sendable {
     /// Appends `text` as a quoted, escaped JSON string.
     @inlinable
     public mutating func string(_ text: String) {
-        var text = text
-        text.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
+        // Native strings lend their bytes in place; only a bridged or foreign one is copied.
+        if let done: Void = text.utf8.withContiguousStorageIfAvailable({ string(utf8: UnsafeRawBufferPointer($0)) }) { return done }
+        var copy = text
+        copy.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends `text` as a JSON string, or `null` when it is nil.
