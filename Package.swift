@@ -102,7 +102,12 @@ let package = Package(
             name: "NavlogJSON",
             swiftSettings: upcomingFeatures
         ),
-        // The event vocabulary of events.md and its JSON Lines codec. No I/O.
+        // The event contract of events.md, no I/O, in three folders: Vocabulary (event types,
+        // fields, value shapes, rejections), Line (the JSON Lines form apps send: framing,
+        // tokenizer, validating parser, and writing a stored event back as JSON) and Body (the
+        // binary form the parser makes, the log stores and the replayer reads in place: tokens,
+        // string tables, StringHash). The binary body belongs here, not in NavlogStore, because
+        // the parser writes it and the pure replayer, which does no I/O and knows no log, reads it.
         .target(
             name: "NavlogEvents",
             dependencies: ["NavlogJSON"],

@@ -157,7 +157,6 @@ extension SessionReplayer {
     /// slots, presentations with their effective style; the focused screen marked `◉`, other
     /// visible controllers `●`, hidden ones `○`; anomalies listed below.
     public func tree(session: String) -> String {
-        let focusPath = self.focusPath
         let focus = self.focus?.index ?? -1
         let visible = Set(self.visible.map(\.index))
         var lines: [String] = []
