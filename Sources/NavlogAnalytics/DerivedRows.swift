@@ -1,3 +1,6 @@
+public import NavlogEvents
+public import NavlogReplay
+
 /// The derived tables analytics, SQL and exports work on, one row type per table. Every row
 /// carries the session's app, version and idiom so that each table stands alone in an export.
 ///
@@ -34,26 +37,52 @@ public struct EventRow: Sendable, Hashable {
     public var key: String? = nil
 }
 
-/// `screen_visits`: one row per screen view, a screen focused (F1) for a positive time (E3).
+/// `screen_visits`: one row per screen view, a screen focused (F1) for a positive time (E3):
+/// the replayer's view (``ScreenView``, the one type every reader of the focus shares) and
+/// whose it was.
 public struct ScreenVisit: Sendable, Hashable {
     public var session: String
     /// The session as a small number, the same in every row of one scan (cheap to count).
     public var sessionNumber = 0
     public var tags: SessionTags
-    /// The screen: its class, and storyboard id when known.
-    public var screen: String
-    public var storyboardID: String?
-    /// The controller's id in the session.
-    public var controller: String
-    /// When it became focused and when it stopped (µs since the epoch).
-    public var start: Int64
-    public var end: Int64
-    /// Time focused while the app was in the foreground (F4), µs.
-    public var dwell: Int64
-    /// How it became focused (see ``TransitionRow/how``).
-    public var how: String
-    /// Its position among the session's visits, from 0.
-    public var index: Int
+    /// The view: its screen, controller, times, dwell (F4), cause and position.
+    public var view: ScreenView
+
+    /// A row of `view` of `session`.
+    public init(session: String, sessionNumber: Int = 0, tags: SessionTags, view: ScreenView) {
+        self.session = session
+        self.sessionNumber = sessionNumber
+        self.tags = tags
+        self.view = view
+    }
+}
+
+extension ScreenView {
+    /// How the view began, as `screen_visits` and `transitions` rows say it: push, pop,
+    /// present, dismiss, tab, show, showDetail, segue:IDENTIFIER (or segue:KIND without one),
+    /// unwind, root, split, adapt (size class), cancel (R19 rollback), or the event type for
+    /// anything else.
+    public var how: String {
+        switch cause {
+        case .navPush: return "push"
+        case .navPop, .navPopTo, .navPopToRoot: return "pop"
+        case .present: return "present"
+        case .dismiss: return "dismiss"
+        case .tabSelect, .tabSet: return "tab"
+        case .show: return "show"
+        case .showDetail: return "showDetail"
+        case .unwind: return "unwind"
+        case .windowRoot: return "root"
+        case .splitSet, .splitCollapse, .splitExpand: return "split"
+        case .traitsChange: return "adapt"
+        case .transitionEnd: return "cancel"
+        case .segue:
+            guard let detail else { return "segue:?" }
+            if detail == "#unwind" { return "unwind" }
+            return "segue:" + (detail.hasPrefix("#") ? String(detail.dropFirst()) : detail)
+        default: return cause.name
+        }
+    }
 }
 
 /// `transitions`: one row per screen view, the transition into it from the view before (E3).
@@ -67,9 +96,7 @@ public struct TransitionRow: Sendable, Hashable {
     /// The screen left (nil for the session's first screen) and the screen reached.
     public var from: String?
     public var to: String
-    /// How: push, pop, present, dismiss, tab, show, showDetail, segue:IDENTIFIER (or
-    /// segue:KIND without one), unwind, root, split, adapt (size class), cancel (R19 rollback),
-    /// or the event type for anything else.
+    /// How: as the view reached says it (``ScreenView/how``).
     public var how: String
 }
 

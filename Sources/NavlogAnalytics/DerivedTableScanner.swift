@@ -30,15 +30,14 @@ public struct DerivedTableScanner {
     /// taken out of the array and put back copies every array it holds, per event).
     private final class Live {
         var replayer = SessionReplayer()
-        var tags = SessionTags()
-        var included = true
-        /// Distinct screens focused (the engine tracks the visit itself: ``SessionReplayer/visit``).
-        var screens = Set<String>()
+        /// What the scan knows of the session: its tags, whether the filter keeps it, its screens.
+        var rows: DerivedRowMaker.Session
+        /// Anomalies of the replayer given as rows so far.
         var anomaliesSeen = 0
         /// E7: rows made since a navigation-only gesture that a later event may still prove
         /// cancelled, held back until it cannot (then given) or until it does (then dropped:
         /// the session is replayed again knowing it, after the pass).
-        var held: [HeldRow] = []
+        var held: [DerivedRowMaker.Row] = []
         var holding = false
         /// The session's position (0-based) of the first event whose rows were held: a replay
         /// again gives the rows from there on (those before are the same in both replays).
@@ -51,27 +50,21 @@ public struct DerivedTableScanner {
         /// Whether this is that replay again: it knows every gesture its events prove cancelled,
         /// and gives only the rows of events from ``heldFrom`` on.
         var final = false
-    }
 
-    /// A row held back (see ``Live/held``).
-    private enum HeldRow {
-        case visit(ScreenVisit)
-        case transition(TransitionRow)
-        case anomaly(AnomalyRow)
-        case exit(ExitRow)
+        /// A session known so far by its id.
+        init(id: String, filter: AnalyticsFilter) {
+            rows = DerivedRowMaker.Session(id: id, filter: filter)
+        }
     }
 
     /// Gives `row` of `state`'s session to `sink`, or holds it (E7); a replay again gives only
-    /// the rows of events from where the first replay began to hold them.
-    private static func put<Sink: DerivedTableSink>(_ row: HeldRow, of state: Live, into sink: inout Sink) {
+    /// the rows of events from where the first replay began to hold them. A session row is
+    /// given at once: it is made at the session's end, when nothing is held any more.
+    private static func put<Sink: DerivedTableSink>(_ row: DerivedRowMaker.Row, of state: Live, into sink: inout Sink) {
+        if case .session(let session) = row { return sink.session(session) }
         if state.holding { return state.held.append(row) }
         if state.final, state.replayer.eventCount - 1 < state.heldFrom { return }
-        switch row {
-        case .visit(let visit): sink.visit(visit)
-        case .transition(let transition): sink.transition(transition)
-        case .anomaly(let anomaly): sink.anomaly(anomaly)
-        case .exit(let exit): sink.exit(exit)
-        }
+        sink.take(row)
     }
 
     /// Gives the rows `state` held (E7: no later event can prove its gestures cancelled now).
@@ -104,6 +97,7 @@ public struct DerivedTableScanner {
     /// One scan: the sessions being replayed; each step hands their rows to the scan's sink.
     private struct Pass<Sink: DerivedTableSink> {
         let filter: AnalyticsFilter
+        let maker: DerivedRowMaker
         var sessions = ByteStringTable()
         var live: [Live?] = []
         var names: [String] = []
@@ -119,6 +113,7 @@ public struct DerivedTableScanner {
 
         init(filter: AnalyticsFilter, wantsEvents: Bool, takesEventSource: Bool) {
             self.filter = filter
+            maker = DerivedRowMaker(filter: filter)
             self.wantsEvents = wantsEvents
             self.takesEventSource = takesEventSource
         }
@@ -141,7 +136,7 @@ public struct DerivedTableScanner {
                     if inserted {
                         let name = String(decoding: sessionBytes, as: UTF8.self)
                         let skip = wanted.map { !$0.contains(name) } ?? false
-                        live.append(skip ? nil : Live())
+                        live.append(skip ? nil : Live(id: name, filter: filter))
                         skipped.append(skip)
                         names.append(name)
                     }
@@ -162,7 +157,7 @@ public struct DerivedTableScanner {
             for id in ids {
                 let (reference, inserted) = withBytes(id) { sessions.insert($0) }
                 if inserted {
-                    live.append(Live())
+                    live.append(Live(id: id, filter: filter))
                     skipped.append(false)
                     names.append(id)
                 }
@@ -187,7 +182,7 @@ public struct DerivedTableScanner {
             // Each session starts again from a replayer that knows its proved gestures.
             func knowing(_ number: Int, _ cancelled: [SessionReplayer.CancelledGesture]) {
                 let slot = again[number]
-                let state = Live()
+                let state = Live(id: names[slot], filter: filter)
                 state.replayer = SessionReplayer(gesturesCancelledInHindsight: cancelled)
                 state.final = true
                 state.heldFrom = live[slot]?.heldFrom ?? 0
@@ -206,9 +201,8 @@ public struct DerivedTableScanner {
         mutating func finishOpenSessions(into sink: inout Sink) {
             for slot in live.indices {
                 guard let state = live[slot], !state.replayAgain else { continue }
-                DerivedTableScanner.finish(
-                    state, session: names[slot], number: slot, end: state.replayer.info.lastTimestamp ?? 0, emit: state.included, filter: filter, into: &sink)
-                if takesEventSource { known[names[slot]] = (state.tags, state.included) }
+                let last = state.replayer.info.lastTimestamp ?? 0
+                finish(state, slot: slot, ending: FocusJournal.Ending(state.replayer, end: last), at: last, into: &sink)
             }
         }
 
@@ -217,7 +211,7 @@ public struct DerivedTableScanner {
             slot: Int, type: EventType, sequence: UInt64?, timestamp: Int64, lsn: UInt64, receivedAt: Int64, key: RelayKey, body: StoredBody, late: Bool,
             into sink: inout Sink
         ) {
-            if live[slot] == nil { live[slot] = Live() }
+            if live[slot] == nil { live[slot] = Live(id: names[slot], filter: filter) }
             let state = live[slot]!
             state.eventsSeen += 1
             let eventRow = EventFacts(lsn: lsn, sequence: sequence, timestamp: timestamp, receivedAt: receivedAt, type: type, key: key)
@@ -237,13 +231,8 @@ public struct DerivedTableScanner {
                 state.holding = true
                 state.heldFrom = state.replayer.eventCount - 1
             }
-            if type == .sessionStart { describe(state) }
-            let emit = state.included && filter.contains(timestamp)
-            giveEventRow(eventRow, slot: slot, state, into: &sink)
-            giveRows(of: state, slot: slot, type: type, timestamp: timestamp, emit: emit, into: &sink)
+            giveRows(of: state, slot: slot, type: type, timestamp: timestamp, event: eventRow, into: &sink)
             if type == .sessionEnd {
-                DerivedTableScanner.finish(state, session: names[slot], number: slot, end: timestamp, emit: state.included, filter: filter, into: &sink)
-                if takesEventSource { known[names[slot]] = (state.tags, state.included) }
                 live[slot] = nil
             } else if state.holding, !state.replayer.mayBeCancelledInHindsight {
                 DerivedTableScanner.release(state, into: &sink)
@@ -252,10 +241,10 @@ public struct DerivedTableScanner {
 
         /// The event's `events` row, given once: in the first replay (not by a replay again).
         private func giveEventRow(_ event: EventFacts, slot: Int, _ state: Live, into sink: inout Sink) {
-            guard wantsEvents, !state.final, state.included, filter.contains(event.timestamp) else { return }
+            guard wantsEvents, !state.final, state.rows.included, filter.contains(event.timestamp) else { return }
             sink.event(
                 EventRow(
-                    lsn: event.lsn, session: names[slot], tags: state.tags, sequence: event.sequence, timestamp: event.timestamp, receivedAt: event.receivedAt,
+                    lsn: event.lsn, session: names[slot], tags: state.rows.tags, sequence: event.sequence, timestamp: event.timestamp, receivedAt: event.receivedAt,
                     type: event.type.name, key: event.key.name))
         }
 
@@ -269,62 +258,37 @@ public struct DerivedTableScanner {
             var key: RelayKey
         }
 
-        /// The session's tags from its `session.start`, and whether the filter includes it.
-        private func describe(_ state: Live) {
-            let info = state.replayer.info
-            state.tags = SessionTags(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
-            state.included =
-                (filter.app.map { $0 == state.tags.app } ?? true) && (filter.version.map { $0 == state.tags.version } ?? true)
-                && (filter.idiom.map { $0 == state.tags.idiom } ?? true)
-        }
-
-        /// The anomalies an event raised, the views it closed (with the transitions into them)
-        /// and the exit it made.
-        private func giveRows(of state: Live, slot: Int, type: EventType, timestamp: Int64, emit: Bool, into sink: inout Sink) {
-            // Read only for a row: most events make none.
-            var session: String { names[slot] }
-            if state.replayer.anomalies.count > state.anomaliesSeen {
-                let anomalies = state.replayer.anomalies
-                if emit {
-                    for anomaly in anomalies[state.anomaliesSeen...] {
-                        DerivedTableScanner.put(
-                            .anomaly(
-                                AnomalyRow(
-                                    session: session, sessionNumber: slot, tags: state.tags, timestamp: anomaly.event.timestamp, sequence: anomaly.event.sequence,
-                                    lsn: anomaly.event.lsn,
-                                    code: anomaly.code.code, name: anomaly.code.name, rule: anomaly.rule, fatal: anomaly.isFatal,
-                                    controllers: anomaly.controllers.map { state.replayer.id(of: $0) }.joined(separator: " "), message: anomaly.message)),
-                            of: state, into: &sink)
-                    }
+        /// The event's rows: its `events` row (after its session's `session.start` gave the
+        /// session's tags), then the rows of what it changed (``FocusJournal/changes(made:before:after:timestamp:_:)``),
+        /// held while a gesture may still prove cancelled (E7).
+        private mutating func giveRows(of state: Live, slot: Int, type: EventType, timestamp: Int64, event: EventFacts, into sink: inout Sink) {
+            let before = FocusJournal.Before(anomalies: state.anomaliesSeen)
+            state.anomaliesSeen = state.replayer.anomalies.count
+            var eventRowGiven = false
+            FocusJournal.changes(made: type, before: before, after: state.replayer, timestamp: timestamp) { time, change in
+                if case .start = change {
+                    maker.rows(of: change, at: time, session: names[slot], number: slot, &state.rows, ended: true) { _ in }
+                    return
                 }
-                state.anomaliesSeen = anomalies.count
+                if !eventRowGiven {
+                    eventRowGiven = true
+                    giveEventRow(event, slot: slot, state, into: &sink)
+                }
+                if case .end(let ending) = change { return finish(state, slot: slot, ending: ending, at: time, into: &sink) }
+                maker.rows(of: change, at: time, session: names[slot], number: slot, &state.rows, ended: true) { DerivedTableScanner.put($0, of: state, into: &sink) }
             }
-            // Two views close at one event only when a pop found completed closes one (E6).
-            if state.replayer.viewsClosedByLastEvent > 0 {
-                closeView(state.replayer.earlierClosedView, of: state, slot: slot, timestamp: timestamp, emit: emit, into: &sink)
-                closeView(state.replayer.closedView, of: state, slot: slot, timestamp: timestamp, emit: emit, into: &sink)
-            }
-            if type == .appBackground, emit, let focus = state.replayer.focusedScreenHandle {
-                let controller = state.replayer.controllers[focus]
-                DerivedTableScanner.put(
-                    .exit(
-                        ExitRow(
-                            session: session, sessionNumber: slot, tags: state.tags, timestamp: timestamp, screen: controller.className ?? controller.id,
-                            reason: "background")), of: state, into: &sink)
-            }
+            if !eventRowGiven { giveEventRow(event, slot: slot, state, into: &sink) }
         }
 
-        /// A screen view that closed (E3: it held the focus for a positive time) makes a view
-        /// row and the transition into it (the view the focus journal records).
-        private func closeView(_ view: SessionReplayer.FocusVisit?, of state: Live, slot: Int, timestamp: Int64, emit: Bool, into sink: inout Sink) {
-            guard let view, let closed = FocusJournal.view(state.replayer, view, end: view.end ?? timestamp) else { return }
-            state.screens.insert(closed.screen)
-            guard state.included else { return }
-            let session = names[slot]
-            if filter.contains(closed.start) {
-                DerivedTableScanner.put(.transition(DerivedTableScanner.transitionRow(closed, session: session, number: slot, tags: state.tags)), of: state, into: &sink)
+        /// The session's end (its `session.end`, or its last event for a session still open):
+        /// the rows it held first (no later event can prove its gestures cancelled), then its
+        /// last view, its exit and its session row.
+        private mutating func finish(_ state: Live, slot: Int, ending: FocusJournal.Ending, at timestamp: Int64, into sink: inout Sink) {
+            if state.holding { DerivedTableScanner.release(state, into: &sink) }
+            maker.rows(of: .end(ending), at: timestamp, session: names[slot], number: slot, &state.rows, ended: state.replayer.info.ended) {
+                DerivedTableScanner.put($0, of: state, into: &sink)
             }
-            if emit { DerivedTableScanner.put(.visit(DerivedTableScanner.row(closed, state, session: session, number: slot)), of: state, into: &sink) }
+            if takesEventSource { known[names[slot]] = (state.rows.tags, state.rows.included) }
         }
     }
 
@@ -372,66 +336,6 @@ public struct DerivedTableScanner {
         return (ids, lateCounts, lateTable)
     }
 
-    /// A journal visit as a `screen_visits` row.
-    private static func row(_ visit: FocusJournal.Visit, _ state: Live, session: String, number: Int) -> ScreenVisit {
-        ScreenVisit(
-            session: session, sessionNumber: number, tags: state.tags, screen: visit.screen, storyboardID: visit.storyboardID, controller: visit.controller,
-            start: visit.start, end: visit.end, dwell: visit.dwell, how: Self.how(visit.cause, detail: visit.detail), index: visit.index)
-    }
-
-    /// The session's last visit (closed at `end`: its `session.end`, or its last event), its exit and its row.
-    private static func finish<Sink: DerivedTableSink>(
-        _ state: Live, session: String, number: Int, end: Int64, emit: Bool, filter: AnalyticsFilter, into sink: inout Sink
-    ) {
-        // Ended: no later event proves its gestures cancelled.
-        if state.holding { Self.release(state, into: &sink) }
-        guard emit else { return }
-        let closed = FocusJournal.view(state.replayer, state.replayer.visit, end: end)
-        if let closed {
-            state.screens.insert(closed.screen)
-            if filter.contains(closed.start) { Self.put(.transition(Self.transitionRow(closed, session: session, number: number, tags: state.tags)), of: state, into: &sink) }
-            if filter.until.map({ closed.start <= $0 }) ?? true { Self.put(.visit(row(closed, state, session: session, number: number)), of: state, into: &sink) }
-            Self.put(.exit(ExitRow(session: session, sessionNumber: number, tags: state.tags, timestamp: end, screen: closed.screen, reason: "end")), of: state, into: &sink)
-        }
-        let info = state.replayer.info
-        sink.session(
-            SessionRow(
-                session: session, sessionNumber: number, tags: state.tags, first: info.firstTimestamp ?? 0, last: info.lastTimestamp ?? 0, events: state.replayer.eventCount,
-                visits: state.replayer.viewsClosed + (closed == nil ? 0 : 1), screens: state.screens.count, anomalies: state.replayer.anomalies.count,
-                maxStackDepth: state.replayer.deepest.stack, maxPresentationDepth: state.replayer.deepest.presentations, exitScreen: closed?.screen,
-                ended: info.ended))
-    }
-
-    /// The transition into a screen view: from the view before it, at the view's start.
-    static func transitionRow(_ view: FocusJournal.Visit, session: String, number: Int, tags: SessionTags) -> TransitionRow {
-        TransitionRow(
-            session: session, sessionNumber: number, tags: tags, timestamp: view.start, sequence: view.sequence, from: view.from, to: view.screen,
-            how: how(view.cause, detail: view.detail))
-    }
-
-    /// How an event moved the focus, for transitions: from the event that began the visit and,
-    /// for a segue, its detail (``SessionReplayer/FocusVisit/detail``).
-    public static func how(_ type: EventType, detail: String?) -> String {
-        switch type {
-        case .navPush: return "push"
-        case .navPop, .navPopTo, .navPopToRoot: return "pop"
-        case .present: return "present"
-        case .dismiss: return "dismiss"
-        case .tabSelect, .tabSet: return "tab"
-        case .show: return "show"
-        case .showDetail: return "showDetail"
-        case .unwind: return "unwind"
-        case .windowRoot: return "root"
-        case .splitSet, .splitCollapse, .splitExpand: return "split"
-        case .traitsChange: return "adapt"
-        case .transitionEnd: return "cancel"
-        case .segue:
-            guard let detail else { return "segue:?" }
-            if detail == "#unwind" { return "unwind" }
-            return "segue:" + (detail.hasPrefix("#") ? String(detail.dropFirst()) : detail)
-        default: return type.name
-        }
-    }
 }
 
 /// Calls `body` with the UTF-8 bytes of `text`.

@@ -1,5 +1,6 @@
 import Foundation
 import NavlogEvents
+import NavlogReplay
 public import NavlogStore
 
 #if canImport(Glibc)
@@ -99,7 +100,7 @@ public struct ExportSink: DerivedTableSink {
     /// Writes an `events` row.
     public mutating func event(_ row: EventRow) { writer.write(.events, time: row.timestamp) { row.encodeColumns(into: &$0) } }
     /// Writes a `screen_visits` row.
-    public mutating func visit(_ row: ScreenVisit) { writer.write(.screenVisits, time: row.start) { row.encodeColumns(into: &$0) } }
+    public mutating func visit(_ row: ScreenVisit) { writer.write(.screenVisits, time: row.view.start) { row.encodeColumns(into: &$0) } }
     /// Writes a `transitions` row.
     public mutating func transition(_ row: TransitionRow) { writer.write(.transitions, time: row.timestamp) { row.encodeColumns(into: &$0) } }
     /// Writes a `sessions` row.

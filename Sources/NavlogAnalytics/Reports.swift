@@ -1,3 +1,5 @@
+import NavlogReplay
+
 /// The reports of `navlog query`, each a sink over the derived rows of one scan.
 
 /// The value at quantile `q` (0…1) of `values`, nearest rank; 0 for none.
@@ -37,8 +39,8 @@ public struct ScreensReport: DerivedTableSink {
     public init() {}
 
     public mutating func visit(_ row: ScreenVisit) {
-        let key = Key(screen: row.screen, storyboardID: row.storyboardID)
-        dwells[key, default: []].append(row.dwell)
+        let key = Key(screen: row.view.screen, storyboardID: row.view.storyboardID)
+        dwells[key, default: []].append(row.view.dwell)
         sessions[key, default: []].insert(row.sessionNumber)
     }
 
@@ -108,7 +110,7 @@ public struct PathsReport: DerivedTableSink {
     }
 
     public mutating func visit(_ row: ScreenVisit) {
-        current[row.sessionNumber, default: []].append(row.screen)
+        current[row.sessionNumber, default: []].append(row.view.screen)
     }
 
     public mutating func session(_ row: SessionRow) {
@@ -164,8 +166,8 @@ public struct FunnelReport: DerivedTableSink {
     }
 
     public mutating func visit(_ row: ScreenVisit) {
-        guard steps.contains(row.screen) else { return }
-        visits[row.sessionNumber, default: []].append((row.screen, row.start))
+        guard steps.contains(row.view.screen) else { return }
+        visits[row.sessionNumber, default: []].append((row.view.screen, row.view.start))
     }
 
     public mutating func session(_ row: SessionRow) {

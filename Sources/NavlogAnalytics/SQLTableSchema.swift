@@ -1,3 +1,5 @@
+import NavlogReplay
+
 /// The derived tables as SQL tables and export files: their names, columns, types and meanings,
 /// and how each row type writes its values in column order (``SQLRowEncoder``). `navlog query sql`
 /// (SQLite), `navlog query sql --schema`, `navlog export` and docs/ANALYTICS-TABLES.md all read
@@ -242,14 +244,14 @@ extension ScreenVisit {
     /// Writes the row's values in the order of ``SQLTable/screenVisits``'s columns.
     public func encodeColumns<Encoder: SQLRowEncoder>(into encoder: inout Encoder) {
         encoder.tags(session, tags)
-        encoder.text(screen)
-        encoder.optionalText(storyboardID)
-        encoder.text(controller)
-        encoder.integer(start)
-        encoder.integer(end)
-        encoder.integer(dwell)
-        encoder.text(how)
-        encoder.integer(Int64(index))
+        encoder.text(view.screen)
+        encoder.optionalText(view.storyboardID)
+        encoder.text(view.controller)
+        encoder.integer(view.start)
+        encoder.integer(view.end)
+        encoder.integer(view.dwell)
+        encoder.text(view.how)
+        encoder.integer(Int64(view.index))
     }
 }
 

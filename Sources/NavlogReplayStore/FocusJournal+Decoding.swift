@@ -18,7 +18,7 @@ extension FocusJournal {
             /// The record closed no view.
             case absent
             /// The view it closed.
-            case visit(Visit)
+            case visit(ScreenView)
         }
 
         private var columns: [ByteReader] = []
@@ -92,30 +92,32 @@ extension FocusJournal {
 
         /// The record of `tag` for session number `key` at `timestamp`; nil when damaged.
         private mutating func readRecord(tag: UInt8, key: Int, timestamp: Int64) -> Record? {
-            let session = makeStrings ? table[key] : ""
+            let change: Change
             switch tag {
             case 1:
                 guard let app = string(.strings), let version = string(.strings), let idiom = string(.strings), let device = string(.strings) else { return nil }
-                return .start(session: session, timestamp: timestamp, app: app, version: version, idiom: idiom, device: device)
+                change = .start(app: app, version: version, idiom: idiom, device: device)
             case 2:
                 guard case .visit(let view) = readVisit(key: key, timestamp: timestamp) else { return nil }
-                return .view(session: session, timestamp: timestamp, visit: view)
+                change = .view(view)
             case 3:
                 guard let flag = byte(.flags), let screen = optionalString(.screens, if: flag != 0) else { return nil }
-                return .background(session: session, timestamp: timestamp, screen: screen)
+                change = .background(screen: screen)
             case 4:
                 guard let ending = readEnding(key: key, timestamp: timestamp) else { return nil }
-                return .end(session: session, timestamp: timestamp, ending: ending)
+                change = .end(ending)
             case 5:
-                return readAnomaly(session: session, timestamp: timestamp)
+                guard let anomaly = readAnomaly() else { return nil }
+                change = .anomaly(anomaly)
             default:
                 return nil
             }
+            return Record(session: makeStrings ? table[key] : "", timestamp: timestamp, change: change)
         }
 
         /// A session's end: the view it closed and its totals.
         private mutating func readEnding(key: Int, timestamp: Int64) -> Ending? {
-            let closed: Visit?
+            let closed: ScreenView?
             switch readVisit(key: key, timestamp: timestamp) {
             case .damaged: return nil
             case .absent: closed = nil
@@ -130,14 +132,13 @@ extension FocusJournal {
         }
 
         /// An anomaly record.
-        private mutating func readAnomaly(session: String, timestamp: Int64) -> Record? {
+        private mutating func readAnomaly() -> AnomalyEntry? {
             guard let sequence = varint(.numbers), let lsn = varint(.numbers), let code = byte(.numbers).flatMap(AnomalyCode.init(rawValue:)),
                 let hasRule = byte(.flags), let rule = optionalString(.strings, if: hasRule != 0), let controllers = string(.strings),
                 let message = string(.strings)
             else { return nil }
-            return .anomaly(
-                session: session, timestamp: timestamp, sequence: sequence == 0 ? nil : sequence - 1, lsn: lsn == 0 ? nil : lsn - 1, code: code.code,
-                name: code.name, rule: rule, fatal: code.isFatal, controllers: controllers, message: message)
+            return AnomalyEntry(
+                sequence: sequence == 0 ? nil : sequence - 1, lsn: lsn == 0 ? nil : lsn - 1, code: code, rule: rule, controllers: controllers, message: message)
         }
 
         /// The visit part of a view or end record.
@@ -173,7 +174,7 @@ extension FocusJournal {
                 previous[key].sequence = sequence ?? 0
             }
             return .visit(
-                Visit(
+                ScreenView(
                     screen: screen, storyboardID: storyboardID, controller: controller, start: start, end: end, dwell: (end &- start) &- dwellOffset,
                     cause: cause, detail: detail, index: index, from: from, sequence: sequence))
         }

@@ -4,56 +4,73 @@ public import NavlogReplay
 /// What happened to the focused screen in one segment, recorded while the segment's replay
 /// checkpoints are built: every screen view that closed (E3: a focused screen that held the
 /// focus for a positive time, with the view it came from), backgrounding, session starts and
-/// ends, and the anomalies raised. Analytics reads these
-/// instead of replaying the log again; like checkpoints, they are derived data, rebuilt with
-/// the index file that holds them.
+/// ends, and the anomalies raised. Analytics reads these instead of replaying the log again;
+/// like checkpoints, they are derived data, rebuilt with the index file that holds them.
+///
+/// ``changes(made:before:after:timestamp:_:)`` is the one place that says what an event
+/// changed for analytics: the journal writer records its changes, and a replay of the log
+/// without an index (NavlogAnalytics' `DerivedTableScanner`) makes its rows from the same
+/// changes, so both routes count screens alike.
 public enum FocusJournal {
-    /// A screen visit as the journal records it.
-    public struct Visit: Sendable, Hashable {
-        public var screen: String
-        public var storyboardID: String?
-        public var controller: String
-        public var start: Int64
-        public var end: Int64
-        public var dwell: Int64
-        public var cause: EventType
-        public var detail: String?
-        public var index: Int
-        /// The screen of the view before it (the transition into it came from there).
-        public var from: String?
-        /// The `seq` of the event that began it.
-        public var sequence: UInt64?
+    /// What one event changed in its session, for analytics.
+    public enum Change: Sendable, Hashable {
+        /// `session.start`: who the session is.
+        case start(app: String, version: String, idiom: String, device: String)
+        /// A screen view closed (E3): the focus moved on after a positive time.
+        case view(ScreenView)
+        /// `app.background`, with the screen focused then.
+        case background(screen: String?)
+        /// `session.end`: the last view and the session's figures.
+        case end(Ending)
+        /// An anomaly the event raised.
+        case anomaly(AnomalyEntry)
     }
 
-    /// One record.
-    public enum Record: Sendable, Hashable {
-        /// `session.start`: who the session is.
-        case start(session: String, timestamp: Int64, app: String, version: String, idiom: String, device: String)
-        /// A screen view closed at `timestamp` (E3): the focus moved on after a positive time.
-        case view(session: String, timestamp: Int64, visit: Visit)
-        /// `app.background`, with the screen focused then.
-        case background(session: String, timestamp: Int64, screen: String?)
-        /// `session.end`: the last visit and the session's figures.
-        case end(session: String, timestamp: Int64, ending: Ending)
-        /// An anomaly.
-        case anomaly(
-            session: String, timestamp: Int64, sequence: UInt64?, lsn: UInt64?, code: String, name: String, rule: String?, fatal: Bool,
-            controllers: String, message: String)
-
+    /// One record: a change of a session at a time.
+    public struct Record: Sendable, Hashable {
         /// The session the record is about.
-        public var session: String {
-            switch self {
-            case .start(let session, _, _, _, _, _), .view(let session, _, _), .background(let session, _, _),
-                .end(let session, _, _), .anomaly(let session, _, _, _, _, _, _, _, _, _):
-                session
-            }
+        public var session: String
+        /// When: the event's time (an anomaly's: the time of the event it is about).
+        public var timestamp: Int64
+        /// What changed.
+        public var change: Change
+
+        /// Creates a record.
+        public init(session: String, timestamp: Int64, change: Change) {
+            self.session = session
+            self.timestamp = timestamp
+            self.change = change
+        }
+    }
+
+    /// An anomaly as the journal records it: the engine's ``Anomaly`` with its controllers
+    /// named.
+    public struct AnomalyEntry: Sendable, Hashable {
+        /// The `seq` and LSN of the event it is about.
+        public var sequence: UInt64?
+        public var lsn: UInt64?
+        public var code: AnomalyCode
+        /// The rule of uikit-navigation-rules.md it violates, nil for transport anomalies.
+        public var rule: String?
+        /// The controllers involved, by id, space-separated.
+        public var controllers: String
+        public var message: String
+
+        /// Creates an entry.
+        public init(sequence: UInt64?, lsn: UInt64?, code: AnomalyCode, rule: String?, controllers: String, message: String) {
+            self.sequence = sequence
+            self.lsn = lsn
+            self.code = code
+            self.rule = rule
+            self.controllers = controllers
+            self.message = message
         }
     }
 
     /// What a session's end record holds: the view still open at its end, and its figures.
     public struct Ending: Sendable, Hashable {
         /// The view open at the end (closed by it), nil when no screen was focused.
-        public var closed: Visit?
+        public var closed: ScreenView?
         /// How many events and anomalies the session has.
         public var events: Int
         public var anomalies: Int
@@ -65,9 +82,33 @@ public enum FocusJournal {
         /// The deepest navigation stack and presentation chain it reached.
         public var stack: Int
         public var presentations: Int
+
+        /// The view `state` has open, closed at `end`, and its figures.
+        public init(_ state: borrowing SessionReplayer, end: Int64) {
+            let info = state.info
+            closed = state.screenView(state.visit, end: end)
+            events = state.eventCount
+            anomalies = state.anomalies.count
+            first = info.firstTimestamp ?? 0
+            last = info.lastTimestamp ?? 0
+            visits = state.viewsClosed + (closed == nil ? 0 : 1)
+            stack = state.deepest.stack
+            presentations = state.deepest.presentations
+        }
+
+        init(closed: ScreenView?, events: Int, anomalies: Int, first: Int64, last: Int64, visits: Int, stack: Int, presentations: Int) {
+            self.closed = closed
+            self.events = events
+            self.anomalies = anomalies
+            self.first = first
+            self.last = last
+            self.visits = visits
+            self.stack = stack
+            self.presentations = presentations
+        }
     }
 
-    /// The state of a session before an event, for ``Writer/record(_:session:before:after:sequence:timestamp:body:)``.
+    /// The state of a session before an event, for ``changes(made:before:after:timestamp:_:)``.
     public struct Before {
         var anomalies: Int
 
@@ -76,36 +117,47 @@ public enum FocusJournal {
         public init(_ state: borrowing SessionReplayer) {
             anomalies = state.anomalies.count
         }
+
+        /// A session that had raised `anomalies` anomalies before the event.
+        public init(anomalies: Int) {
+            self.anomalies = anomalies
+        }
     }
 
-    /// `visit` of `state` (the view ``SessionReplayer/closedView`` reports, or the one still
-    /// open) as a journal visit ending at `end`; nil when it has no screen.
-    public static func view(_ state: SessionReplayer, _ visit: SessionReplayer.FocusVisit, end: Int64) -> Visit? {
-        guard visit.screen >= 0, Int(visit.screen) < state.controllers.count else { return nil }
-        let handle = ControllerHandle(index: visit.screen)
-        let controller = state.controllers[handle]
-        // The screen's dwell now, less its dwell when the view began (the view's share of F4).
-        // A closed view is read right after the event that closed it, when no dwell was added since.
-        let total = Int(handle.index) < state.dwell.count ? state.dwell[Int(handle.index)] : 0
-        let (difference, overflow) = total.subtractingReportingOverflow(visit.dwellBaseline)
-        let dwell = overflow ? 0 : difference
-        let from = visit.from >= 0 && Int(visit.from) < state.controllers.count ? state.controllers[ControllerHandle(index: visit.from)] : nil
-        return Visit(
-            screen: controller.className ?? controller.id, storyboardID: controller.storyboardID, controller: controller.id, start: visit.since,
-            end: max(end, visit.since), dwell: max(0, dwell), cause: visit.cause, detail: visit.detail, index: visit.index,
-            from: from.map { $0.className ?? $0.id }, sequence: visit.sequence)
-    }
-
-    /// The view a session still has open at the end of the log, and its figures (for sessions
-    /// with no `session.end` yet).
-    public static func openSession(_ state: SessionReplayer) -> (closed: Visit?, figures: Record)? {
-        let info = state.info
-        let end = info.lastTimestamp ?? 0
-        let closed = view(state, state.visit, end: end)
-        let ending = Ending(
-            closed: closed, events: state.eventCount, anomalies: state.anomalies.count, first: info.firstTimestamp ?? 0, last: end,
-            visits: state.viewsClosed + (closed == nil ? 0 : 1), stack: state.deepest.stack, presentations: state.deepest.presentations)
-        return (closed, .end(session: "", timestamp: end, ending: ending))
+    /// Calls `body` with what event `type` at `timestamp` changed between `before` and `after`
+    /// (the session's state after applying it), in the order the journal records them: the
+    /// session's start; the anomalies it raised; the views it closed, the earlier first (two
+    /// only when a pop found completed closes one, E6); backgrounding; the session's end.
+    /// Most events change nothing, and then nothing is made.
+    public static func changes(
+        made type: EventType, before: Before, after: borrowing SessionReplayer, timestamp: Int64, _ body: (_ timestamp: Int64, Change) throws -> Void
+    ) rethrows {
+        if type == .sessionStart {
+            let info = after.info
+            try body(timestamp, .start(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? ""))
+        }
+        if after.anomalies.count > before.anomalies {
+            for anomaly in after.anomalies[before.anomalies...] {
+                let entry = AnomalyEntry(
+                    sequence: anomaly.event.sequence, lsn: anomaly.event.lsn, code: anomaly.code, rule: anomaly.rule,
+                    controllers: anomaly.controllers.map { after.id(of: $0) }.joined(separator: " "), message: anomaly.message)
+                try body(anomaly.event.timestamp, .anomaly(entry))
+            }
+        }
+        if after.viewsClosedByLastEvent > 0 {
+            if let earlier = after.earlierClosedView, let closed = after.screenView(earlier, end: earlier.end ?? timestamp) {
+                try body(timestamp, .view(closed))
+            }
+            if let closedView = after.closedView, let closed = after.screenView(closedView, end: closedView.end ?? timestamp) {
+                try body(timestamp, .view(closed))
+            }
+        }
+        if type == .appBackground {
+            try body(timestamp, .background(screen: after.focusedScreenHandle.map { after.controllers[$0].className ?? after.id(of: $0) }))
+        }
+        if type == .sessionEnd {
+            try body(timestamp, .end(Ending(after, end: timestamp)))
+        }
     }
 
     /// The columns of a journal frame, in the order they are written. Records are split
@@ -299,58 +351,47 @@ public enum FocusJournal {
         }
 
         /// Appends what event `type` changed between `before` and `after` of the session this
-        /// journal numbers `key` (``key(of:)``).
+        /// journal numbers `key` (``key(of:)``): the records of ``FocusJournal/changes(made:before:after:timestamp:_:)``.
         public mutating func record(
-            _ type: EventType, key: Int, before: Before, after: SessionReplayer, sequence: UInt64?, timestamp: Int64, body: StoredBody
+            _ type: EventType, key: Int, before: Before, after: borrowing SessionReplayer, sequence: UInt64?, timestamp: Int64, body: StoredBody
         ) {
-            if type == .sessionStart {
-                let info = after.info
+            FocusJournal.changes(made: type, before: before, after: after, timestamp: timestamp) { time, change in
+                record(change, key: key, timestamp: time)
+            }
+        }
+
+        /// Appends one record of the session this journal numbers `key`.
+        mutating func record(_ change: Change, key: Int, timestamp: Int64) {
+            switch change {
+            case .start(let app, let version, let idiom, let device):
                 begin(1, key: key, timestamp: timestamp)
-                for text in [info.app ?? "", info.version ?? "", info.idiom == .unknown ? "" : "\(info.idiom)", info.device ?? ""] { string(text, .strings) }
-            }
-            if after.anomalies.count > before.anomalies {
-                for anomaly in after.anomalies[before.anomalies...] {
-                    begin(5, key: key, timestamp: anomaly.event.timestamp)
-                    number(anomaly.event.sequence.map { $0 &+ 1 } ?? 0)
-                    number(anomaly.event.lsn.map { $0 &+ 1 } ?? 0)
-                    append(anomaly.code.rawValue, .numbers)
-                    append(anomaly.rule == nil ? 0 : 1, .flags)
-                    if let rule = anomaly.rule { string(rule, .strings) }
-                    string(anomaly.controllers.map { after.id(of: $0) }.joined(separator: " "), .strings)
-                    string(anomaly.message, .strings)
-                }
-            }
-            let focus = after.focusedScreenHandle
-            // Two views close at one event only when a pop found completed closes one (E6); no
-            // array of them is made per event.
-            if after.viewsClosedByLastEvent > 0 {
-                if let earlier = after.earlierClosedView, let closed = FocusJournal.view(after, earlier, end: earlier.end ?? timestamp) {
-                    begin(2, key: key, timestamp: timestamp)
-                    visit(closed, key: key, timestamp: timestamp)
-                }
-                if let closedView = after.closedView, let closed = FocusJournal.view(after, closedView, end: closedView.end ?? timestamp) {
-                    begin(2, key: key, timestamp: timestamp)
-                    visit(closed, key: key, timestamp: timestamp)
-                }
-            }
-            if type == .appBackground {
+                for text in [app, version, idiom, device] { string(text, .strings) }
+            case .view(let view):
+                begin(2, key: key, timestamp: timestamp)
+                visit(view, key: key, timestamp: timestamp)
+            case .background(let screen):
                 begin(3, key: key, timestamp: timestamp)
-                let screen = focus.map { after.controllers[$0].className ?? after.id(of: $0) }
                 append(screen == nil ? 0 : 1, .flags)
                 if let screen { string(screen, .screens) }
-            }
-            if type == .sessionEnd {
-                let info = after.info
+            case .end(let ending):
                 begin(4, key: key, timestamp: timestamp)
-                let open = FocusJournal.view(after, after.visit, end: timestamp)
-                visit(open, key: key, timestamp: timestamp)
-                number(UInt64(after.eventCount))
-                number(UInt64(after.anomalies.count))
-                number(Varint.zigzag((info.firstTimestamp ?? 0) &- timestamp))
-                number(Varint.zigzag((info.lastTimestamp ?? 0) &- timestamp))
-                number(UInt64(after.viewsClosed + (open == nil ? 0 : 1)))
-                number(UInt64(after.deepest.stack))
-                number(UInt64(after.deepest.presentations))
+                visit(ending.closed, key: key, timestamp: timestamp)
+                number(UInt64(ending.events))
+                number(UInt64(ending.anomalies))
+                number(Varint.zigzag(ending.first &- timestamp))
+                number(Varint.zigzag(ending.last &- timestamp))
+                number(UInt64(ending.visits))
+                number(UInt64(ending.stack))
+                number(UInt64(ending.presentations))
+            case .anomaly(let anomaly):
+                begin(5, key: key, timestamp: timestamp)
+                number(anomaly.sequence.map { $0 &+ 1 } ?? 0)
+                number(anomaly.lsn.map { $0 &+ 1 } ?? 0)
+                append(anomaly.code.rawValue, .numbers)
+                append(anomaly.rule == nil ? 0 : 1, .flags)
+                if let rule = anomaly.rule { string(rule, .strings) }
+                string(anomaly.controllers, .strings)
+                string(anomaly.message, .strings)
             }
         }
 
@@ -392,7 +433,7 @@ public enum FocusJournal {
             return number
         }
 
-        private mutating func visit(_ visit: Visit?, key: Int, timestamp: Int64) {
+        private mutating func visit(_ visit: ScreenView?, key: Int, timestamp: Int64) {
             guard let visit else {
                 append(0, .flags)
                 return

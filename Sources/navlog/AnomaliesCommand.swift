@@ -67,14 +67,14 @@ struct AnomaliesCommand: ParsableCommand {
         // records per session instead of decoding every session's final state.
         var apps: [String: String] = [:]
         let streamed = try index.forEachJournalRecord { record in
-            switch record {
-            case .start(let session, _, let app, _, _, _): apps[session] = app
-            case .anomaly(let session, let timestamp, let sequence, let lsn, let code, _, let rule, _, let controllers, let message):
-                guard let code = AnomalyCode(code) else { return }
+            let session = record.session
+            switch record.change {
+            case .start(let app, _, _, _): apps[session] = app
+            case .anomaly(let anomaly):
                 keep(
                     Row(
-                        session: session, app: apps[session], code: code, rule: rule, sequence: sequence, timestamp: timestamp, lsn: lsn,
-                        controllers: controllers.split(separator: " ").map(String.init), message: message))
+                        session: session, app: apps[session], code: anomaly.code, rule: anomaly.rule, sequence: anomaly.sequence, timestamp: record.timestamp,
+                        lsn: anomaly.lsn, controllers: anomaly.controllers.split(separator: " ").map(String.init), message: anomaly.message))
             default: break
             }
         }

@@ -57,9 +57,9 @@ struct SessionsCommand: ParsableCommand {
         var started: [String: (app: String, version: String, device: String, idiom: String)] = [:]
         var endings: [String: (events: Int, anomalies: Int, first: Int64, last: Int64)] = [:]
         let streamed = try index.forEachJournalRecord { record in
-            switch record {
-            case .start(let session, _, let app, let version, let idiom, let device): started[session] = (app, version, device, idiom)
-            case .end(let session, _, let ending): endings[session] = (ending.events, ending.anomalies, ending.first, ending.last)
+            switch record.change {
+            case .start(let app, let version, let idiom, let device): started[record.session] = (app, version, device, idiom)
+            case .end(let ending): endings[record.session] = (ending.events, ending.anomalies, ending.first, ending.last)
             default: break
             }
         }

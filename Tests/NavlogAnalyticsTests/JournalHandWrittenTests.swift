@@ -1,6 +1,7 @@
 import Foundation
 import NavlogAnalytics
 import NavlogEvents
+import NavlogReplay
 import NavlogReplayStore
 import NavlogStore
 import NavlogTesting
@@ -73,7 +74,8 @@ struct JournalHandWrittenTests {
             for (session, offset) in [("inorder", Int64(0)), ("late", 500_000)] {
                 let visits = rows.visits[session] ?? []
                 #expect(visits.count == Self.visits.count, "\(session): \(visits)")
-                for (row, expected) in zip(visits.sorted { $0.index < $1.index }, Self.visits) {
+                for (visit, expected) in zip(visits.sorted { $0.view.index < $1.view.index }, Self.visits) {
+                    let row = visit.view
                     let (screen, controller, start, end, dwell, how) = expected
                     #expect(row.screen == screen && row.controller == controller && row.how == how, "\(session): \(row)")
                     #expect(row.start == base + offset + start * 1_000_000 && row.end == base + offset + end * 1_000_000, "\(session): \(row)")

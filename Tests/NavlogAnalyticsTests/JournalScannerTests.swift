@@ -165,7 +165,7 @@ struct JournalScannerTests {
                 "ShareViewController 15 17 present", "DetailViewController 17 18 dismiss",
             ]
             for (route, recorder) in [("replayed", replayed), ("journal", journaled)] {
-                let views = recorder.visits.filter { $0.session == session }.sorted { $0.start < $1.start }
+                let views = recorder.visits.filter { $0.session == session }.map(\.view).sorted { $0.start < $1.start }
                     .map { "\($0.screen) \(($0.start - origin) / 1_000_000) \(($0.end - origin) / 1_000_000) \($0.how)" }
                 #expect(views == expected, "\(route)")
                 #expect(!recorder.rows.contains { $0.hasPrefix("anomaly") && $0.contains(session) }, "\(route)")
