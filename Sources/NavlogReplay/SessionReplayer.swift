@@ -305,36 +305,9 @@ public struct SessionReplayer: Sendable {
 
     /// Applies one event (without the dwell bookkeeping).
     private mutating func dispatch(_ event: ReplayEvent) -> Resolution? {
-        current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
-        eventCount += 1
-        position = current
-        if info.firstTimestamp == nil { info.firstTimestamp = event.timestamp }
-        info.lastTimestamp = event.timestamp
-        if let sequence = event.sequence {
-            if let last = lastSequence {
-                if sequence <= last {
-                    raise(
-                        .seqDuplicate, rule: nil, [],
-                        "seq \(sequence) is not greater than the previous seq \(last): the event repeats or arrived out of order and is not applied.")
-                    return nil
-                }
-                if sequence > last + 1 {
-                    raise(.seqGap, rule: nil, [], "seq jumps from \(last) to \(sequence): \(sequence - last - 1) event(s) of this session were lost.")
-                }
-            }
-            lastSequence = sequence
-        }
+        guard advance(to: event) else { return nil }
         let body = event.body
-        switch event.type {
-        case .vcAppear, .vcDisappear, .mark: break  // appearance evidence is learned where the phase is read
-
-        case .transitionEnd:
-            operations &+= 1
-        default:
-            evidence.formUnion(.of(event.type, will: false))
-            operations &+= 1
-            cancelledTransitionAt = .min
-        }
+        noteOperation(event.type)
         let causeField = event.type.isOperation ? body.field(.cause) : nil
         if causeField != nil { evidence.insert(.cause) }
         if let cause = causeField?.integer, cause >= 0, let intent = intents.last(where: { $0.sequence == UInt64(cause) }) {
@@ -354,19 +327,7 @@ public struct SessionReplayer: Sendable {
         case .navPush:
             guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
             push(vc, onto: nav, animated: body.field(.animated)?.bool ?? false, rule: "R8")
-        case .navPop:
-            guard let nav = controller(body, .nav, use: .navigation) else { break }
-            let animated = body.field(.animated)?.bool ?? false
-            let top = hierarchy[nav].items.count > 1 ? hierarchy[nav].items.last : nil
-            pop(nav, animated: animated)
-            let named = body.field(.vc) != nil
-            let gesture = top == nil ? nil : interactiveGestureEvidence(animated: animated)
-            let earlierFits = top == nil ? false : notePop(of: nav, leaving: hierarchy[nav].items.count, named: named, lowering: gesture == nil)
-            if let top, let gesture {
-                beginPendingPop(top, from: nav, evidence: gesture, named: named, earlierFitsAsWell: earlierFits)
-            } else if let top, !unprovenRemovals.isEmpty {
-                notePopBeneathUnproven(top, from: nav)
-            }
+        case .navPop: popEvent(body)
         case .navPopTo:
             guard let nav = controller(body, .nav, use: .navigation), let vc = controller(body, .vc) else { break }
             pop(nav, to: vc)
@@ -389,16 +350,7 @@ public struct SessionReplayer: Sendable {
             requireAttached(split, "split.expand")
             expand(split)
         case .present: presentEvent(body)
-        case .dismiss:
-            guard let vc = controller(body, .vc) else { break }
-            let presenter = dismissalPresenter(of: vc)
-            // A dismissal that dismisses nothing (A5) changes nothing to hold. E7: from navigation
-            // calls alone, only a sheet can have been swiped down (a full-screen modal cannot).
-            var gesture = presenter >= 0 ? interactiveGestureEvidence(animated: body.field(.animated)?.bool ?? false) : nil
-            if gesture == .navigationCalls, !hierarchy[hierarchy[presenter].presented].requestedStyle.canBeSwipedDown { gesture = nil }
-            let dismissed = gesture == nil ? [] : hierarchy.presentations(endedByDismissing: presenter)
-            dismiss(from: vc, presenter: presenter)
-            if let gesture { beginPendingDismissal(dismissed, evidence: gesture) }
+        case .dismiss: dismissEvent(body)
         case .show:
             guard let source = controller(body, .from), let vc = controller(body, .vc) else { return remember(.ignored, rule: "R1") }
             return remember(show(vc, from: source), rule: "R1")
@@ -419,6 +371,76 @@ public struct SessionReplayer: Sendable {
         case .mark: break
         }
         return nil
+    }
+
+    /// Moves the session's position to `event`; false when its `seq` is not greater than the
+    /// previous one (a duplicate, A-code seqDuplicate: it is not applied); a jump in `seq` is a gap.
+    private mutating func advance(to event: ReplayEvent) -> Bool {
+        current = EventPosition(sequence: event.sequence, timestamp: event.timestamp, lsn: event.lsn, index: eventCount)
+        eventCount += 1
+        position = current
+        if info.firstTimestamp == nil { info.firstTimestamp = event.timestamp }
+        info.lastTimestamp = event.timestamp
+        if let sequence = event.sequence {
+            if let last = lastSequence {
+                if sequence <= last {
+                    raise(
+                        .seqDuplicate, rule: nil, [],
+                        "seq \(sequence) is not greater than the previous seq \(last): the event repeats or arrived out of order and is not applied.")
+                    return false
+                }
+                if sequence > last + 1 {
+                    raise(.seqGap, rule: nil, [], "seq jumps from \(last) to \(sequence): \(sequence - last - 1) event(s) of this session were lost.")
+                }
+            }
+            lastSequence = sequence
+        }
+        return true
+    }
+
+    /// What an event of `type` tells of the recording (its evidence) and of the operations
+    /// applied: appearance evidence is learned where the phase is read.
+    private mutating func noteOperation(_ type: EventType) {
+        switch type {
+        case .vcAppear, .vcDisappear, .mark: break
+        case .transitionEnd:
+            operations &+= 1
+        default:
+            evidence.formUnion(.of(type, will: false))
+            operations &+= 1
+            cancelledTransitionAt = .min
+        }
+    }
+
+    /// `nav.pop`: the top controller leaves its stack; a pop that may be an interactive gesture
+    /// still to be completed or cancelled is held pending (R19, E6, E7).
+    private mutating func popEvent(_ body: StoredBody) {
+        guard let nav = controller(body, .nav, use: .navigation) else { return }
+        let animated = body.field(.animated)?.bool ?? false
+        let top = hierarchy[nav].items.count > 1 ? hierarchy[nav].items.last : nil
+        pop(nav, animated: animated)
+        let named = body.field(.vc) != nil
+        let gesture = top == nil ? nil : interactiveGestureEvidence(animated: animated)
+        let earlierFits = top == nil ? false : notePop(of: nav, leaving: hierarchy[nav].items.count, named: named, lowering: gesture == nil)
+        if let top, let gesture {
+            beginPendingPop(top, from: nav, evidence: gesture, named: named, earlierFitsAsWell: earlierFits)
+        } else if let top, !unprovenRemovals.isEmpty {
+            notePopBeneathUnproven(top, from: nav)
+        }
+    }
+
+    /// `dismiss`: the presentations the dismissal ends; one that may be a sheet's swipe-down
+    /// still to be completed or cancelled is held pending (E6, E7).
+    private mutating func dismissEvent(_ body: StoredBody) {
+        guard let vc = controller(body, .vc) else { return }
+        let presenter = dismissalPresenter(of: vc)
+        // A dismissal that dismisses nothing (A5) changes nothing to hold. E7: from navigation
+        // calls alone, only a sheet can have been swiped down (a full-screen modal cannot).
+        var gesture = presenter >= 0 ? interactiveGestureEvidence(animated: body.field(.animated)?.bool ?? false) : nil
+        if gesture == .navigationCalls, !hierarchy[hierarchy[presenter].presented].requestedStyle.canBeSwipedDown { gesture = nil }
+        let dismissed = gesture == nil ? [] : hierarchy.presentations(endedByDismissing: presenter)
+        dismiss(from: vc, presenter: presenter)
+        if let gesture { beginPendingDismissal(dismissed, evidence: gesture) }
     }
 
     private mutating func startSession(_ body: StoredBody) {

@@ -350,6 +350,8 @@ final class ReplayIndexWorker: @unchecked Sendable {
         live.lateSlots = left
     }
 
+    /// Replays this worker's sessions in `blocks` of `segment`: checkpoints, end pieces and
+    /// journal records, late and re-derived sessions set aside (E4, E7).
     private func replay(
         _ blocks: LogReader.LocatedBlocks, segment: Int, shared: ReplayIndexBuildContext, progress: ((Int) -> Void)?, decoded: inout DecodedBlock,
         live: inout LiveSessions
@@ -359,29 +361,9 @@ final class ReplayIndexWorker: @unchecked Sendable {
         var slotOfBlockSession: [Int32] = []
         var order: [Int32] = []
         var headers: [DecodedBlock.EventHeader] = []
-        let checkpointInterval = shared.checkpointInterval
         for position in blocks.numbers.indices {
             if shared.stopped { return }
-            let block = blocks.numbers[position]
-            if let damaged = try reader.read(blocks, at: position, into: &decoded, residue: residue, modulus: modulus) {
-                damage.append((position, damaged))
-                continue
-            }
-            var regrouped = false
-            slotOfBlockSession.removeAll(keepingCapacity: true)
-            decoded.withStrings { table in
-                for number in 0..<table.count {
-                    let mine = table[number].map(owns) ?? false
-                    slotOfBlockSession.append(mine ? -1 : -2)
-                    // A block another writer grouped otherwise: one of this worker's sessions in
-                    // a group it did not read.
-                    if mine && !decoded.isSessionDecoded(number) { regrouped = true }
-                }
-            }
-            if regrouped, let damaged = try reader.readWhole(blocks, at: position, into: &decoded) {
-                damage.append((position, damaged))
-                continue
-            }
+            guard try readOwnSessions(blocks, at: position, into: &decoded, slots: &slotOfBlockSession) else { continue }
             var replayedHere = 0
             live.startBlock(firstLSN: decoded.firstLSN)
             // Session by session (sessions do not interact; each one's events in log order).
@@ -389,12 +371,11 @@ final class ReplayIndexWorker: @unchecked Sendable {
             decoded.gatherHeaders(at: order, into: &headers)
             try decoded.withEvents { events in
                 for header in headers {
-                    let index = Int(header.position)
                     let blockSession = Int(header.session)
                     // Only decoded events are in `order`; of a block read whole, other workers' too.
                     var slot = Int(slotOfBlockSession[blockSession])
                     guard slot != -2 else { continue }
-                    let session = events.session(ofEvent: index)
+                    let session = events.session(ofEvent: Int(header.position))
                     if slot < 0 {
                         if let reference = live.sessionNumbers.reference(of: session) {
                             slot = Int(reference)
@@ -404,64 +385,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         slotOfBlockSession[blockSession] = Int32(slot)
                     }
                     replayedHere += 1
-                    if let end = live.carriedEnd[slot] {
-                        live.carriedEnd[slot] = nil
-                        if end.hasEndState {
-                            live.states[slot] = try shared.carriedState(end)
-                        } else {
-                            // Ended, its state let go: an event after its end is replayed with all of its events.
-                            live.ended[slot] = true
-                            live.copiedEvents[slot] = Int(end.startIndex)
-                            live.states.letGo(slot)
-                        }
-                    }
-                    if live.late[slot] {
-                        live.copiedEvents[slot] += 1
-                        let body = StoredBody(tokens: events.tokens(of: header), strings: events.strings(ofEvent: index))
-                        live.addWaiting(header, lsn: decoded.lsn(index), body: body, for: slot)
-                        continue
-                    }
-                    if live.ended[slot] {
-                        // After its session.end (its state let go): replayed again at the end.
-                        live.late[slot] = true
-                        live.lateSlots.append(slot)
-                        live.copiedEvents[slot] += 1
-                        continue
-                    }
-                    if live.journalKeys[slot] < 0 { live.journalKeys[slot] = live.journal.key(of: session) }
-                    live.hold(header, lsn: decoded.lsn(index), of: events, for: slot)
-                    let indexed = try ReplayIndex.index(
-                        header.type, sequence: header.sequence, timestamp: header.timestamp, lsn: decoded.lsn(index), block: block,
-                        session: session, strings: events.strings(ofEvent: index), tokens: events.tokens(of: header), state: &live.states[slot],
-                        lastCheckpoint: &live.lastCheckpoint[slot], checkpointInterval: checkpointInterval, writer: &writer, journal: &live.journal,
-                        journalKey: live.journalKeys[slot])
-                    switch indexed {
-                    case .applied:
-                        if live.held[slot] != nil, !live.states.read(slot, fallback: true, { $0.mayStillProveGestureCancelled }) {
-                            live.letGoHeld(slot)
-                        }
-                    case .provedCancelledGesture
-                    where live.held[slot] != nil && live.rederivedNow[slot] < ReplayIndexWorker.rederivationsAtOnce
-                        && live.states.read(slot, fallback: 1, { $0.lateEvents }) == 0:
-                        // Its events held, in order: re-derived here, and replayed on.
-                        live.rederiveNow(slot)
-                        live.rederivedNow[slot] += 1
-                        rederivedFromHeldEvents += 1
-                    case .late(let events), .provedCancelledGesture(let events):
-                        live.late[slot] = true
-                        live.lateSlots.append(slot)
-                        live.copiedEvents[slot] = events
-                        live.keepForRederivation(slot)
-                        if case .provedCancelledGesture = indexed { live.provedGesture.insert(slot) }
-                        // Re-derived from its first event at the end of the pass: its state
-                        // until then is of no use, and the build holds live sessions' only.
-                        live.states.letGo(slot)
-                    case .ended(let events):
-                        live.ended[slot] = true
-                        live.copiedEvents[slot] = events
-                        live.states.letGo(slot)
-                        live.letGoHeld(slot)
-                    }
+                    try indexEvent(header, of: events, slot: slot, block: blocks.numbers[position], decoded: decoded, shared: shared, live: &live)
                 }
             }
             replayed += replayedHere
@@ -469,6 +393,108 @@ final class ReplayIndexWorker: @unchecked Sendable {
             progress?(total)
             // Journal frames of about 8 MB (all workers together), compressed as they fill.
             if live.journal.recordBytes >= (8 << 20) / modulus { try live.flushJournal(compressor) }
+        }
+    }
+
+    /// Reads block `position` for this worker's sessions (whole when another writer grouped
+    /// them otherwise) and marks each of its sessions as this worker's (-1) or not (-2) in
+    /// `slots`; false when the block is damaged (noted in ``damage``).
+    private func readOwnSessions(
+        _ blocks: LogReader.LocatedBlocks, at position: Int, into decoded: inout DecodedBlock, slots: inout [Int32]
+    ) throws -> Bool {
+        if let damaged = try reader.read(blocks, at: position, into: &decoded, residue: residue, modulus: modulus) {
+            damage.append((position, damaged))
+            return false
+        }
+        var regrouped = false
+        slots.removeAll(keepingCapacity: true)
+        decoded.withStrings { table in
+            for number in 0..<table.count {
+                let mine = table[number].map(owns) ?? false
+                slots.append(mine ? -1 : -2)
+                // A block another writer grouped otherwise: one of this worker's sessions in
+                // a group it did not read.
+                if mine && !decoded.isSessionDecoded(number) { regrouped = true }
+            }
+        }
+        if regrouped, let damaged = try reader.readWhole(blocks, at: position, into: &decoded) {
+            damage.append((position, damaged))
+            return false
+        }
+        return true
+    }
+
+    /// Indexes one event of the session in `slot`: resumes a session carried from an earlier
+    /// segment, sets the event aside for a late or ended session, else applies it and settles
+    /// what it did (``ReplayIndex/Indexed``).
+    private func indexEvent(
+        _ header: DecodedBlock.EventHeader, of events: DecodedBlock.Events, slot: Int, block: Int, decoded: borrowing DecodedBlock,
+        shared: ReplayIndexBuildContext, live: inout LiveSessions
+    ) throws {
+        let index = Int(header.position)
+        if let end = live.carriedEnd[slot] {
+            live.carriedEnd[slot] = nil
+            if end.hasEndState {
+                live.states[slot] = try shared.carriedState(end)
+            } else {
+                // Ended, its state let go: an event after its end is replayed with all of its events.
+                live.ended[slot] = true
+                live.copiedEvents[slot] = Int(end.startIndex)
+                live.states.letGo(slot)
+            }
+        }
+        if live.late[slot] {
+            live.copiedEvents[slot] += 1
+            let body = StoredBody(tokens: events.tokens(of: header), strings: events.strings(ofEvent: index))
+            live.addWaiting(header, lsn: decoded.lsn(index), body: body, for: slot)
+            return
+        }
+        if live.ended[slot] {
+            // After its session.end (its state let go): replayed again at the end.
+            live.late[slot] = true
+            live.lateSlots.append(slot)
+            live.copiedEvents[slot] += 1
+            return
+        }
+        let session = events.session(ofEvent: index)
+        if live.journalKeys[slot] < 0 { live.journalKeys[slot] = live.journal.key(of: session) }
+        live.hold(header, lsn: decoded.lsn(index), of: events, for: slot)
+        let indexed = try ReplayIndex.index(
+            header.type, sequence: header.sequence, timestamp: header.timestamp, lsn: decoded.lsn(index), block: block,
+            session: session, strings: events.strings(ofEvent: index), tokens: events.tokens(of: header), state: &live.states[slot],
+            lastCheckpoint: &live.lastCheckpoint[slot], checkpointInterval: shared.checkpointInterval, writer: &writer, journal: &live.journal,
+            journalKey: live.journalKeys[slot])
+        settle(indexed, slot: slot, live: &live)
+    }
+
+    /// What the session in `slot` becomes after an event was indexed.
+    private func settle(_ indexed: ReplayIndex.Indexed, slot: Int, live: inout LiveSessions) {
+        switch indexed {
+        case .applied:
+            if live.held[slot] != nil, !live.states.read(slot, fallback: true, { $0.mayStillProveGestureCancelled }) {
+                live.letGoHeld(slot)
+            }
+        case .provedCancelledGesture
+        where live.held[slot] != nil && live.rederivedNow[slot] < ReplayIndexWorker.rederivationsAtOnce
+            && live.states.read(slot, fallback: 1, { $0.lateEvents }) == 0:
+            // Its events held, in order: re-derived here, and replayed on.
+            live.rederiveNow(slot)
+            live.rederivedNow[slot] += 1
+            rederivedFromHeldEvents += 1
+        case .late(let events), .provedCancelledGesture(let events):
+            live.late[slot] = true
+            live.lateSlots.append(slot)
+            live.copiedEvents[slot] = events
+            live.keepForRederivation(slot)
+            if case .provedCancelledGesture = indexed { live.provedGesture.insert(slot) }
+            // Re-derived from its first event at the end of the pass: its state
+            // until then is of no use, and the build holds live sessions' only.
+            live.states.letGo(slot)
+        case .ended(let events):
+            live.ended[slot] = true
+            live.copiedEvents[slot] = events
+            live.states.letGo(slot)
+            live.letGoHeld(slot)
         }
     }
 

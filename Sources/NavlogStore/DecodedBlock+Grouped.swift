@@ -86,6 +86,42 @@ extension DecodedBlock {
     ) throws(DecodingError) {
         let groups = header.groupCount
         let spineSize = header.frames[0].payloadSize
+        let partSizes = try Self.parts(of: header, only)
+        guard spineSize + partSizes.reduce(0, { $0 + $1.size }) == raw.count else {
+            throw DecodingError(reason: "the block payload is \(raw.count) bytes where its frame table says \(spineSize + partSizes.reduce(0) { $0 + $1.size })")
+        }
+        let n = header.eventCount
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0..<spineSize]))
+        // The spine.
+        let (version, sessionCount) = try decodeSpineSessions(&reader, header: header, only: only, payloadSize: raw.count)
+        if Self.hasGroupColumn(version) {
+            try decodeSessionsFromGroups(raw, reader: &reader, eventCount: n, groups: groups, sessionCount: sessionCount, spineSize: spineSize, parts: partSizes)
+        } else {
+            try decodeSessionColumn(&reader, eventCount: n, sessionCount: sessionCount)
+        }
+        receiveTimesAndPeersDecoded = receiveTimesAndPeers
+        if receiveTimesAndPeers {
+            guard decodeReceiveTimes(&reader, count: n, minReceived: header.minReceived) else { throw Self.malformed("truncated receive-time column", at: reader.offset) }
+            if let failure = decodePeers(&reader, count: n, withRelayKeys: version == BlockEncoder.relayedGroupedPayloadVersion) {
+                throw Self.malformed(failure, at: reader.offset)
+            }
+            guard reader.remaining == 0 else { throw Self.malformed("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
+        }
+        try countGroupRuns(header: header, version: version, sessionCount: sessionCount)
+        try placeEventsByGroup(eventCount: n, groups: groups, sessionCount: sessionCount)
+        try decodeParts(raw, partSizes, header: header, sessionCount: sessionCount, locatingBodies: locatingBodies)
+        groupCount = groups
+        count = n
+    }
+
+    /// A malformed payload, at byte `offset`.
+    static func malformed(_ what: String, at offset: Int) -> DecodingError {
+        DecodingError(reason: "the block payload is malformed at byte \(offset): \(what)")
+    }
+
+    /// The groups whose parts `only` asks for, with their sizes, in frame order.
+    private static func parts(of header: BlockHeader, _ only: GroupSelection) throws(DecodingError) -> [(group: Int, size: Int)] {
+        let groups = header.groupCount
         var partSizes: [(group: Int, size: Int)] = []
         switch only {
         case .all:
@@ -98,29 +134,32 @@ extension DecodedBlock {
         case .residue(let residue, let modulus):
             for group in 0..<groups where group % modulus == residue { partSizes.append((group, header.frames[1 + group].payloadSize)) }
         }
-        guard spineSize + partSizes.reduce(0, { $0 + $1.size }) == raw.count else {
-            throw DecodingError(reason: "the block payload is \(raw.count) bytes where its frame table says \(spineSize + partSizes.reduce(0) { $0 + $1.size })")
-        }
+        return partSizes
+    }
+
+    /// The spine's head: its version and counts, the session table and each session's group;
+    /// returns the version and the number of sessions.
+    private mutating func decodeSpineSessions(
+        _ reader: inout ByteReader, header: BlockHeader, only: GroupSelection, payloadSize: Int
+    ) throws(DecodingError) -> (version: UInt8, sessionCount: Int) {
         let n = header.eventCount
-        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0..<spineSize]))
-        func fail(_ what: String, at offset: Int) -> DecodingError {
-            DecodingError(reason: "the block payload is malformed at byte \(offset): \(what)")
-        }
-        // The spine.
+        let groups = header.groupCount
         guard let version = reader.readByte(), Self.isGroupedPayloadVersion(version) else {
-            throw fail("a grouped block whose spine is not payload version 3, 4 or 6", at: 0)
+            throw Self.malformed("a grouped block whose spine is not payload version 3, 4 or 6", at: 0)
         }
-        guard reader.readCount(limit: raw.count) == n else { throw fail("the event count disagrees with the block header", at: reader.offset) }
-        guard reader.readCount(limit: BlockEncoder.maximumGroups) == groups else { throw fail("the group count disagrees with the block header", at: reader.offset) }
-        guard let sessionCount = reader.readCount(limit: n), sessionCount > 0 else { throw fail("bad session count", at: reader.offset) }
+        guard reader.readCount(limit: payloadSize) == n else { throw Self.malformed("the event count disagrees with the block header", at: reader.offset) }
+        guard reader.readCount(limit: BlockEncoder.maximumGroups) == groups else {
+            throw Self.malformed("the group count disagrees with the block header", at: reader.offset)
+        }
+        guard let sessionCount = reader.readCount(limit: n), sessionCount > 0 else { throw Self.malformed("bad session count", at: reader.offset) }
         let sessionTableOK = readStringTable(&reader, count: sessionCount, base: 0)
-        guard sessionTableOK else { throw fail("bad session id lengths", at: reader.offset) }
-        guard let groupBytes = reader.readBytes(sessionCount) else { throw fail("truncated session groups", at: reader.offset) }
+        guard sessionTableOK else { throw Self.malformed("bad session id lengths", at: reader.offset) }
+        guard let groupBytes = reader.readBytes(sessionCount) else { throw Self.malformed("truncated session groups", at: reader.offset) }
         sessionGroups.removeAll(keepingCapacity: true)
         sessionGroups.append(contentsOf: groupBytes)
-        guard sessionGroups.allSatisfy({ Int($0) < groups }) else { throw fail("a session group past the group count", at: reader.offset) }
+        guard sessionGroups.allSatisfy({ Int($0) < groups }) else { throw Self.malformed("a session group past the group count", at: reader.offset) }
         if case .one(_, let session) = only {
-            guard session >= 0 && session < sessionCount else { throw fail("no session \(session)", at: spineSize) }
+            guard session >= 0 && session < sessionCount else { throw Self.malformed("no session \(session)", at: header.frames[0].payloadSize) }
             decodedSession = session
         }
         // Version 4: the group column, then each decoded group's own session numbers.
@@ -128,42 +167,38 @@ extension DecodedBlock {
         groupColumnStarts.append(contentsOf: repeatElement(0, count: groups))
         for _ in 0..<groups { stringTables.append((bytesStart: 0, ends: 0..<0)) }
         sessionsKnown = true
-        if Self.hasGroupColumn(version) {
-            try decodeSessionsFromGroups(raw, reader: &reader, eventCount: n, groups: groups, sessionCount: sessionCount, spineSize: spineSize, parts: partSizes)
-        } else {
-            try decodeSessionColumn(&reader, eventCount: n, sessionCount: sessionCount)
-        }
-        receiveTimesAndPeersDecoded = receiveTimesAndPeers
-        if receiveTimesAndPeers {
-            guard decodeReceiveTimes(&reader, count: n, minReceived: header.minReceived) else { throw fail("truncated receive-time column", at: reader.offset) }
-            if let failure = decodePeers(&reader, count: n, withRelayKeys: version == BlockEncoder.relayedGroupedPayloadVersion) {
-                throw fail(failure, at: reader.offset)
-            }
-            guard reader.remaining == 0 else { throw fail("the spine has \(reader.remaining) bytes past its columns", at: reader.offset) }
-        }
+        return (version, sessionCount)
+    }
 
-        // Events by group, session-major (a counting sort of positions: per group its sessions in
-        // order of number, each one's events in log order), checked against the frame table.
-        let groupOfSession = sessionGroups
+    /// Where each group's events start among the events by group (``groupRuns``), checked
+    /// against the frame table: a group has events exactly when it has a part.
+    private mutating func countGroupRuns(header: BlockHeader, version: UInt8, sessionCount: Int) throws(DecodingError) {
+        let groups = header.groupCount
         groupRuns.removeAll(keepingCapacity: true)
         groupRuns.append(contentsOf: repeatElement(0, count: groups + 1))
         if Self.hasGroupColumn(version) {
             // Every group's count is in the group column, read or not.
             for group in 0..<groups { groupRuns[group + 1] = groupEventCounts[group] }
         } else {
-            for session in 0..<sessionCount { groupRuns[Int(groupOfSession[session]) + 1] += sessionEventCounts[session] }
+            for session in 0..<sessionCount { groupRuns[Int(sessionGroups[session]) + 1] += sessionEventCounts[session] }
         }
         for group in 0..<groups {
             guard (groupRuns[group + 1] == 0) == (header.frames[1 + group].payloadSize == 0) else {
-                throw fail("session group \(group) has \(groupRuns[group + 1]) events but a part of \(header.frames[1 + group].payloadSize) bytes", at: spineSize)
+                throw Self.malformed(
+                    "session group \(group) has \(groupRuns[group + 1]) events but a part of \(header.frames[1 + group].payloadSize) bytes", at: header.frames[0].payloadSize)
             }
             groupRuns[group + 1] += groupRuns[group]
         }
-        try placeEventsByGroup(eventCount: n, groups: groups, sessionCount: sessionCount)
+    }
 
-        // The groups' columns, at their events' positions. Sized but not cleared: every event of
-        // a group read is written below; the others are not decoded (isDecoded) and keep
-        // whatever an earlier block left.
+    /// The groups' columns, at their events' positions (events by group, session-major: a
+    /// counting sort of positions, per group its sessions in order of number, each one's
+    /// events in log order). Sized but not cleared: every event of a group read is written;
+    /// the others are not decoded (isDecoded) and keep whatever an earlier block left.
+    private mutating func decodeParts(
+        _ raw: UnsafeRawBufferPointer, _ partSizes: [(group: Int, size: Int)], header: BlockHeader, sessionCount: Int, locatingBodies: Bool
+    ) throws(DecodingError) {
+        let n = header.eventCount
         types.setCount(n, filler: .mark)
         timestamps.setCount(n, filler: 0)
         sequencesPlusOne.setCount(n, filler: 0)
@@ -175,7 +210,7 @@ extension DecodedBlock {
         // session keeps its own in locals.
         var lastTime = decodedSession >= 0 ? [] : [Int64](repeating: header.minTimestamp, count: sessionCount)
         var lastSequence = decodedSession >= 0 ? [] : [UInt64](repeating: 0, count: sessionCount)
-        var partStart = spineSize
+        var partStart = header.frames[0].payloadSize
         for (group, size) in partSizes {
             defer { partStart += size }
             guard size > 0 else { continue }
@@ -188,8 +223,6 @@ extension DecodedBlock {
                 raw, start: partStart, size: size, group: group, sessionCount: sessionCount, lastTime: &lastTime, lastSequence: &lastSequence,
                 locatingBodies: locatingBodies)
         }
-        groupCount = groups
-        count = n
     }
 
     /// Version 3's session column (a session number per event, in the spine at `reader`): the
@@ -288,6 +321,18 @@ extension DecodedBlock {
         guard let column = reader.readBytes(n) else {
             throw DecodingError(reason: "the block payload is malformed at byte \(reader.offset): truncated group column")
         }
+        try countGroupEvents(column, groups: groups)
+        orderGroupSessions(groups: groups, sessionCount: sessionCount)
+        var groupStarts = [Int](repeating: 0, count: groups + 1)
+        for group in 0..<groups { groupStarts[group + 1] = groupStarts[group] + groupEventCounts[group] }
+        let isRead = try readGroupSessionNumbers(raw, parts: parts, spineSize: spineSize, groupStarts: groupStarts, eventCount: n)
+        fillSessionColumn(column, groupStarts: groupStarts, isRead: isRead, sessionCount: sessionCount)
+        // A group without events has no part: it hides no session.
+        sessionsKnown = (0..<groups).allSatisfy { isRead[$0] || groupEventCounts[$0] == 0 }
+    }
+
+    /// Each group's event count, from the spine's group column.
+    private mutating func countGroupEvents(_ column: UnsafeRawBufferPointer, groups: Int) throws(DecodingError) {
         groupEventCounts.removeAll(keepingCapacity: true)
         groupEventCounts.append(contentsOf: repeatElement(0, count: 256))
         groupEventCounts.withUnsafeMutableBufferPointer { counts in Self.countBytes(column, into: counts) }
@@ -295,7 +340,11 @@ extension DecodedBlock {
             throw DecodingError(reason: "the block payload is malformed in its spine's group column: a group past the group count")
         }
         groupEventCounts.removeLast(256 - groups)
-        // Each group's sessions in order of number: a group's own number k is the k-th.
+    }
+
+    /// Each group's sessions in order of number (``groupSessions`` from ``groupSessionStarts``):
+    /// a group's own session number k is its k-th.
+    private mutating func orderGroupSessions(groups: Int, sessionCount: Int) {
         groupSessionStarts.removeAll(keepingCapacity: true)
         groupSessionStarts.append(contentsOf: repeatElement(0, count: groups + 1))
         for group in sessionGroups { groupSessionStarts[Int(group) + 1] += 1 }
@@ -306,20 +355,22 @@ extension DecodedBlock {
             groupSessions[nextSession[Int(group)]] = UInt32(truncatingIfNeeded: session)
             nextSession[Int(group)] += 1
         }
-        // Each group read: its events' sessions in log order (its own numbers made the block's),
-        // from where its part starts.
-        var groupStarts = [Int](repeating: 0, count: groups + 1)
-        for group in 0..<groups { groupStarts[group + 1] = groupStarts[group] + groupEventCounts[group] }
+    }
+
+    /// Each group read: its string table (as table 1 + group), then its events' sessions in log
+    /// order (its own numbers made the block's), leaving where its columns start. Returns which
+    /// groups were read.
+    private mutating func readGroupSessionNumbers(
+        _ raw: UnsafeRawBufferPointer, parts: [(group: Int, size: Int)], spineSize: Int, groupStarts: [Int], eventCount n: Int
+    ) throws(DecodingError) -> [Bool] {
         sessionsOfGroupEvents.setCount(n, filler: 0)
-        var isRead = [Bool](repeating: false, count: groups)
+        var isRead = [Bool](repeating: false, count: groupStarts.count - 1)
         var partStart = spineSize
         for (group, size) in parts {
             defer { partStart += size }
             guard size > 0 else { continue }
             isRead[group] = true
             var part = ByteReader(UnsafeRawBufferPointer(rebasing: raw[partStart..<(partStart + size)]))
-            // Its string table (as table 1 + group), then its session numbers: the part's
-            // decoder starts at the columns after them.
             if let failure = readGroupStringTable(&part, group: group, base: partStart) {
                 throw DecodingError(reason: "the block payload is malformed at byte \(partStart + part.offset) (session group \(group)): \(failure)")
             }
@@ -341,8 +392,13 @@ extension DecodedBlock {
             }
             groupColumnStarts[group] = part.offset
         }
-        // The session column, each session's count and the wanted session's positions, in one
-        // pass over the group bytes (a read of one session: one group in 8,192 events is read).
+        return isRead
+    }
+
+    /// The session column, each session's count and the wanted session's positions, in one
+    /// pass over the group bytes (a read of one session: one group in 8,192 events is read).
+    private mutating func fillSessionColumn(_ column: UnsafeRawBufferPointer, groupStarts: [Int], isRead: [Bool], sessionCount: Int) {
+        let n = column.count
         sessions.setCount(n, filler: 0)
         sessionEventCounts.removeAll(keepingCapacity: true)
         sessionEventCounts.append(contentsOf: repeatElement(0, count: sessionCount))
@@ -388,8 +444,6 @@ extension DecodedBlock {
                 }
             }
         }
-        // A group without events has no part: it hides no session.
-        sessionsKnown = (0..<groups).allSatisfy { isRead[$0] || groupEventCounts[$0] == 0 }
     }
 
     /// Sets `counts[v]` to how many bytes of `bytes` are `v` (`counts` has 256 entries, zero).
@@ -475,15 +529,9 @@ extension DecodedBlock {
     private mutating func decodeSessionPart(
         _ raw: UnsafeRawBufferPointer, start: Int, size: Int, group: Int, sessionCount: Int, minTimestamp: Int64
     ) throws(DecodingError) {
-        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
+        var reader = try openGroupPart(raw, start: start, size: size, group: group)
         func fail(_ what: String) -> DecodingError {
             DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
-        }
-        // Version 4: its string table and session numbers were read with the spine.
-        if groupColumnStarts[group] > 0 {
-            reader.offset = groupColumnStarts[group]
-        } else if let failure = readGroupStringTable(&reader, group: group, base: start) {
-            throw fail(failure)
         }
         let session = decodedSession
         let members = groupRuns[group]..<groupRuns[group + 1]
@@ -539,73 +587,33 @@ extension DecodedBlock {
         guard position == runStart + runBytes else { throw fail("the bodies of a session do not fill its run") }
     }
 
+    /// A reader of group `group`'s part at its columns: past its string table (read here for
+    /// version 3; version 4 read it, and its session numbers, with the spine).
+    private mutating func openGroupPart(_ raw: UnsafeRawBufferPointer, start: Int, size: Int, group: Int) throws(DecodingError) -> ByteReader {
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
+        if groupColumnStarts[group] > 0 {
+            reader.offset = groupColumnStarts[group]
+        } else if let failure = readGroupStringTable(&reader, group: group, base: start) {
+            throw DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(failure)")
+        }
+        return reader
+    }
+
+    /// Decodes every event of group `group`'s part into the columns, at the events' positions;
+    /// `lastTime` and `lastSequence` hold each session's previous time and `seq` (deltas are per session).
     private mutating func decodeGroupPart(
         _ raw: UnsafeRawBufferPointer, start: Int, size: Int, group: Int, sessionCount: Int, lastTime: inout [Int64], lastSequence: inout [UInt64],
         locatingBodies: Bool
     ) throws(DecodingError) {
-        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
+        var reader = try openGroupPart(raw, start: start, size: size, group: group)
         func fail(_ what: String) -> DecodingError {
             DecodingError(reason: "the block payload is malformed at byte \(start + reader.offset) (session group \(group)): \(what)")
         }
-        // Version 4: its string table and session numbers were read with the spine.
-        if groupColumnStarts[group] > 0 {
-            reader.offset = groupColumnStarts[group]
-        } else if let failure = readGroupStringTable(&reader, group: group, base: start) {
-            throw fail(failure)
-        }
         let members = groupRuns[group]..<groupRuns[group + 1]
         guard let typeBytes = reader.readBytes(members.count) else { throw fail("truncated type column") }
-        var ok = true
-        positionsByGroup.withUnsafeBufferPointer { positions in
-            types.withUnsafeMutableBufferPointer { column in
-                for (k, member) in members.enumerated() {
-                    guard let type = EventType(rawValue: typeBytes[k]) else {
-                        ok = false
-                        return
-                    }
-                    column[Int(positions[member])] = type
-                }
-            }
-        }
-        guard ok else { throw fail("unknown event type") }
-        positionsByGroup.withUnsafeBufferPointer { positions in
-            sessions.withUnsafeBufferPointer { sessionColumn in
-                timestamps.withUnsafeMutableBufferPointer { column in
-                    for member in members {
-                        let position = Int(positions[member])
-                        guard let value = reader.readVarint() else {
-                            ok = false
-                            return
-                        }
-                        let session = Int(sessionColumn[position])
-                        lastTime[session] = lastTime[session] &+ Varint.unzigzag(value)
-                        column[position] = lastTime[session]
-                    }
-                }
-            }
-        }
-        guard ok else { throw fail("truncated time column") }
-        positionsByGroup.withUnsafeBufferPointer { positions in
-            sessions.withUnsafeBufferPointer { sessionColumn in
-                sequencesPlusOne.withUnsafeMutableBufferPointer { column in
-                    for member in members {
-                        let position = Int(positions[member])
-                        guard let value = reader.readVarint() else {
-                            ok = false
-                            return
-                        }
-                        if value != 0 {
-                            let session = Int(sessionColumn[position])
-                            lastSequence[session] = lastSequence[session] &+ UInt64(bitPattern: Varint.unzigzag(value - 1))
-                            column[position] = lastSequence[session] &+ 1
-                        } else {
-                            column[position] = 0
-                        }
-                    }
-                }
-            }
-        }
-        guard ok else { throw fail("truncated sequence column") }
+        guard readGroupTypes(typeBytes, of: members) else { throw fail("unknown event type") }
+        guard readGroupTimes(&reader, of: members, lastTime: &lastTime) else { throw fail("truncated time column") }
+        guard readGroupSequences(&reader, of: members, lastSequence: &lastSequence) else { throw fail("truncated sequence column") }
         guard let flagBytes = reader.readBytes(members.count) else { throw fail("truncated flag column") }
         for (k, member) in members.enumerated() { flags[Int(positionsByGroup[member])] = flagBytes[k] }
         // Each session's bodies' length in bytes, in the order of the runs.
@@ -615,33 +623,90 @@ extension DecodedBlock {
             runBytes.append((session, length))
         }
         guard locatingBodies else { return }
-        let base = start + reader.offset
-        let bodies = UnsafeRawBufferPointer(rebasing: raw[base..<(start + size)])
-        guard runBytes.reduce(0, { $0 + $1.bytes }) == bodies.count else { throw fail("the body runs do not fill the rest of the group's part") }
+        if let failure = locateGroupBodies(raw, base: start + reader.offset, end: start + size, runs: runBytes) { throw fail(failure) }
+    }
+
+    /// The group's type column, at its events' positions; false at an unknown type.
+    private mutating func readGroupTypes(_ typeBytes: UnsafeRawBufferPointer, of members: Range<Int>) -> Bool {
+        positionsByGroup.withUnsafeBufferPointer { positions in
+            types.withUnsafeMutableBufferPointer { column in
+                for (k, member) in members.enumerated() {
+                    guard let type = EventType(rawValue: typeBytes[k]) else { return false }
+                    column[Int(positions[member])] = type
+                }
+                return true
+            }
+        }
+    }
+
+    /// The group's time column (per session deltas); false when it is cut short.
+    private mutating func readGroupTimes(_ reader: inout ByteReader, of members: Range<Int>, lastTime: inout [Int64]) -> Bool {
+        positionsByGroup.withUnsafeBufferPointer { positions in
+            sessions.withUnsafeBufferPointer { sessionColumn in
+                timestamps.withUnsafeMutableBufferPointer { column in
+                    for member in members {
+                        let position = Int(positions[member])
+                        guard let value = reader.readVarint() else { return false }
+                        let session = Int(sessionColumn[position])
+                        lastTime[session] = lastTime[session] &+ Varint.unzigzag(value)
+                        column[position] = lastTime[session]
+                    }
+                    return true
+                }
+            }
+        }
+    }
+
+    /// The group's `seq` column (0: none; else a per-session delta + 1); false when it is cut short.
+    private mutating func readGroupSequences(_ reader: inout ByteReader, of members: Range<Int>, lastSequence: inout [UInt64]) -> Bool {
+        positionsByGroup.withUnsafeBufferPointer { positions in
+            sessions.withUnsafeBufferPointer { sessionColumn in
+                sequencesPlusOne.withUnsafeMutableBufferPointer { column in
+                    for member in members {
+                        let position = Int(positions[member])
+                        guard let value = reader.readVarint() else { return false }
+                        if value != 0 {
+                            let session = Int(sessionColumn[position])
+                            lastSequence[session] = lastSequence[session] &+ UInt64(bitPattern: Varint.unzigzag(value - 1))
+                            column[position] = lastSequence[session] &+ 1
+                        } else {
+                            column[position] = 0
+                        }
+                    }
+                    return true
+                }
+            }
+        }
+    }
+
+    /// Where each body of the group's sessions starts and ends: the bodies in `raw[base..<end]`
+    /// are the sessions' runs, in order, each `bytes` long. Returns what is wrong, if anything.
+    private mutating func locateGroupBodies(_ raw: UnsafeRawBufferPointer, base: Int, end: Int, runs runBytes: [(session: Int, bytes: Int)]) -> String? {
+        let bodies = UnsafeRawBufferPointer(rebasing: raw[base..<end])
+        guard runBytes.reduce(0, { $0 + $1.bytes }) == bodies.count else { return "the body runs do not fill the rest of the group's part" }
         var runStart = 0
         for (session, bytes) in runBytes {
             defer { runStart += bytes }
             let run = (sessionRunEnds[session] - sessionEventCounts[session])..<sessionRunEnds[session]
             var position = runStart
-            positionsByGroup.withUnsafeBufferPointer { positions in
+            let ok = positionsByGroup.withUnsafeBufferPointer { positions in
                 bodyStarts.withUnsafeMutableBufferPointer { starts in
                     bodyEnds.withUnsafeMutableBufferPointer { ends in
                         for member in run {
                             let event = Int(positions[member])
                             starts[event] = base + position
-                            guard let end = StoredValue.skip(bodies, position, depth: 0), end <= runStart + bytes else {
-                                ok = false
-                                return
-                            }
+                            guard let end = StoredValue.skip(bodies, position, depth: 0), end <= runStart + bytes else { return false }
                             position = end
                             ends[event] = base + position
                         }
+                        return true
                     }
                 }
             }
-            guard ok else { throw fail("a malformed body") }
-            guard position == runStart + bytes else { throw fail("the bodies of a session do not fill its run") }
+            guard ok else { return "a malformed body" }
+            guard position == runStart + bytes else { return "the bodies of a session do not fill its run" }
         }
+        return nil
     }
 }
 

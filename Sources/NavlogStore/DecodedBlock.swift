@@ -289,6 +289,8 @@ public struct DecodedBlock: Sendable {
         try result.get()
     }
 
+    /// Decodes a flat (not grouped) payload's columns: strings, types, sessions, times,
+    /// sequence numbers, receive times, flags, peers, and where each body is when asked.
     private mutating func decodeColumns(
         _ raw: UnsafeRawBufferPointer, expectedCount: Int, minTimestamp: Int64, minReceived: Int64, locatingBodies: Bool
     ) throws(DecodingError) {
@@ -301,10 +303,29 @@ public struct DecodedBlock: Sendable {
         guard let stringCount = reader.readCount(limit: raw.count) else { throw fail("bad string count") }
         guard readStringTable(&reader, count: stringCount, base: 0) else { throw fail("bad string lengths, or strings run past the payload") }
         guard let typeBytes = reader.readBytes(n) else { throw fail("truncated type column") }
-        // The columns are filled through unsafe buffers: one capacity check per column instead of
-        // one uniqueness and capacity check per value (this loop is most of a block's decode time).
+        guard decodeTypes(typeBytes) else { throw fail("unknown event type") }
+        guard decodeSessionReferences(&reader, count: n, strings: stringCount) else { throw fail("bad session reference") }
+        guard decodeTimestamps(&reader, count: n, strings: stringCount, minTimestamp: minTimestamp) else { throw fail("truncated time column") }
+        guard decodeSequences(&reader, count: n, strings: stringCount) else { throw fail("truncated sequence column") }
+        guard decodeReceiveTimes(&reader, count: n, minReceived: minReceived) else { throw fail("truncated receive-time column") }
+        guard let flagBytes = reader.readBytes(n) else { throw fail("truncated flag column") }
+        flags.append(contentsOf: flagBytes)
+        if let failure = decodePeers(&reader, count: n, withRelayKeys: version == BlockEncoder.relayedPayloadVersion) { throw fail(failure) }
+        bodiesLocated = locatingBodies || version < 2
+        if bodiesLocated {
+            if let failure = locateBodies(raw, &reader, count: n, lengthPrefixed: version < 2) { throw fail(failure) }
+        }
+        count = n
+    }
+
+    // The columns are filled through unsafe buffers: one capacity check per column instead of
+    // one uniqueness and capacity check per value (these loops are most of a block's decode time).
+
+    /// Reads the type column; false at an unknown type.
+    private mutating func decodeTypes(_ typeBytes: UnsafeRawBufferPointer) -> Bool {
+        let n = typeBytes.count
         types.append(contentsOf: repeatElement(.mark, count: n))
-        let typesOK = types.withUnsafeMutableBufferPointer { column in
+        return types.withUnsafeMutableBufferPointer { column in
             for index in 0..<n {
                 // Not a memory copy: an enum's in-memory tag is not its raw value.
                 guard let type = EventType(rawValue: typeBytes[index]) else { return false }
@@ -312,20 +333,26 @@ public struct DecodedBlock: Sendable {
             }
             return true
         }
-        guard typesOK else { throw fail("unknown event type") }
+    }
+
+    /// Reads each event's session, a reference into the string table; false when one is out of range.
+    private mutating func decodeSessionReferences(_ reader: inout ByteReader, count n: Int, strings stringCount: Int) -> Bool {
         sessions.append(contentsOf: repeatElement(0, count: n))
-        let sessionsOK = sessions.withUnsafeMutableBufferPointer { column in
+        return sessions.withUnsafeMutableBufferPointer { column in
             for index in 0..<n {
                 guard let ref = reader.readVarint(), ref < UInt64(stringCount) else { return false }
                 column[index] = UInt32(truncatingIfNeeded: ref)
             }
             return true
         }
-        guard sessionsOK else { throw fail("bad session reference") }
-        // Each session's first time is a delta from the block's minimum (in the header).
+    }
+
+    /// Reads the time column: each a delta from its session's previous time, a session's first
+    /// from the block's minimum (in the header); false when it is cut short.
+    private mutating func decodeTimestamps(_ reader: inout ByteReader, count n: Int, strings stringCount: Int, minTimestamp: Int64) -> Bool {
         var lastBySession = [Int64](repeating: minTimestamp, count: stringCount)
         timestamps.append(contentsOf: repeatElement(0, count: n))
-        let timesOK = sessions.withUnsafeBufferPointer { sessionColumn in
+        return sessions.withUnsafeBufferPointer { sessionColumn in
             lastBySession.withUnsafeMutableBufferPointer { last in
                 timestamps.withUnsafeMutableBufferPointer { column in
                     for index in 0..<n {
@@ -339,10 +366,14 @@ public struct DecodedBlock: Sendable {
                 }
             }
         }
-        guard timesOK else { throw fail("truncated time column") }
+    }
+
+    /// Reads the `seq` column (0: none; else a delta from the session's previous `seq`, + 1);
+    /// false when it is cut short.
+    private mutating func decodeSequences(_ reader: inout ByteReader, count n: Int, strings stringCount: Int) -> Bool {
         var lastSequence = [UInt64](repeating: 0, count: stringCount)
         sequencesPlusOne.append(contentsOf: repeatElement(0, count: n))
-        let sequencesOK = sessions.withUnsafeBufferPointer { sessionColumn in
+        return sessions.withUnsafeBufferPointer { sessionColumn in
             lastSequence.withUnsafeMutableBufferPointer { last in
                 sequencesPlusOne.withUnsafeMutableBufferPointer { column in
                     for index in 0..<n {
@@ -358,18 +389,13 @@ public struct DecodedBlock: Sendable {
                 }
             }
         }
-        guard sequencesOK else { throw fail("truncated sequence column") }
-        guard decodeReceiveTimes(&reader, count: n, minReceived: minReceived) else { throw fail("truncated receive-time column") }
-        guard let flagBytes = reader.readBytes(n) else { throw fail("truncated flag column") }
-        flags.append(contentsOf: flagBytes)
-        if let failure = decodePeers(&reader, count: n, withRelayKeys: version == BlockEncoder.relayedPayloadVersion) { throw fail(failure) }
-        bodiesLocated = locatingBodies || version < 2
-        if !bodiesLocated {
-            count = n
-            return
-        }
+    }
+
+    /// Finds where each of the `n` bodies starts and ends: by skipping one value after another
+    /// (payload version 2 on), or from a column of lengths (version 1). Returns what is wrong, if anything.
+    private mutating func locateBodies(_ raw: UnsafeRawBufferPointer, _ reader: inout ByteReader, count n: Int, lengthPrefixed: Bool) -> String? {
         bodyStarts.append(contentsOf: repeatElement(0, count: n))
-        if version >= 2 {
+        if !lengthPrefixed {
             // Each body is one value: where one ends the next begins, and the last ends the payload.
             let base = reader.offset
             let bodies = UnsafeRawBufferPointer(rebasing: raw[base...])
@@ -382,11 +408,10 @@ public struct DecodedBlock: Sendable {
                 }
                 return position
             }
-            guard let ends else { throw fail("a malformed body") }
-            guard ends == bodies.count else { throw fail("the bodies do not fill the rest of the payload") }
+            guard let ends else { return "a malformed body" }
+            guard ends == bodies.count else { return "the bodies do not fill the rest of the payload" }
             setBodyEndsFromStarts(end: raw.count)
-            count = n
-            return
+            return nil
         }
         let lengths = bodyStarts.withUnsafeMutableBufferPointer { column -> Int? in
             var position = 0
@@ -397,14 +422,14 @@ public struct DecodedBlock: Sendable {
             }
             return position
         }
-        guard let lengths else { throw fail("bad body length") }
-        guard lengths == reader.remaining else { throw fail("the bodies do not fill the rest of the payload") }
+        guard let lengths else { return "bad body length" }
+        guard lengths == reader.remaining else { return "the bodies do not fill the rest of the payload" }
         let base = reader.offset
         bodyStarts.withUnsafeMutableBufferPointer { column in
             for index in 0..<n { column[index] += base }
         }
         setBodyEndsFromStarts(end: raw.count)
-        count = n
+        return nil
     }
 
     /// Reads the receive-time column of `n` events (each a delta from the previous one's, the

@@ -127,6 +127,37 @@ public struct EventLineParser: Sendable {
 
     // MARK: - Validation
 
+    /// The members of a line that are not an event's own fields, found in one pass.
+    private struct Envelope {
+        var type: JSONTokenizer.Member?
+        var session: JSONTokenizer.Member?
+        var ts: JSONTokenizer.Member?
+        var seq: JSONTokenizer.Member?
+        var control: JSONTokenizer.Member?
+        var relay: JSONTokenizer.Member?
+        var isHello = false
+
+        init(_ raw: UnsafeRawBufferPointer, _ members: UnsafeBufferPointer<JSONTokenizer.Member>) {
+            for member in members {
+                switch member.key {
+                case FieldName.type.rawValue: type = member
+                case FieldName.session.rawValue: session = member
+                case FieldName.ts.rawValue: ts = member
+                case FieldName.seq.rawValue: seq = member
+                case FieldName.hello.rawValue: isHello = true
+                case FieldName.control.rawValue: control = member
+                case BodyToken.unknownKey:
+                    // `relay` has no field code (a code would change how a `props` key "relay" is
+                    // stored); an event's only unknown keys are the ignored `_` ones.
+                    if EventLineParser.isRelayKeyName(TokenCursor.inlineString(raw, at: member.keyStart + 1)) { relay = member }
+                default: break
+                }
+            }
+        }
+    }
+
+    /// What a line is (an event, a hello, a relay's key, a control request); an accepted event
+    /// is appended to `batch`.
     private func interpret(
         _ raw: UnsafeRawBufferPointer,
         _ members: UnsafeBufferPointer<JSONTokenizer.Member>,
@@ -135,37 +166,49 @@ public struct EventLineParser: Sendable {
         lineNumber: Int,
         into batch: inout EventBatch
     ) throws(LineFailure) -> Line {
-        // The envelope, found in one pass; a hello or a control request is not an event.
-        var typeMember: JSONTokenizer.Member?
-        var sessionMember: JSONTokenizer.Member?
-        var tsMember: JSONTokenizer.Member?
-        var seqMember: JSONTokenizer.Member?
-        var controlMember: JSONTokenizer.Member?
-        var relayMember: JSONTokenizer.Member?
-        var isHello = false
-        for member in members {
-            switch member.key {
-            case FieldName.type.rawValue: typeMember = member
-            case FieldName.session.rawValue: sessionMember = member
-            case FieldName.ts.rawValue: tsMember = member
-            case FieldName.seq.rawValue: seqMember = member
-            case FieldName.hello.rawValue: isHello = true
-            case FieldName.control.rawValue: controlMember = member
-            case BodyToken.unknownKey:
-                // `relay` has no field code (a code would change how a `props` key "relay" is
-                // stored); an event's only unknown keys are the ignored `_` ones.
-                if Self.isRelayKeyName(TokenCursor.inlineString(raw, at: member.keyStart + 1)) { relayMember = member }
-            default: break
-            }
-        }
-        if isHello { return .hello(try hello(raw, members)) }
-        if let relayMember { return .relay(try relayKey(raw, relayMember)) }
-        if let member = controlMember {
+        let envelope = Envelope(raw, members)
+        if envelope.isHello { return .hello(try hello(raw, members)) }
+        if let relay = envelope.relay { return .relay(try relayKey(raw, relay)) }
+        if let member = envelope.control {
             guard raw[member.value.lowerBound] == BodyToken.string.rawValue else {
                 throw mistyped(raw, member, "control", expected: "the name of a control request, such as \"stats\"")
             }
             return .control(String(decoding: TokenCursor.inlineString(raw, at: member.value.lowerBound + 1), as: UTF8.self))
         }
+        let type = try eventType(raw, envelope.type)
+        let session = try sessionID(raw, envelope.session)
+        var timestamp = receivedAt
+        if let tsMember = envelope.ts { timestamp = try self.timestamp(raw, tsMember) }
+        var sequence: UInt64?
+        if let seqMember = envelope.seq {
+            sequence = UInt64(try unsigned(raw, at: seqMember.value.lowerBound, offset: seqMember.offset, path: "seq"))
+        } else if !peer.relayKey.isNone {
+            throw LineFailure(
+                code: .missing, offset: nil, path: "seq",
+                reason: "an event a relay passes on with a key needs \"seq\", so that a resent event is stored once")
+        }
+        let bodyMembers = try checkFields(raw, members, of: type)
+        // Accepted: copy the session and the body members, in their original order.
+        let sessionRange = batch.appendBytes(session)
+        let body = appendBody(raw, members, count: bodyMembers, into: &batch)
+        batch.appendHeader(
+            EventBatch.Header(
+                type: type,
+                timestamp: timestamp,
+                timestampWasMissing: envelope.ts == nil,
+                sequence: sequence,
+                receivedAt: receivedAt,
+                peer: peer,
+                sourceLine: lineNumber,
+                session: sessionRange,
+                sessionHash: StringHash.hash(session),
+                body: body
+            ))
+        return .event
+    }
+
+    /// The event type the line's `type` names.
+    private func eventType(_ raw: UnsafeRawBufferPointer, _ typeMember: JSONTokenizer.Member?) throws(LineFailure) -> EventType {
         guard let typeMember else {
             throw LineFailure(code: .missing, offset: nil, path: "type", reason: "every event needs a \"type\", such as \"nav.push\"")
         }
@@ -177,6 +220,11 @@ public struct EventLineParser: Sendable {
             let shown = String(decoding: typeName.prefix(80), as: UTF8.self)
             throw LineFailure(code: .unknownType, offset: typeMember.offset, path: "type", reason: "\"\(shown)\" is not an event type; see schemas/README.md for the list")
         }
+        return type
+    }
+
+    /// The bytes of the line's `session` id (1 to 128 bytes).
+    private func sessionID(_ raw: UnsafeRawBufferPointer, _ sessionMember: JSONTokenizer.Member?) throws(LineFailure) -> UnsafeRawBufferPointer {
         guard let sessionMember else {
             throw LineFailure(code: .missing, offset: nil, path: "session", reason: "every event needs a \"session\" id (one per app launch)")
         }
@@ -190,18 +238,14 @@ public struct EventLineParser: Sendable {
         if session.count > 128 {
             throw LineFailure(code: .range, offset: sessionMember.offset, path: "session", reason: "the session id is \(session.count) bytes long; the limit is 128 bytes")
         }
-        var timestamp = receivedAt
-        if let tsMember { timestamp = try self.timestamp(raw, tsMember) }
-        var sequence: UInt64?
-        if let seqMember {
-            sequence = UInt64(try unsigned(raw, at: seqMember.value.lowerBound, offset: seqMember.offset, path: "seq"))
-        } else if !peer.relayKey.isNone {
-            throw LineFailure(
-                code: .missing, offset: nil, path: "seq",
-                reason: "an event a relay passes on with a key needs \"seq\", so that a resent event is stored once")
-        }
+        return session
+    }
 
-        // The type's own fields.
+    /// Checks the type's own fields against its schema (known, well-shaped, none missing);
+    /// returns how many there are.
+    private func checkFields(
+        _ raw: UnsafeRawBufferPointer, _ members: UnsafeBufferPointer<JSONTokenizer.Member>, of type: EventType
+    ) throws(LineFailure) -> Int {
         let schema = Vocabulary.schemas[Int(type.rawValue)]
         var present: UInt32 = 0
         var bodyMembers = 0
@@ -235,14 +279,18 @@ public struct EventLineParser: Sendable {
         if type == .tabSelect, present & (1 << UInt32(schema.index(of: .index)!) | 1 << UInt32(schema.index(of: .vc)!)) == 0 {
             throw LineFailure(code: .missing, offset: nil, path: "index", reason: "a tab.select event needs \"index\" or \"vc\" to say which tab")
         }
+        return bodyMembers
+    }
 
-        // Accepted: copy the session and the body members, in their original order. A known
-        // key's token is followed by its value's, and members follow one another, so each run
-        // of body members between envelope or ignored keys is one copy.
-        let sessionRange = batch.appendBytes(session)
+    /// Appends the body: an object token, then the type's own members in their original
+    /// order. A known key's token is followed by its value's, and members follow one another,
+    /// so each run of body members between envelope or ignored keys is one copy.
+    private func appendBody(
+        _ raw: UnsafeRawBufferPointer, _ members: UnsafeBufferPointer<JSONTokenizer.Member>, count: Int, into batch: inout EventBatch
+    ) -> Range<Int> {
         let bodyStart = batch.bytes.count
         batch.bytes.append(BodyToken.object.rawValue)
-        Varint.appendUInt32(UInt32(bodyMembers), to: &batch.bytes)
+        Varint.appendUInt32(UInt32(count), to: &batch.bytes)
         var runStart = 0
         var runEnd = 0
         for member in members {
@@ -258,20 +306,7 @@ public struct EventLineParser: Sendable {
             }
         }
         if runEnd > runStart { _ = batch.appendBytes(UnsafeRawBufferPointer(rebasing: raw[runStart..<runEnd])) }
-        batch.appendHeader(
-            EventBatch.Header(
-                type: type,
-                timestamp: timestamp,
-                timestampWasMissing: tsMember == nil,
-                sequence: sequence,
-                receivedAt: receivedAt,
-                peer: peer,
-                sourceLine: lineNumber,
-                session: sessionRange,
-                sessionHash: StringHash.hash(session),
-                body: bodyStart..<batch.bytes.count
-            ))
-        return .event
+        return bodyStart..<batch.bytes.count
     }
 
     private func unknownField(_ name: String, type: EventType, schema: TypeSchema, offset: Int) -> LineFailure {
