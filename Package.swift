@@ -21,7 +21,8 @@
 //   Replay: the pure replayer, then its checkpoints and focus journals beside the log
 //     NavlogReplay ◄ NavlogEvents, NavlogJSON
 //     NavlogReplayStore ◄ NavlogEvents, NavlogReplay, NavlogStore, NavlogZstd
-//   Synthetic input, storyboards and recordings of other tools
+//   Synthetic input, storyboards and recordings of other tools (NavlogWorkload keeps its own model
+//   of UIKit, the oracle the replayer is checked against: it never depends on NavlogReplay)
 //     NavlogWorkload ◄ NavlogJSON
 //     NavlogStoryboard
 //     NavlogSimulation ◄ NavlogEvents, NavlogJSON, NavlogReplay, NavlogStore, NavlogStoryboard, NavlogWorkload
@@ -245,8 +246,9 @@ let package = Package(
             dependencies: ["NavlogEvents", "NavlogJSON"],
             swiftSettings: upcomingFeatures
         ),
-        // Deterministic, UIKit-like synthetic sessions as JSON Lines (its own model of UIKit: it
-        // takes nothing from the replayer, only the JSON writer).
+        // Deterministic, UIKit-like synthetic sessions as JSON Lines. Its model of UIKit is its own,
+        // deliberately independent of the replayer: the oracle the replayer is checked against
+        // (WorkloadModelAgreementTests). It must never depend on NavlogReplay; only the JSON writer.
         .target(
             name: "NavlogWorkload",
             dependencies: ["NavlogJSON"],
