@@ -25,7 +25,7 @@
 //   of UIKit, the oracle the replayer is checked against: it never depends on NavlogReplay)
 //     NavlogWorkload ◄ NavlogJSON
 //     NavlogStoryboard
-//     NavlogSimulation ◄ NavlogEvents, NavlogJSON, NavlogReplay, NavlogStore, NavlogStoryboard, NavlogWorkload
+//     NavlogSimulation ◄ NavlogEvents, NavlogJSON, NavlogReplay, NavlogStore, NavlogStoryboard
 //     NavlogImport ◄ NavlogEvents, NavlogJSON
 //   Readers of the log: analytics and the web viewer
 //     NavlogAnalytics ◄ CZlib, NavlogEvents, NavlogJSON, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogStoryboard
@@ -182,10 +182,11 @@ let package = Package(
             name: "NavlogStoryboard",
             swiftSettings: upcomingFeatures
         ),
-        // Sessions simulated from storyboards, driven by the replay engine's own state.
+        // Sessions simulated from storyboards, driven by the replay engine's own state; random
+        // numbers from a generator the caller chooses (navlog passes NavlogWorkload's SplitMix64).
         .target(
             name: "NavlogSimulation",
-            dependencies: ["NavlogEvents", "NavlogJSON", "NavlogReplay", "NavlogStore", "NavlogStoryboard", "NavlogWorkload"],
+            dependencies: ["NavlogEvents", "NavlogJSON", "NavlogReplay", "NavlogStore", "NavlogStoryboard"],
             swiftSettings: upcomingFeatures
         ),
         // Analytics: derived tables (screen visits, transitions, sessions, anomalies, exits)
@@ -380,7 +381,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogSimulationTests",
-            dependencies: ["NavlogSimulation", "NavlogStoryboard", "NavlogReplay", "NavlogStore", "NavlogEvents", "NavlogTesting"],
+            dependencies: ["NavlogSimulation", "NavlogStoryboard", "NavlogReplay", "NavlogStore", "NavlogEvents", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(
