@@ -21,10 +21,11 @@
 //   Replay: the pure replayer, then its checkpoints and focus journals beside the log
 //     NavlogReplay ◄ NavlogEvents, NavlogJSON
 //     NavlogReplayStore ◄ NavlogEvents, NavlogReplay, NavlogStore, NavlogZstd
-//   Synthetic input, storyboards and recordings of other tools
+//   Synthetic input, storyboards and recordings of other tools (NavlogWorkload keeps its own model
+//   of UIKit, the oracle the replayer is checked against: it never depends on NavlogReplay)
 //     NavlogWorkload ◄ NavlogJSON
 //     NavlogStoryboard
-//     NavlogSimulation ◄ NavlogEvents, NavlogJSON, NavlogReplay, NavlogStore, NavlogStoryboard, NavlogWorkload
+//     NavlogSimulation ◄ NavlogEvents, NavlogJSON, NavlogReplay, NavlogStore, NavlogStoryboard
 //     NavlogImport ◄ NavlogEvents, NavlogJSON
 //   Readers of the log: analytics and the web viewer
 //     NavlogAnalytics ◄ CZlib, NavlogEvents, NavlogJSON, NavlogReplay, NavlogReplayStore, NavlogStore, NavlogStoryboard
@@ -186,10 +187,11 @@ let package = Package(
             name: "NavlogStoryboard",
             swiftSettings: upcomingFeatures
         ),
-        // Sessions simulated from storyboards, driven by the replay engine's own state.
+        // Sessions simulated from storyboards, driven by the replay engine's own state; random
+        // numbers from a generator the caller chooses (navlog passes NavlogWorkload's SplitMix64).
         .target(
             name: "NavlogSimulation",
-            dependencies: ["NavlogEvents", "NavlogJSON", "NavlogReplay", "NavlogStore", "NavlogStoryboard", "NavlogWorkload"],
+            dependencies: ["NavlogEvents", "NavlogJSON", "NavlogReplay", "NavlogStore", "NavlogStoryboard"],
             swiftSettings: upcomingFeatures
         ),
         // Analytics: derived tables (screen visits, transitions, sessions, anomalies, exits)
@@ -250,8 +252,9 @@ let package = Package(
             dependencies: ["NavlogEvents", "NavlogJSON"],
             swiftSettings: upcomingFeatures
         ),
-        // Deterministic, UIKit-like synthetic sessions as JSON Lines (its own model of UIKit: it
-        // takes nothing from the replayer, only the JSON writer).
+        // Deterministic, UIKit-like synthetic sessions as JSON Lines. Its model of UIKit is its own,
+        // deliberately independent of the replayer: the oracle the replayer is checked against
+        // (WorkloadModelAgreementTests). It must never depend on NavlogReplay; only the JSON writer.
         .target(
             name: "NavlogWorkload",
             dependencies: ["NavlogJSON"],
@@ -383,7 +386,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavlogSimulationTests",
-            dependencies: ["NavlogSimulation", "NavlogStoryboard", "NavlogReplay", "NavlogStore", "NavlogEvents", "NavlogTesting"],
+            dependencies: ["NavlogSimulation", "NavlogStoryboard", "NavlogReplay", "NavlogStore", "NavlogEvents", "NavlogTesting", "NavlogWorkload"],
             swiftSettings: upcomingFeatures
         ),
         .testTarget(

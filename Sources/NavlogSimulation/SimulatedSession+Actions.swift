@@ -1,7 +1,6 @@
 import NavlogJSON
 import NavlogReplay
 import NavlogStoryboard
-import NavlogWorkload
 
 #if canImport(Glibc)
     import Glibc
@@ -107,29 +106,19 @@ extension SimulatedSession {
         let new = replayer.focus
         guard new != old else { return }
         let oldIndex = old.flatMap(controller), newIndex = new.flatMap(controller)
-        if let oldIndex {
-            var event = begin("vc.disappear")
-            event.member("vc", json: reference(oldIndex))
-            event.member("phase", "will")
-            end(&event)
-        }
-        if let newIndex {
-            var event = begin("vc.appear")
-            event.member("vc", json: reference(newIndex))
-            event.member("phase", "will")
-            end(&event)
-        }
+        appearance(disappearing: oldIndex, appearing: newIndex, phase: "will")
         nextTime(300_000 + Int64(random.next() % 150_000))
-        if let oldIndex {
-            var event = begin("vc.disappear")
-            event.member("vc", json: reference(oldIndex))
-            event.member("phase", "did")
-            end(&event)
-        }
-        if let newIndex {
-            var event = begin("vc.appear")
-            event.member("vc", json: reference(newIndex))
-            event.member("phase", "did")
+        appearance(disappearing: oldIndex, appearing: newIndex, phase: "did")
+    }
+
+    /// One phase of the appearance callbacks: `vc.disappear` of `disappearing`, then `vc.appear`
+    /// of `appearing` (each when there is one).
+    private mutating func appearance(disappearing: Int?, appearing: Int?, phase: String) {
+        for (type, index) in [("vc.disappear", disappearing), ("vc.appear", appearing)] {
+            guard let index else { continue }
+            var event = begin(type)
+            event.member("vc", json: reference(index))
+            event.member("phase", phase)
             end(&event)
         }
     }
@@ -223,21 +212,13 @@ extension SimulatedSession {
         }
         if chance(0.4) {
             for phase in ["should", "prepare"] {
-                var event = begin("segue")
-                event.member("kind", segue.kind)
-                if let identifier = segue.identifier { event.member("identifier", identifier) }
-                event.member("source", json: reference(source))
-                if let destination { event.member("destination", json: reference(destination)) }
+                var event = beginSegue(segue, from: source, to: destination)
                 event.member("phase", phase)
                 if phase == "should" { event.member("result", true) }
                 end(&event)
             }
         }
-        var event = begin("segue")
-        event.member("kind", segue.kind)
-        if let identifier = segue.identifier { event.member("identifier", identifier) }
-        event.member("source", json: reference(source))
-        if let destination { event.member("destination", json: reference(destination)) }
+        var event = beginSegue(segue, from: source, to: destination)
         if let style = segue.presentationStyle, Self.presentationStyles.contains(style) { event.member("style", style) }
         if let transition = segue.transitionStyle, Self.transitionStyles.contains(transition) { event.member("transition", transition) }
         if segue.kind == "popoverPresentation" || segue.kind == "popover" {
@@ -259,54 +240,60 @@ extension SimulatedSession {
         let (anomalies, resolution) = flush(&tools)
         guard anomalies.isEmpty else { return false }
         if segue.kind == "custom", let destination {
-            // R18: a custom segue does what its perform() does; this app's custom segues push
-            // or present, as most do, so the next event is that operation.
-            let nav = replayer.focusPath.last { isNavigation($0) }.flatMap(controller)
-            var operation = begin(nav == nil ? "present" : "nav.push")
-            if let nav {
-                operation.member("nav", json: reference(nav))
-                operation.member("vc", json: reference(destination))
-            } else {
-                operation.member("from", json: reference(source))
-                operation.member("vc", json: reference(destination))
-                operation.member("style", "fullScreen")
-            }
-            operation.member("animated", true)
-            end(&operation)
+            carryOutCustomSegue(from: source, to: destination)
         } else if let resolution, chance(0.3) {
             confirm(resolution, cause: performSequence)
         }
         return true
     }
 
-    /// The operation event that carries out an intent, with `cause` (it confirms, R15–R17).
-    mutating func confirm(_ resolution: Resolution, cause: UInt64) {
-        func index(_ handle: ControllerHandle) -> Int? { controller(handle) }
-        switch resolution {
-        case .push(let container, let vc):
-            guard let nav = index(container), let pushed = index(vc) else { return }
-            var event = begin("nav.push")
-            event.member("nav", json: reference(nav))
-            event.member("vc", json: reference(pushed))
-            event.member("cause", Int64(cause))
-            end(&event)
-        case .present(let presenter, let vc, let style, _):
-            guard let from = index(presenter), let presented = index(vc) else { return }
-            var event = begin("present")
-            event.member("from", json: reference(from))
-            event.member("vc", json: reference(presented))
-            event.member("style", style.name)
-            event.member("cause", Int64(cause))
-            end(&event)
-        case .setSecondary(let container, let vc):
-            guard let split = index(container), let detail = index(vc) else { return }
-            var event = begin("split.set")
-            event.member("split", json: reference(split))
-            event.member("secondary", json: reference(detail))
-            event.member("cause", Int64(cause))
-            end(&event)
-        default:
-            break
+    /// A `segue` event of `segue` from `source` (to `destination`, unless it unwinds), its
+    /// phase and details left for the caller to write.
+    private mutating func beginSegue(_ segue: StoryboardSegue, from source: Int, to destination: Int?) -> JSONWriter {
+        var event = begin("segue")
+        event.member("kind", segue.kind)
+        if let identifier = segue.identifier { event.member("identifier", identifier) }
+        event.member("source", json: reference(source))
+        if let destination { event.member("destination", json: reference(destination)) }
+        return event
+    }
+
+    /// R18: a custom segue does what its perform() does; this app's custom segues push or
+    /// present, as most do, so the next event is that operation.
+    private mutating func carryOutCustomSegue(from source: Int, to destination: Int) {
+        let nav = replayer.focusPath.last { isNavigation($0) }.flatMap(controller)
+        var operation = begin(nav == nil ? "present" : "nav.push")
+        if let nav {
+            operation.member("nav", json: reference(nav))
+            operation.member("vc", json: reference(destination))
+        } else {
+            operation.member("from", json: reference(source))
+            operation.member("vc", json: reference(destination))
+            operation.member("style", "fullScreen")
         }
+        operation.member("animated", true)
+        end(&operation)
+    }
+
+    /// The operation event that carries out an intent, with `cause` (it confirms, R15–R17): a
+    /// push, a presentation or a new secondary column, as the intent resolved.
+    mutating func confirm(_ resolution: Resolution, cause: UInt64) {
+        let type: String, ownerKey: StaticString, owner: ControllerHandle, shownKey: StaticString, shown: ControllerHandle
+        var style: String?
+        switch resolution {
+        case .push(let container, let vc): (type, ownerKey, owner, shownKey, shown) = ("nav.push", "nav", container, "vc", vc)
+        case .present(let presenter, let vc, let presented, _):
+            (type, ownerKey, owner, shownKey, shown) = ("present", "from", presenter, "vc", vc)
+            style = presented.name
+        case .setSecondary(let container, let vc): (type, ownerKey, owner, shownKey, shown) = ("split.set", "split", container, "secondary", vc)
+        default: return
+        }
+        guard let ownerIndex = controller(owner), let shownIndex = controller(shown) else { return }
+        var event = begin(type)
+        event.member(ownerKey, json: reference(ownerIndex))
+        event.member(shownKey, json: reference(shownIndex))
+        if let style { event.member("style", style) }
+        event.member("cause", Int64(cause))
+        end(&event)
     }
 }

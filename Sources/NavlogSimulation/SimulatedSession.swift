@@ -3,7 +3,6 @@ import NavlogJSON
 public import NavlogReplay
 import NavlogStore
 import NavlogStoryboard
-import NavlogWorkload
 
 /// Scratch buffers shared by every session of a simulation (never copied with a session).
 struct SimulationTools {
@@ -30,7 +29,8 @@ struct SimulatedSession {
     let app: StoryboardApp
     let id: String
     let idiom: String
-    var random: SplitMix64
+    /// The session's random numbers: a generator started from its seed.
+    var random: any RandomNumberGenerator
     /// The engine's view of the session, after every event emitted so far.
     var replayer = SessionReplayer()
     var controllers: [SimulatedController] = []
@@ -51,11 +51,13 @@ struct SimulatedSession {
     var output: [[UInt8]] = []
     var injected: [InjectedMisuse] = []
 
-    init(app: StoryboardApp, id: String, idiom: String, seed: UInt64, start: Int64, actions: Int) {
+    /// A session of `app` that starts at `start` and ends after `actions` user actions;
+    /// `random` is a generator started from `seed`, which also places its controllers' addresses.
+    init(app: StoryboardApp, id: String, idiom: String, seed: UInt64, random: any RandomNumberGenerator, start: Int64, actions: Int) {
         self.app = app
         self.id = id
         self.idiom = idiom
-        random = SplitMix64(seed: seed)
+        self.random = random
         clock = start
         compact = idiom != "pad"
         actionsLeft = actions
@@ -133,6 +135,14 @@ struct SimulatedSession {
     /// container contents (stack root, tabs, columns), all while it is not yet attached.
     mutating func instantiate(_ storyboard: Int, _ scene: StoryboardScene, depth: Int = 0) -> Int {
         let (resolvedStoryboard, resolved) = app.resolve(storyboard, scene) ?? (storyboard, scene)
+        let index = makeController(resolvedStoryboard, resolved)
+        guard depth < 6 else { return index }
+        fillContainer(index, resolvedStoryboard, resolved, depth: depth)
+        return index
+    }
+
+    /// A new controller for the resolved `scene` of `storyboard`, with a fresh address.
+    private mutating func makeController(_ resolvedStoryboard: Int, _ resolved: StoryboardScene) -> Int {
         nextAddress &+= 0x40 &+ (random.next() % 0x10) &* 0x10
         let kind: String? =
             switch resolved.kind {
@@ -157,7 +167,13 @@ struct SimulatedSession {
         controllers.append(controller)
         let index = controllers.count - 1
         controllerByID[controller.id] = index
-        guard depth < 6 else { return index }
+        return index
+    }
+
+    /// The events that give container `index` (of the resolved `scene`) its contents, made by
+    /// its relationship segues: a navigation controller's root, a tab bar's tabs, a split
+    /// view's columns.
+    private mutating func fillContainer(_ index: Int, _ resolvedStoryboard: Int, _ resolved: StoryboardScene, depth: Int) {
         let relationships = app.segues(from: resolvedStoryboard, resolved.id).filter { $0.kind == "relationship" }
         func destination(_ segue: StoryboardSegue) -> Int? {
             guard let target = segue.destinationID, let scene = app.scenes[resolvedStoryboard][target] else { return nil }
@@ -204,7 +220,6 @@ struct SimulatedSession {
         default:
             break
         }
-        return index
     }
 
     /// The simulated controller the engine's handle stands for.

@@ -1,5 +1,4 @@
 public import NavlogStoryboard
-import NavlogWorkload
 
 /// How a simulation runs.
 public struct SimulationConfiguration: Sendable, Hashable {
@@ -36,7 +35,9 @@ public struct SimulationConfiguration: Sendable, Hashable {
 /// Simulates sessions of an app built from storyboards: each is a random walk over the
 /// storyboard's segues from the focused screen, with pops, dismissals, unwinds, tab switches,
 /// backgrounding and size-class changes, and appearance callbacks, all checked against the
-/// replay engine as they are made (see ``SimulatedSession``). Deterministic for a seed.
+/// replay engine as they are made (see ``SimulatedSession``). Deterministic for a seed and a
+/// kind of random number generator, which the caller chooses (navlog simulate passes
+/// NavlogWorkload's `SplitMix64`).
 public struct StoryboardSimulator {
     /// The app.
     public let app: StoryboardApp
@@ -50,14 +51,25 @@ public struct StoryboardSimulator {
     public private(set) var sessionsStarted = 0
 
     private var live: [SimulatedSession] = []
-    private var random: SplitMix64
+    /// The simulator's own random numbers (session seeds, lengths and start times).
+    private var random: any RandomNumberGenerator
+    private let makeGenerator: (_ seed: UInt64) -> any RandomNumberGenerator
     private var tools = SimulationTools()
 
     /// A simulator of `configuration.sessions` sessions of `app`.
-    public init(app: StoryboardApp, configuration: SimulationConfiguration) {
+    /// - Parameters:
+    ///   - app: the storyboards.
+    ///   - configuration: the settings; its seed seeds the simulator's generator.
+    ///   - makeGenerator: a random number generator that starts from a seed, for the simulator
+    ///     (from the configuration's seed) and for each session (from a seed the simulator's
+    ///     draws). The same kind of generator and seed give the same events.
+    public init(
+        app: StoryboardApp, configuration: SimulationConfiguration, makeGenerator: @escaping (_ seed: UInt64) -> any RandomNumberGenerator
+    ) {
         self.app = app
         self.configuration = configuration
-        random = SplitMix64(seed: configuration.seed)
+        self.makeGenerator = makeGenerator
+        random = makeGenerator(configuration.seed)
     }
 
     /// Whether every session has ended.
@@ -95,6 +107,7 @@ public struct StoryboardSimulator {
         let actions = max(1, Int(mean * (0.5 + uniform)))
         live.append(
             SimulatedSession(
-                app: app, id: id, idiom: configuration.idiom, seed: seed, start: base + Int64(random.next() % 2_000_000), actions: actions))
+                app: app, id: id, idiom: configuration.idiom, seed: seed, random: makeGenerator(seed), start: base + Int64(random.next() % 2_000_000),
+                actions: actions))
     }
 }

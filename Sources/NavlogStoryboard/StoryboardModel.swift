@@ -85,14 +85,8 @@ public struct StoryboardScene: Sendable, Hashable, Codable {
         /// `bundleIdentifier`, when the storyboard lives in another bundle (a framework's).
         public var bundleIdentifier: String?
 
-        /// Creates a reference.
-        public init(storyboardName: String?, referencedIdentifier: String?) {
-            self.storyboardName = storyboardName
-            self.referencedIdentifier = referencedIdentifier
-        }
-
-        /// Creates a reference to a storyboard of another bundle.
-        public init(storyboardName: String?, referencedIdentifier: String?, bundleIdentifier: String?) {
+        /// Creates a reference (to a storyboard of another bundle when `bundleIdentifier` is given).
+        public init(storyboardName: String?, referencedIdentifier: String?, bundleIdentifier: String? = nil) {
             self.storyboardName = storyboardName
             self.referencedIdentifier = referencedIdentifier
             self.bundleIdentifier = bundleIdentifier
@@ -111,7 +105,8 @@ public struct StoryboardScene: Sendable, Hashable, Codable {
     /// Creates a scene.
     public init(
         id: String, element: String, className: String, module: String? = nil, storyboardID: String? = nil, title: String? = nil,
-        kind: Kind, definesContext: Bool = false, unwindActions: [String] = [], containerViewIDs: [String] = [], reference: Reference? = nil
+        kind: Kind, definesContext: Bool = false, unwindActions: [String] = [], containerViewIDs: [String] = [], reference: Reference? = nil,
+        presentationStyle: String? = nil, transitionStyle: String? = nil, restorationID: String? = nil
     ) {
         self.id = id
         self.element = element
@@ -124,17 +119,6 @@ public struct StoryboardScene: Sendable, Hashable, Codable {
         self.unwindActions = unwindActions
         self.containerViewIDs = containerViewIDs
         self.reference = reference
-    }
-
-    /// Creates a scene with its own presentation and transition styles and restoration id.
-    public init(
-        id: String, element: String, className: String, module: String? = nil, storyboardID: String? = nil, title: String? = nil,
-        kind: Kind, definesContext: Bool = false, unwindActions: [String] = [], containerViewIDs: [String] = [], reference: Reference? = nil,
-        presentationStyle: String?, transitionStyle: String? = nil, restorationID: String? = nil
-    ) {
-        self.init(
-            id: id, element: element, className: className, module: module, storyboardID: storyboardID, title: title, kind: kind,
-            definesContext: definesContext, unwindActions: unwindActions, containerViewIDs: containerViewIDs, reference: reference)
         self.presentationStyle = presentationStyle
         self.transitionStyle = transitionStyle
         self.restorationID = restorationID
@@ -191,7 +175,8 @@ public struct StoryboardSegue: Sendable, Hashable, Codable {
     public init(
         id: String, sourceID: String, destinationID: String?, kind: String, identifier: String? = nil, relationship: String? = nil,
         presentationStyle: String? = nil, transitionStyle: String? = nil, animates: Bool = true, anchorBarButtonItemID: String? = nil,
-        anchorViewID: String? = nil, unwindAction: String? = nil, customClass: String? = nil, containerViewID: String? = nil
+        anchorViewID: String? = nil, unwindAction: String? = nil, customClass: String? = nil, containerViewID: String? = nil,
+        exitID: String? = nil, senderElement: String? = nil, senderID: String? = nil, trigger: String? = nil, creationSelector: String? = nil
     ) {
         self.id = id
         self.sourceID = sourceID
@@ -207,20 +192,6 @@ public struct StoryboardSegue: Sendable, Hashable, Codable {
         self.unwindAction = unwindAction
         self.customClass = customClass
         self.containerViewID = containerViewID
-    }
-
-    /// Creates a segue with the details the original initializer leaves out: the exit of an
-    /// unwind segue, the sender, the trigger and the creation selector.
-    public init(
-        id: String, sourceID: String, destinationID: String?, kind: String, identifier: String? = nil, relationship: String? = nil,
-        presentationStyle: String? = nil, transitionStyle: String? = nil, animates: Bool = true, anchorBarButtonItemID: String? = nil,
-        anchorViewID: String? = nil, unwindAction: String? = nil, customClass: String? = nil, containerViewID: String? = nil,
-        exitID: String?, senderElement: String? = nil, senderID: String? = nil, trigger: String? = nil, creationSelector: String? = nil
-    ) {
-        self.init(
-            id: id, sourceID: sourceID, destinationID: destinationID, kind: kind, identifier: identifier, relationship: relationship,
-            presentationStyle: presentationStyle, transitionStyle: transitionStyle, animates: animates, anchorBarButtonItemID: anchorBarButtonItemID,
-            anchorViewID: anchorViewID, unwindAction: unwindAction, customClass: customClass, containerViewID: containerViewID)
         self.exitID = exitID
         self.senderElement = senderElement
         self.senderID = senderID

@@ -41,23 +41,29 @@ extension StoryboardScene.Kind {
     ///   - element: the element's name, such as `navigationController`.
     ///   - className: the scene's class (its `customClass`, else the element's default class).
     public init(element: String, className: String) {
-        switch element {
-        case "navigationController": self = .navigation
-        case "tabBarController": self = .tab
-        case "splitViewController": self = .split
-        case "pageViewController": self = .page
-        case "hostingController": self = .hosting
-        case "viewControllerPlaceholder": self = .placeholder
-        default:
-            switch className {
-            case "UINavigationController": self = .navigation
-            case "UITabBarController": self = .tab
-            case "UISplitViewController": self = .split
-            case "UIPageViewController": self = .page
-            case "UIAlertController": self = .alert
-            case _ where className.hasPrefix("UIHostingController"): self = .hosting
-            default: self = .plain
-            }
+        if let kind = Self.kindsOfElements[element] ?? Self.kindsOfClasses[className] {
+            self = kind
+        } else {
+            self = className.hasPrefix("UIHostingController") ? .hosting : .plain
         }
     }
+
+    /// The elements whose kind their name says, whatever their class.
+    static let kindsOfElements: [String: Self] = [
+        "navigationController": .navigation,
+        "tabBarController": .tab,
+        "splitViewController": .split,
+        "pageViewController": .page,
+        "hostingController": .hosting,
+        "viewControllerPlaceholder": .placeholder,
+    ]
+
+    /// UIKit's container (and alert) classes and their kinds.
+    static let kindsOfClasses: [String: Self] = [
+        "UINavigationController": .navigation,
+        "UITabBarController": .tab,
+        "UISplitViewController": .split,
+        "UIPageViewController": .page,
+        "UIAlertController": .alert,
+    ]
 }

@@ -82,6 +82,18 @@ struct Presentable: Sendable {
     var pushes: [Int] = []
 }
 
+extension Presentable {
+    /// A presentable as the catalogs write it: its classes by name.
+    init(
+        content: String, inNavigation: Bool, phoneStyle: PresentationStyle, padStyle: PresentationStyle, transition: StaticString = "",
+        anchor: AnchorSpec = .none, segue: StaticString, pushes: [String] = []
+    ) {
+        self.init(
+            content: Vocabulary.classIndex(content), inNavigation: inNavigation, phoneStyle: phoneStyle, padStyle: padStyle,
+            transition: transition, anchor: anchor, segue: segue, pushes: pushes.map(Vocabulary.classIndex))
+    }
+}
+
 /// One analytics property generator.
 enum PropValue: Sendable {
     case strings([StaticString])
@@ -116,6 +128,22 @@ struct Catalog: Sendable {
     var marks: [MarkTemplate]
 }
 
+extension Catalog {
+    /// A catalog as the catalogs write it: its classes by name.
+    init(
+        tabBar: String, split: String, tabRoots: [String], navigationRoot: String, splitPrimaryRoot: String,
+        emptyDetail: String = "EmptyDetailViewController", details: [String], pushes: [String], presentables: [Presentable],
+        alertTitles: [StaticString], sheetTitles: [StaticString], marks: [MarkTemplate]
+    ) {
+        self.init(
+            tabBar: Vocabulary.classIndex(tabBar), split: Vocabulary.classIndex(split), tabRoots: tabRoots.map(Vocabulary.classIndex),
+            navigationRoot: Vocabulary.classIndex(navigationRoot), splitPrimaryRoot: Vocabulary.classIndex(splitPrimaryRoot),
+            emptyDetail: Vocabulary.classIndex(emptyDetail), details: details.map(Vocabulary.classIndex),
+            pushes: pushes.map(Vocabulary.classIndex), presentables: presentables, alertTitles: alertTitles, sheetTitles: sheetTitles,
+            marks: marks)
+    }
+}
+
 /// All classes and catalogs, built once.
 final class Vocabulary: Sendable {
     /// Well-known class indices.
@@ -138,21 +166,26 @@ final class Vocabulary: Sendable {
     static let shared = Vocabulary()
 
     private init() {
-        var index: [String: Int] = [:]
-        for (position, row) in Self.classTable.enumerated() { index[row.controllerClass.name.description] = position }
-        func classIndex(_ name: String) -> Int {
-            guard let position = index[name] else { preconditionFailure("unknown class \(name)") }
-            return position
-        }
         classes = Self.classTable.map { row in
             var controllerClass = row.controllerClass
-            controllerClass.embeds = row.embeds.map(classIndex)
-            controllerClass.next = row.next.map(classIndex)
+            controllerClass.embeds = row.embeds.map(Self.classIndex)
+            controllerClass.next = row.next.map(Self.classIndex)
             return controllerClass
         }
-        let shared = SharedForms(classIndex)
-        catalogs = [
-            Self.recipesCatalog(classIndex, shared), Self.shoppingCatalog(classIndex, shared), Self.mailCatalog(classIndex, shared), Self.fitnessCatalog(classIndex, shared),
-        ]
+        catalogs = [Self.recipes, Self.shopping, Self.mail, Self.fitness]
     }
+
+    /// The index in ``classTable`` of the class named `name` (the catalogs and the table name
+    /// classes; the sessions use indices).
+    static func classIndex(_ name: String) -> Int {
+        guard let position = classIndices[name] else { preconditionFailure("unknown class \(name)") }
+        return position
+    }
+
+    /// Each class's index in ``classTable``, by name.
+    private static let classIndices: [String: Int] = {
+        var index: [String: Int] = [:]
+        for (position, row) in classTable.enumerated() { index[row.controllerClass.name.description] = position }
+        return index
+    }()
 }

@@ -144,6 +144,11 @@ public struct WorkloadApp: Sendable, Hashable {
             self.version = version
             self.build = build
         }
+
+        /// A release, as the table of ``WorkloadApp/defaults`` writes it.
+        init(_ version: String, _ build: String) {
+            self.init(version: version, build: build)
+        }
     }
 
     /// The app name sent as `app` in `session.start`.
@@ -166,29 +171,10 @@ public struct WorkloadApp: Sendable, Hashable {
 
     /// Four apps, one per catalog, each with three releases in use.
     public static let defaults: [WorkloadApp] = [
+        WorkloadApp(name: "Cookbook", catalog: .recipes, releases: [.init("4.12.1", "41201"), .init("4.12.0", "41187"), .init("4.11.3", "41142")]),
         WorkloadApp(
-            name: "Cookbook", catalog: .recipes,
-            releases: [
-                .init(version: "4.12.1", build: "41201"), .init(version: "4.12.0", build: "41187"),
-                .init(version: "4.11.3", build: "41142"),
-            ]),
-        WorkloadApp(
-            name: "ShopKart", catalog: .shopping,
-            releases: [
-                .init(version: "7.3.0", build: "2025.11.18.1"), .init(version: "7.2.2", build: "2025.11.04.3"),
-                .init(version: "7.1.0", build: "2025.10.09.1"),
-            ]),
-        WorkloadApp(
-            name: "Mailroom", catalog: .mail,
-            releases: [
-                .init(version: "2.8", build: "880"), .init(version: "2.7.1", build: "871"),
-                .init(version: "2.7", build: "866"),
-            ]),
-        WorkloadApp(
-            name: "Trailhead", catalog: .fitness,
-            releases: [
-                .init(version: "1.19.0", build: "1904"), .init(version: "1.18.2", build: "1877"),
-                .init(version: "1.18.0", build: "1850"),
-            ]),
+            name: "ShopKart", catalog: .shopping, releases: [.init("7.3.0", "2025.11.18.1"), .init("7.2.2", "2025.11.04.3"), .init("7.1.0", "2025.10.09.1")]),
+        WorkloadApp(name: "Mailroom", catalog: .mail, releases: [.init("2.8", "880"), .init("2.7.1", "871"), .init("2.7", "866")]),
+        WorkloadApp(name: "Trailhead", catalog: .fitness, releases: [.init("1.19.0", "1904"), .init("1.18.2", "1877"), .init("1.18.0", "1850")]),
     ]
 }

@@ -31,6 +31,13 @@
 /// The same configuration always produces the same bytes (the generator has its own xoshiro256**
 /// generator and never reads the clock or the system's random source).
 ///
+/// The generator's model of UIKit (`SessionSimulator`) is a second one, deliberately independent
+/// of the replayer's (NavlogReplay): written from the rules on its own, it is the oracle the
+/// replayer is checked against (WorkloadModelAgreementTests compare, after every action, the
+/// screens it says are shown with the ones the replayer derives from its events). So this module
+/// depends on no navlog module but NavlogJSON and must never import NavlogReplay; Package.swift's
+/// header declares it, and tools/package-graph.py --check holds the targets to that.
+///
 /// ```swift
 /// var generator = WorkloadGenerator(WorkloadConfiguration(seed: 42))
 /// let bytes = generator.ndjson(events: 10_000)   // 10,000 lines, each ending in "\n"

@@ -4,6 +4,7 @@ import NavlogClient
 import NavlogReplay
 import NavlogSimulation
 import NavlogStoryboard
+import NavlogWorkload
 
 /// `navlog simulate`: sessions of an app built from storyboards, to a file or to navlogd.
 struct SimulateCommand: AsyncParsableCommand {
@@ -110,7 +111,8 @@ struct SimulateCommand: AsyncParsableCommand {
         var simulator = StoryboardSimulator(
             app: app,
             configuration: SimulationConfiguration(
-                sessions: templates ?? sessions, seed: seed, concurrency: concurrency, idiom: idiom, misuseRate: misuseRate, meanActions: meanActions))
+                sessions: templates ?? sessions, seed: seed, concurrency: concurrency, idiom: idiom, misuseRate: misuseRate, meanActions: meanActions),
+            makeGenerator: SplitMix64.init(seed:))
         if let templates, let to {
             let load = try SimulatedLoad(&simulator)
             let events = load.events(sessions: sessions)

@@ -5,6 +5,7 @@ import NavlogSimulation
 import NavlogStore
 import NavlogStoryboard
 import NavlogTesting
+import NavlogWorkload
 import Testing
 
 /// Simulated sessions, stored in a real log and replayed from it, are valid UIKit; deliberate
@@ -26,7 +27,7 @@ struct SimulationTests {
         states: [String: SessionReplayer], injected: [InjectedMisuse], events: Int
     ) {
         let app = try StoryboardApp(paths.map { try Storyboard.load(path: $0) })
-        var simulator = StoryboardSimulator(app: app, configuration: configuration)
+        var simulator = StoryboardSimulator(app: app, configuration: configuration, makeGenerator: SplitMix64.init(seed:))
         var lines: [[UInt8]] = []
         while simulator.step(into: &lines) {}
         var parser = EventLineParser()
@@ -100,7 +101,8 @@ struct SimulationTests {
     func deterministic() throws {
         let app = try StoryboardApp([try Storyboard.load(path: Self.demo)])
         func run(_ seed: UInt64) -> [[UInt8]] {
-            var simulator = StoryboardSimulator(app: app, configuration: SimulationConfiguration(sessions: 20, seed: seed, idiom: "pad", misuseRate: 0.05))
+            var simulator = StoryboardSimulator(
+                app: app, configuration: SimulationConfiguration(sessions: 20, seed: seed, idiom: "pad", misuseRate: 0.05), makeGenerator: SplitMix64.init(seed:))
             var lines: [[UInt8]] = []
             while simulator.step(into: &lines) {}
             return lines
@@ -112,7 +114,8 @@ struct SimulationTests {
     @Test("the demo storyboard's sessions use tabs, the split view, the container, the popover, unwinds and cause confirmations")
     func demoExercisesEverything() throws {
         let app = try StoryboardApp([try Storyboard.load(path: Self.demo)])
-        var simulator = StoryboardSimulator(app: app, configuration: SimulationConfiguration(sessions: 60, seed: 3, idiom: "pad"))
+        var simulator = StoryboardSimulator(
+            app: app, configuration: SimulationConfiguration(sessions: 60, seed: 3, idiom: "pad"), makeGenerator: SplitMix64.init(seed:))
         var lines: [[UInt8]] = []
         while simulator.step(into: &lines) {}
         let text = lines.map { String(decoding: $0, as: UTF8.self) }

@@ -4,6 +4,7 @@ import NavlogReplay
 import NavlogStore
 import NavlogStoryboard
 import NavlogTesting
+import NavlogWorkload
 import Testing
 
 @testable import NavlogSimulation
@@ -29,7 +30,8 @@ struct SimulatorActionOracleTests {
 
         init(idiom: String, seed: UInt64 = 7) throws {
             let app = try StoryboardApp([try Storyboard.load(path: SimulatorActionOracleTests.demo)])
-            session = SimulatedSession(app: app, id: "oracle", idiom: idiom, seed: seed, start: 1_763_700_000_000_000, actions: 100)
+            session = SimulatedSession(
+                app: app, id: "oracle", idiom: idiom, seed: seed, random: SplitMix64(seed: seed), start: 1_763_700_000_000_000, actions: 100)
             session.start(&tools)
             lines += session.output
         }
