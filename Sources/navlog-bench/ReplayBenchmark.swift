@@ -144,27 +144,44 @@ enum ReplayBenchmark {
                 }
             }
         }
-        let existing = files.fileExists(atPath: dataDirectory) ? (try? LogReader(directory: dataDirectory))?.eventCount ?? 0 : 0
-        if existing > 0 {
-            let note = existing == options.events ? "" : " (--events \(options.events) ignored; pass a new --work to build another log)"
-            print("log: reusing the \(existing) events in \(dataDirectory)\(note)")
-        } else {
-            builtLog = true
-            progress("generating and ingesting \(options.events) events into \(dataDirectory)")
-            let built = try buildLog(events: options.events, into: dataDirectory, options: options.log)
-            print(String(format: "log: %d generated events (%d sessions started) ingested in %.1f s into %@", options.events, built.sessions, built.seconds, dataDirectory))
-        }
+        builtLog = try prepareLog(options, in: dataDirectory)
         let reader: LogReader
         do {
             reader = try LogReader(directory: dataDirectory)
         } catch {
             throw Failure("cannot read the log: \(error.message)")
         }
+        var rows: [Row] = []
+        let replay = try measureEngine(reader, in: dataDirectory, into: &rows)
+        let index = try measureIndexBuild(reader, replay: replay, in: dataDirectory, into: &rows)
+        let goal = try measureSeeks(options, index: index, reader: reader, replay: replay, work: work, into: &rows)
+        BenchmarkTable.print(rows)
+        BenchmarkTable.record(rows, benchmark: "replay")
+        print("goal \(goal)")
+        if options.keep { print("kept: \(work) (log in \(dataDirectory), replay index in \(dataDirectory)/replay)") }
+    }
+
+    /// 1. The log: reused when the work directory has one, else generated and ingested;
+    /// returns whether this run built it.
+    private static func prepareLog(_ options: Options, in dataDirectory: String) throws -> Bool {
+        let existing = FileManager.default.fileExists(atPath: dataDirectory) ? (try? LogReader(directory: dataDirectory))?.eventCount ?? 0 : 0
+        if existing > 0 {
+            let note = existing == options.events ? "" : " (--events \(options.events) ignored; pass a new --work to build another log)"
+            print("log: reusing the \(existing) events in \(dataDirectory)\(note)")
+            return false
+        }
+        progress("generating and ingesting \(options.events) events into \(dataDirectory)")
+        let built = try buildLog(events: options.events, into: dataDirectory, options: options.log)
+        print(String(format: "log: %d generated events (%d sessions started) ingested in %.1f s into %@", options.events, built.sessions, built.seconds, dataDirectory))
+        return true
+    }
+
+    /// 2. Engine throughput against a scan that only touches each body; returns the replay.
+    private static func measureEngine(
+        _ reader: LogReader, in dataDirectory: String, into rows: inout [Row]
+    ) throws -> (events: Int, seconds: Double, sessions: [SessionLength]) {
         let logBytes = directoryBytes(dataDirectory)
         let blocks = reader.segments.reduce(0) { $0 + $1.blocks.count }
-        var rows: [Row] = []
-
-        // 2. Engine throughput against a scan that only touches each body.
         progress("warming up: one untimed scan of the log")
         _ = try bodyScan(reader)
         progress("timing a scan that reads one field of each body (baseline)")
@@ -186,9 +203,17 @@ enum ReplayBenchmark {
                 figure: "replay engine, whole log (1 core)", value: rate(replayRate, "events/s"),
                 baseline: rate(scanRate, "events/s") + " scan reading one field per body", ratio: String(format: "%.2f×", replayRate / scanRate),
                 goal: "(recorded)"))
+        return replay
+    }
 
-        // 3. Building the replay index from scratch, and the space it takes: with one worker
-        // (the baseline), then with as many as the machine has cores (what navlog index does).
+    /// 3. Building the replay index from scratch, and the space it takes: with one worker
+    /// (the baseline), then with as many as the machine has cores (what navlog index does).
+    private static func measureIndexBuild(
+        _ reader: LogReader, replay: (events: Int, seconds: Double, sessions: [SessionLength]), in dataDirectory: String, into rows: inout [Row]
+    ) throws -> ReplayIndex {
+        let files = FileManager.default
+        let logBytes = directoryBytes(dataDirectory)
+        let replayRate = Double(replay.events) / replay.seconds
         let indexDirectory = dataDirectory + "/replay"
         try? files.removeItem(atPath: indexDirectory)
         func timedBuild(workers: Int, into directory: String) throws -> (index: ReplayIndex, rate: Double, seconds: Double) {
@@ -226,8 +251,15 @@ enum ReplayBenchmark {
             Row(
                 figure: "checkpoint space", value: String(format: "%.1f%% of the log", 100 * Double(indexBytes) / Double(max(1, logBytes))),
                 baseline: "index \(megabytes(indexBytes)), log \(megabytes(logBytes))", goal: "(recorded)"))
+        return index
+    }
 
-        // 4. Seeking random points, from checkpoints and from each session's start.
+    /// 4. Seeking random points, from checkpoints and from each session's start; returns the
+    /// goal's verdict.
+    private static func measureSeeks(
+        _ options: Options, index: ReplayIndex, reader: LogReader, replay: (events: Int, seconds: Double, sessions: [SessionLength]), work: String,
+        into rows: inout [Row]
+    ) throws -> String {
         let points = choosePoints(options.points, from: replay.sessions)
         progress("timing \(points.count) seeks from checkpoints")
         let fromCheckpoints = try seek(points, index: index, useCheckpoints: true)
@@ -266,11 +298,7 @@ enum ReplayBenchmark {
             Row(
                 figure: "checkpoint vs first-event JSON", value: "\(checked)/\(checked) byte-identical", baseline: "first \(checked) points",
                 goal: "all identical", met: true))
-
-        BenchmarkTable.print(rows)
-        BenchmarkTable.record(rows, benchmark: "replay")
-        print("goal \(goal)")
-        if options.keep { print("kept: \(work) (log in \(dataDirectory), replay index in \(indexDirectory))") }
+        return goal
     }
 
     // MARK: Building the log

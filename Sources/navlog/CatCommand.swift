@@ -33,13 +33,7 @@ struct CatCommand: ParsableCommand {
 
     func run() throws {
         let typeSet = try parseEventTypes(types)
-        let reader: LogReader
-        do {
-            reader = try LogReader(directory: data.dataDirectory)
-        } catch {
-            printError("navlog cat: \(error.message)")
-            throw ExitCode.failure
-        }
+        let reader = try data.openReader(command: "cat")
         var output = OutputBuffer()
         var malformed = 0
         let query = LogQuery(session: session, since: since?.microseconds, until: until?.microseconds, types: typeSet)

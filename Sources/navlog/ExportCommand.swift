@@ -161,13 +161,7 @@ struct ExportCommand: ParsableCommand {
                     hostPartitioned: hostPartitioned))
             return
         }
-        let reader: LogReader
-        do {
-            reader = try LogReader(directory: scope.data.dataDirectory)
-        } catch {
-            printError("navlog export: \(error.message)")
-            throw ExitCode.failure
-        }
+        let reader = try scope.data.openReader(command: "export")
         let options = self.options
         if incremental {
             try runIncremental(reader, options)

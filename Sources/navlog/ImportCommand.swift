@@ -87,15 +87,7 @@ struct ImportCommand: ParsableCommand {
 
     /// The data directory's log, its recovery reported if it was not closed cleanly.
     private func openLog() throws -> EventLog {
-        let log: EventLog
-        do {
-            log = try EventLog(directory: data.dataDirectory)
-        } catch {
-            printError("navlog import: \(error.message)")
-            throw ExitCode.failure
-        }
-        if !log.recovery.isClean { reportRecovery(log.recovery) }
-        return log
+        try data.openLog(command: "import")
     }
 
     /// Reads one file (`-`: standard input) into the importer 1 MiB at a time, storing the

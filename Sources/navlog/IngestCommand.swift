@@ -38,14 +38,7 @@ struct IngestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let log: EventLog
-        do {
-            log = try EventLog(directory: data.dataDirectory)
-        } catch {
-            printError("navlog ingest: \(error.message)")
-            throw ExitCode.failure
-        }
-        if !log.recovery.isClean { reportRecovery(log.recovery) }
+        let log = try data.openLog(command: "ingest")
         let peer = PeerCredentials(uid: getuid(), gid: getgid(), pid: getpid())
         var parser = EventLineParser(maximumLineLength: maxLineBytes)
         var batch = EventBatch()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NavlogReplayStore
+import NavlogStore
 
 #if canImport(Glibc)
     import Glibc
@@ -53,5 +54,29 @@ struct DataDirectoryOptions: ParsableArguments {
     /// replay index) names the same place.
     mutating func validate() throws {
         dataDirectory = ReplayFiles.absolute(dataDirectory)
+    }
+
+    /// The log, for reading; on failure prints `navlog COMMAND: ` and what went wrong, and exits 1.
+    func openReader(command: String) throws -> LogReader {
+        do {
+            return try LogReader(directory: dataDirectory)
+        } catch {
+            printError("navlog \(command): \(error.message)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// The log, for appending, its recovery reported when it was not closed cleanly; on failure
+    /// prints `navlog COMMAND: ` and what went wrong, and exits 1.
+    func openLog(command: String) throws -> EventLog {
+        let log: EventLog
+        do {
+            log = try EventLog(directory: dataDirectory)
+        } catch {
+            printError("navlog \(command): \(error.message)")
+            throw ExitCode.failure
+        }
+        if !log.recovery.isClean { reportRecovery(log.recovery) }
+        return log
     }
 }

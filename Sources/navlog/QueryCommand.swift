@@ -66,13 +66,7 @@ struct QueryOptions: ParsableArguments {
 
     /// Scans the log into `sink`, with progress on standard error when it is a terminal.
     func run<Sink: DerivedTableSink>(_ command: String, into sink: inout Sink) throws {
-        let reader: LogReader
-        do {
-            reader = try LogReader(directory: data.dataDirectory)
-        } catch {
-            printError("navlog query \(command): \(error.message)")
-            throw ExitCode.failure
-        }
+        let reader = try data.openReader(command: "query \(command)")
         // The replay index's focus journals answer without replaying the log (the first query
         // builds the index); without a usable index, replay the log.
         let total = reader.eventCount

@@ -55,12 +55,7 @@ struct QuerySQLCommand: ParsableCommand {
         let filter = options.filter
         var eventsReader: LogReader?
         if plan.readsUntaggedEventsOnly, filter.app == nil, filter.version == nil, filter.idiom == nil {
-            do {
-                eventsReader = try LogReader(directory: options.data.dataDirectory)
-            } catch {
-                printError("navlog query sql: \(error.message)")
-                throw ExitCode.failure
-            }
+            eventsReader = try options.data.openReader(command: "query sql")
         }
         do {
             database = try SQLAnalyticsDatabase()

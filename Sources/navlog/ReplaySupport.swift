@@ -23,13 +23,7 @@ struct ReplayIndexOptions: ParsableArguments {
 
 /// Opens the log and its replay index, brought up to date; prints a clear error and exits on failure.
 func openReplayIndex(command: String, data: DataDirectoryOptions, options: ReplayIndexOptions, refresh: Bool = true) throws -> ReplayIndex {
-    let reader: LogReader
-    do {
-        reader = try LogReader(directory: data.dataDirectory)
-    } catch {
-        printError("navlog \(command): \(error.message)")
-        throw ExitCode.failure
-    }
+    let reader = try data.openReader(command: command)
     let index = ReplayIndex(log: reader, directory: options.indexDirectory)
     if refresh {
         do {

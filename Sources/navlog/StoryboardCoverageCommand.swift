@@ -49,13 +49,7 @@ struct StoryboardCoverageCommand: ParsableCommand {
             printError("navlog storyboard coverage: \(error)")
             throw ExitCode.failure
         }
-        let reader: LogReader
-        do {
-            reader = try LogReader(directory: data.dataDirectory)
-        } catch {
-            printError("navlog storyboard coverage: \(error.message)")
-            throw ExitCode.failure
-        }
+        let reader = try data.openReader(command: "storyboard coverage")
         var coverage = StoryboardCoverage(app: app)
         do {
             try coverage.read(reader)

@@ -37,11 +37,7 @@ struct TailCommand: ParsableCommand {
 
     func run() throws {
         let typeSet = try parseEventTypes(types)
-        let reader: LogReader
-        do { reader = try LogReader(directory: data.dataDirectory) } catch {
-            printError("navlog tail: \(error.message)")
-            throw ExitCode.failure
-        }
+        let reader = try data.openReader(command: "tail")
         var output = OutputBuffer()
         // The newest `lines` matching events: without filters, straight from the LSN range.
         var query = LogQuery(session: session, types: typeSet)
