@@ -8,41 +8,28 @@ public protocol JSONWritable {
     func appendJSON(to json: inout JSONWriter)
 }
 
+// The values: strings, numbers and Bools, each as the writer writes it.
+
 extension String: JSONWritable {
-    /// Appends the string quoted and escaped.
-    @inlinable
-    public func appendJSON(to json: inout JSONWriter) { json.string(self) }
-}
-
-extension Int: JSONWritable {
-    /// Appends the number in decimal.
-    @inlinable
-    public func appendJSON(to json: inout JSONWriter) { json.integer(self) }
-}
-
-extension Int64: JSONWritable {
-    /// Appends the number in decimal.
-    @inlinable
-    public func appendJSON(to json: inout JSONWriter) { json.integer(self) }
-}
-
-extension UInt64: JSONWritable {
-    /// Appends the number in decimal.
-    @inlinable
-    public func appendJSON(to json: inout JSONWriter) { json.integer(self) }
+    @inlinable public func appendJSON(to json: inout JSONWriter) { json.string(self) }
 }
 
 extension Double: JSONWritable {
-    /// Appends the number as ``JSONWriter/number(_:)`` writes it.
-    @inlinable
-    public func appendJSON(to json: inout JSONWriter) { json.number(self) }
+    @inlinable public func appendJSON(to json: inout JSONWriter) { json.number(self) }
 }
 
 extension Bool: JSONWritable {
-    /// Appends `true` or `false`.
-    @inlinable
-    public func appendJSON(to json: inout JSONWriter) { json.bool(self) }
+    @inlinable public func appendJSON(to json: inout JSONWriter) { json.bool(self) }
 }
+
+extension JSONWritable where Self: BinaryInteger {
+    /// Appends the number in decimal.
+    @inlinable public func appendJSON(to json: inout JSONWriter) { json.integer(self) }
+}
+
+extension Int: JSONWritable {}
+extension Int64: JSONWritable {}
+extension UInt64: JSONWritable {}
 
 extension Optional: JSONWritable where Wrapped: JSONWritable {
     /// Appends the value, or `null` when there is none.
