@@ -376,6 +376,17 @@ struct ViewerRouterTests {
         }
     }
 
+    @Test("a page is put in the frame: its title, a script line per script, its lines in place of {{main}}; without its first line it is refused")
+    func pageInFrame() throws {
+        let frame = Array("<title>{{title}} · navlog</title>\n{{scripts}}\n<main>\n{{main}}\n</main>\n".utf8)
+        let page = try ViewerAssets.page(Array("<!--#page title=\"T\" scripts=\"a.js b.js\"-->\n<p>{{title}}</p>\n".utf8), frame: frame, name: "t.html")
+        #expect(
+            String(decoding: page, as: UTF8.self)
+                == "<title>T · navlog</title>\n<script src=\"/assets/a.js\" defer></script>\n<script src=\"/assets/b.js\" defer></script>\n<main>\n<p>{{title}}</p>\n</main>\n")
+        let error = #expect(throws: ViewerAssetsError.self) { try ViewerAssets.page(Array("<main>\n".utf8), frame: frame, name: "t.html") }
+        #expect(error?.message.contains("t.html") == true)
+    }
+
     /// The headers every answer carries (ViewerAccessMiddleware): only the viewer's own scripts run.
     static func expectSecurityHeaders(_ response: TestResponse, _ uri: String) {
         #expect(response.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("script-src 'self'") == true, "\(uri)")
