@@ -1,3 +1,4 @@
+public import NavlogJSON
 import NavlogReplay
 
 /// The reports of `navlog query`, each a sink over the derived rows of one scan.
@@ -360,4 +361,29 @@ public struct CombinedSink<A: DerivedTableSink, B: DerivedTableSink>: DerivedTab
         second.exit(row)
     }
     public var wantsEvents: Bool { first.wantsEvents || second.wantsEvents }
+}
+
+// MARK: - The rows as JSON (the analytics page's screens, transitions and funnel)
+
+extension ScreensReport.Row: JSONWritable {
+    /// `{"screen", "storyboardID", "views", "sessions", "dwellTotal", "dwellP50", "dwellP90"}`.
+    public func appendJSON(to json: inout JSONWriter) {
+        json.object(
+            ("screen", screen), ("storyboardID", storyboardID), ("views", views), ("sessions", sessions), ("dwellTotal", dwellTotal), ("dwellP50", dwellP50),
+            ("dwellP90", dwellP90))
+    }
+}
+
+extension TransitionsReport.Row: JSONWritable {
+    /// `{"from", "to", "how", "count"}`.
+    public func appendJSON(to json: inout JSONWriter) {
+        json.object(("from", from), ("to", to), ("how", how), ("count", count))
+    }
+}
+
+extension FunnelReport.Row: JSONWritable {
+    /// `{"step", "screen", "sessions", "conversion", "overall", "medianTime"}`.
+    public func appendJSON(to json: inout JSONWriter) {
+        json.object(("step", step), ("screen", screen), ("sessions", sessions), ("conversion", conversion), ("overall", overall), ("medianTime", medianTime))
+    }
 }

@@ -208,9 +208,10 @@ public struct StoryboardCoverage {
         }
     }
 
-    /// Transitions no segue explains, most frequent first.
+    /// Transitions no segue explains, most frequent first (then by from, to and how, so that
+    /// equal counts come in the same order in every run).
     public var unexpectedTransitions: [Unexpected] {
-        unexpected.values.sorted { ($1.count, $0.from, $0.to) < ($0.count, $1.from, $1.to) }
+        unexpected.values.sorted { ($1.count, $0.from, $0.to, $0.how) < ($0.count, $1.from, $1.to, $1.how) }
     }
 }
 

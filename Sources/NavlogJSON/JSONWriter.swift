@@ -9,7 +9,8 @@
 /// ``appending(to:controlEscapes:_:)``): no Foundation, no intermediate `String`, no allocation
 /// per value. It keeps no state about nesting: the row types write their own punctuation, key
 /// order and commas (``key(_:)`` writes the comma before a member, ``key(_:first:)`` leaves it
-/// out for the first).
+/// out for the first). A flat row lists its members once, in one call of ``object(_:)`` (see
+/// ``JSONWritable``, by which a row type says how it encodes).
 ///
 /// What it writes:
 /// - strings quoted, with `"` and `\` escaped by a backslash, `\n`, `\r`, `\t` as those escapes,

@@ -25,7 +25,7 @@ struct ViewerAPI: Sendable {
                 let session = try Self.session(context)
                 let from = try Self.integer(request.uri.queryParameters, "from") ?? 0
                 guard let body = try await data.interactive({ try $0.timeline(session: session, from: from) }) else {
-                    throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session).")
+                    throw ViewerRequestError.noEvents(of: session)
                 }
                 return body
             }

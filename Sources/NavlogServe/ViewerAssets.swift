@@ -3,6 +3,11 @@ import Foundation
 /// The web app's files (HTML, CSS, JavaScript, JSON), shipped as resources of this module and
 /// read into memory once at start-up. A request names a file of this fixed set; nothing a
 /// request says ever becomes a file-system path.
+///
+/// The pages share one frame, `page.html` (not served by itself): the head, with the page's
+/// title and scripts, and the `<body>` and `<main>` around the page's own part. A page's file is
+/// its first line, `<!--#page title="Sessions" scripts="sessions.js"-->`, then that part; it is
+/// put in the frame once, at start-up, so a browser gets whole pages.
 struct ViewerAssets: Sendable {
     /// A file's bytes and its media type.
     struct Asset: Sendable {
@@ -27,6 +32,35 @@ struct ViewerAssets: Sendable {
             let data = try Data(contentsOf: folder.appendingPathComponent(name))
             files[name] = Asset(bytes: Array(data), contentType: Self.contentType(of: name))
         }
+        guard let frame = files.removeValue(forKey: "page.html") else {
+            throw ViewerAssetsError(message: "The viewer's web files lack page.html, the frame of its pages. Build navlog again.")
+        }
+        for (name, page) in files where name.hasSuffix(".html") {
+            files[name]?.bytes = try Self.page(page.bytes, frame: frame.bytes, name: name)
+        }
+    }
+
+    /// The page whose file is `source` in `frame`: `{{title}}` becomes the page's title, the line
+    /// `{{scripts}}` a `<script>` line per script (in order), the line `{{main}}` the page's lines
+    /// after its first.
+    static func page(_ source: [UInt8], frame: [UInt8], name: String) throws -> [UInt8] {
+        let text = String(decoding: source, as: UTF8.self)
+        guard let end = text.firstIndex(of: "\n"), text.hasPrefix("<!--#page "), text[..<end].hasSuffix("-->"),
+            let title = attribute("title", of: text[..<end]), let scripts = attribute("scripts", of: text[..<end])
+        else {
+            throw ViewerAssetsError(message: "The page \(name) does not begin with <!--#page title=\"…\" scripts=\"…\"-->. Build navlog again.")
+        }
+        let page = String(decoding: frame, as: UTF8.self)
+            .replacingOccurrences(of: "{{title}}", with: title)
+            .replacingOccurrences(of: "{{scripts}}\n", with: scripts.split(separator: " ").map { "<script src=\"/assets/\($0)\" defer></script>\n" }.joined())
+            .replacingOccurrences(of: "{{main}}\n", with: text[text.index(after: end)...])
+        return Array(page.utf8)
+    }
+
+    /// The value of `name="value"` in `line`.
+    private static func attribute(_ name: String, of line: Substring) -> String? {
+        guard let start = line.range(of: " \(name)=\"")?.upperBound, let end = line[start...].firstIndex(of: "\"") else { return nil }
+        return String(line[start..<end])
     }
 
     /// The file named `name`, if the viewer ships one.

@@ -138,6 +138,18 @@ final class ViewerEngine: @unchecked Sendable {
         return try !hasEvents(of: session, after: openedIndexThrough)
     }
 
+    /// The derived rows of the sessions `filter` keeps, fed to a sink `make` makes: from the
+    /// focus journals, or from a replay of the log into a new sink when the journals cannot
+    /// answer (no writable index, damage). The same rows either way.
+    func derivedRows<Sink: DerivedTableSink>(filter: AnalyticsFilter = AnalyticsFilter(), _ make: () -> Sink) throws -> Sink {
+        var sink = make()
+        if try JournalScanner(index: index, filter: filter).scan(into: &sink) { return sink }
+        sink = make()
+        var scanner = DerivedTableScanner(reader: reader, filter: filter)
+        try scanner.scan(into: &sink)
+        return sink
+    }
+
     /// Derived engine: brings the replay index up to the log (new blocks only) and says so.
     func refreshIndex() throws {
         try reader.refresh()

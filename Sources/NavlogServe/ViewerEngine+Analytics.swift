@@ -18,7 +18,7 @@ struct AnalyticsQuery: Sendable, Hashable {
 }
 
 /// Anomalies by code, and over time in equal buckets from the first to the last one.
-private struct AnomalyTimelineSink: DerivedTableSink {
+private struct AnomalyChartSink: DerivedTableSink {
     var rows: [(time: Int64, code: String)] = []
     var names: [String: (name: String, fatal: Bool)] = [:]
     var sessions: [String: Set<Int>] = [:]
@@ -27,6 +27,63 @@ private struct AnomalyTimelineSink: DerivedTableSink {
         rows.append((row.timestamp, row.code))
         names[row.code] = (row.name, row.fatal)
         sessions[row.code, default: []].insert(row.sessionNumber)
+    }
+
+    /// `{"codes": [...], "buckets": [...]}`, in `buckets` equal buckets.
+    func appendJSON(buckets: Int, to json: inout JSONWriter) {
+        json.raw("{\"codes\":")
+        appendCodes(to: &json)
+        json.key("buckets")
+        appendBuckets(count: buckets, to: &json)
+        json.raw("}")
+    }
+
+    /// Each code in the order of its number (A2 before A10).
+    private func appendCodes(to json: inout JSONWriter) {
+        let codes = names.keys.sorted { (Int($0.dropFirst()) ?? 0, $0) < (Int($1.dropFirst()) ?? 0, $1) }
+        var counts: [String: Int] = [:]
+        for row in rows { counts[row.code, default: 0] += 1 }
+        json.array(
+            codes.map { code in
+                AnomalyCodeRow(
+                    code: code, name: names[code]?.name, fatal: names[code]?.fatal ?? false, count: counts[code] ?? 0, sessions: sessions[code]?.count ?? 0)
+            })
+    }
+
+    /// Equal buckets from the first anomaly to the last, each with its count per code (none
+    /// without anomalies).
+    private func appendBuckets(count asked: Int, to json: inout JSONWriter) {
+        let times = rows.map(\.time)
+        guard let low = times.min(), let high = times.max() else { return json.raw("[]") }
+        let count = max(1, asked)
+        let width = max(1, (high - low + Int64(count)) / Int64(count))
+        var perBucket = Array(repeating: [String: Int](), count: count)
+        for row in rows { perBucket[min(count - 1, Int((row.time - low) / width))][row.code, default: 0] += 1 }
+        json.array(perBucket.indices) { json, number in
+            json.raw("{")
+            json.members(first: true, ("start", low + Int64(number) * width), ("end", low + Int64(number + 1) * width))
+            json.key("counts")
+            json.raw("{")
+            for (position, code) in perBucket[number].keys.sorted().enumerated() {
+                json.key(escaping: code, first: position == 0)
+                json.integer(perBucket[number][code])
+            }
+            json.raw("}}")
+        }
+    }
+}
+
+/// An anomaly code with its name, whether it is fatal, how often it was raised and in how many
+/// sessions.
+private struct AnomalyCodeRow: JSONWritable {
+    var code: String
+    var name: String?
+    var fatal: Bool
+    var count: Int
+    var sessions: Int
+
+    func appendJSON(to json: inout JSONWriter) {
+        json.object(("code", code), ("name", name), ("fatal", fatal), ("count", count), ("sessions", sessions))
     }
 }
 
@@ -37,91 +94,22 @@ extension ViewerEngine {
     func analytics(_ query: AnalyticsQuery) throws -> [UInt8] {
         let key = query.cacheKey
         if let cached = analyticsCache[key], cached.through == newestLSN { return cached.body }
-        var sink = CombinedSink(
-            CombinedSink(ScreensReport(), TransitionsReport()), CombinedSink(FunnelReport(steps: query.steps, within: query.within), AnomalyTimelineSink()))
-        if try !JournalScanner(index: index, filter: query.filter).scan(into: &sink) {
-            sink = CombinedSink(
-                CombinedSink(ScreensReport(), TransitionsReport()), CombinedSink(FunnelReport(steps: query.steps, within: query.within), AnomalyTimelineSink()))
-            var scanner = DerivedTableScanner(reader: reader, filter: query.filter)
-            try scanner.scan(into: &sink)
+        let scanned = try derivedRows(filter: query.filter) {
+            CombinedSink(
+                CombinedSink(ScreensReport(), TransitionsReport()), CombinedSink(FunnelReport(steps: query.steps, within: query.within), AnomalyChartSink()))
         }
+        let (screens, transitions) = (scanned.first.first, scanned.first.second)
+        let (funnel, anomalies) = (scanned.second.first, scanned.second.second)
         var json = JSONWriter()
         json.raw("{")
         json.key("screens", first: true)
-        json.array(sink.first.first.rows) { json, row in
-            json.raw("{\"screen\":")
-            json.string(row.screen)
-            json.member("storyboardID", row.storyboardID)
-            json.member("views", row.views)
-            json.member("sessions", row.sessions)
-            json.member("dwellTotal", row.dwellTotal)
-            json.member("dwellP50", row.dwellP50)
-            json.member("dwellP90", row.dwellP90)
-            json.raw("}")
-        }
+        json.array(screens.rows)
         json.key("transitions")
-        json.array(sink.first.second.rows) { json, row in
-            json.raw("{\"from\":")
-            json.string(row.from)
-            json.member("to", row.to)
-            json.member("how", row.how)
-            json.member("count", row.count)
-            json.raw("}")
-        }
+        json.array(transitions.rows)
         json.key("funnel")
-        if query.steps.isEmpty {
-            json.raw("null")
-        } else {
-            json.array(sink.second.first.rows) { json, row in
-                json.raw("{\"step\":")
-                json.integer(row.step)
-                json.member("screen", row.screen)
-                json.member("sessions", row.sessions)
-                json.member("conversion", row.conversion)
-                json.member("overall", row.overall)
-                json.member("medianTime", row.medianTime)
-                json.raw("}")
-            }
-        }
-        let anomalies = sink.second.second
+        if query.steps.isEmpty { json.null() } else { json.array(funnel.rows) }
         json.key("anomalies")
-        json.raw("{\"codes\":")
-        let codes = anomalies.names.keys.sorted { (Int($0.dropFirst()) ?? 0) < (Int($1.dropFirst()) ?? 0) }
-        var counts: [String: Int] = [:]
-        for row in anomalies.rows { counts[row.code, default: 0] += 1 }
-        json.array(codes) { json, code in
-            json.raw("{\"code\":")
-            json.string(code)
-            json.member("name", anomalies.names[code]?.name)
-            json.member("fatal", anomalies.names[code]?.fatal ?? false)
-            json.member("count", counts[code] ?? 0)
-            json.member("sessions", anomalies.sessions[code]?.count ?? 0)
-            json.raw("}")
-        }
-        // Equal buckets from the first anomaly to the last, each with its count per code.
-        let times = anomalies.rows.map(\.time)
-        json.key("buckets")
-        if let low = times.min(), let high = times.max() {
-            let count = max(1, query.buckets)
-            let width = max(1, (high - low + Int64(count)) / Int64(count))
-            var perBucket = Array(repeating: [String: Int](), count: count)
-            for row in anomalies.rows { perBucket[min(count - 1, Int((row.time - low) / width))][row.code, default: 0] += 1 }
-            json.array(perBucket.indices) { json, number in
-                json.raw("{\"start\":")
-                json.integer(low + Int64(number) * width)
-                json.member("end", low + Int64(number + 1) * width)
-                json.key("counts")
-                json.raw("{")
-                for (position, code) in perBucket[number].keys.sorted().enumerated() {
-                    json.key(escaping: code, first: position == 0)
-                    json.integer(perBucket[number][code])
-                }
-                json.raw("}}")
-            }
-        } else {
-            json.raw("[]")
-        }
-        json.raw("}")
+        anomalies.appendJSON(buckets: query.buckets, to: &json)
         json.member("through", newestLSN)
         json.raw("}")
         if analyticsCache.count >= 64 { analyticsCache.removeAll() }

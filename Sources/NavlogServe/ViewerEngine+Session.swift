@@ -10,6 +10,16 @@ struct ViewerRequestError: Error, Sendable {
     var status: Int
     /// What was wrong and what to do, as a sentence.
     var message: String
+
+    /// 404: the log holds no event of `session`.
+    static func noEvents(of session: String) -> Self {
+        Self(status: 404, message: "The log holds no events of session \(session).")
+    }
+
+    /// 404: `session`'s `count` events end before the event at `position`.
+    static func pastEnd(of session: String, count: Int, position: Int) -> Self {
+        Self(status: 404, message: "Session \(session) has \(count) events (index 0 to \(count - 1)); \(position) is past its end.")
+    }
 }
 
 extension ViewerEngine {
@@ -54,125 +64,27 @@ extension ViewerEngine {
         return count
     }
 
+    /// The timeline of ``timeline(session:from:)``, from a replay of the whole session (the
+    /// focus column needs every event's state).
     private func buildTimeline(session: String, from: Int) throws -> [UInt8]? {
         let current = try indexIsCurrent(for: session)
-        // The columns: numbers joined by commas, the brackets added when they are put together.
-        var timestamps = JSONWriter()
-        var sequences = JSONWriter()
-        var types = JSONWriter()
-        // The focus after each event, by number; E6: the entries from a pop or dismissal that
-        // the session later shows was a cancelled gesture name the focus that never left.
-        var focusColumn: [Int] = []
-        var pendingFrom: Int?
-        var anomalies = JSONWriter()
-        var anchors = JSONWriter()
-        var typeNames: [String] = []
-        var typeNumbers: [EventType: Int] = [:]
-        var focusNumbers: [ControllerHandle: Int] = [:]
-        var focusIDs: [String] = []
-        var focusClasses: [String?] = []
+        var columns = TimelineColumns()
         var anomalyCount = 0
-        var emitted = 0
         let found = try seeker.replay(session: session, to: .end, useCheckpoints: false, indexIsCurrent: current) { block, position, state, _ in
             let raised = state.anomalies[anomalyCount...]
             anomalyCount = state.anomalies.count
-            let number = state.eventCount - 1
-            guard number >= from else { return true }
-            if emitted > 0 {
-                timestamps.byte(UInt8(ascii: ","))
-                sequences.byte(UInt8(ascii: ","))
-                types.byte(UInt8(ascii: ","))
-            }
-            emitted += 1
-            timestamps.integer(block.timestamps[position])
-            sequences.integer(block.sequence(position))
-            let type = block.types[position]
-            let typeNumber =
-                typeNumbers[type]
-                ?? {
-                    typeNames.append(type.name)
-                    typeNumbers[type] = typeNames.count - 1
-                    return typeNames.count - 1
-                }()
-            types.integer(typeNumber)
-            /// The number of `focus` in the focus table (-1 for none).
-            func numberOfFocus(_ focus: ControllerHandle?) -> Int {
-                guard let focus else { return -1 }
-                if let known = focusNumbers[focus] { return known }
-                focusIDs.append(state.id(of: focus))
-                focusClasses.append(state.controllers[focus].className)
-                focusNumbers[focus] = focusIDs.count - 1
-                return focusIDs.count - 1
-            }
-            let focusNumber = numberOfFocus(state.focus)
-            if let start = pendingFrom, let outcome = state.heldRemovalOutcome {
-                if outcome == .cancelled {
-                    // The focus right after the rollback (the event that proved it may move it on).
-                    let rolledBack = state.rolledBackFocus.map { numberOfFocus($0) } ?? focusNumber
-                    for entry in start..<focusColumn.count { focusColumn[entry] = rolledBack }
-                }
-                pendingFrom = nil
-            }
-            if state.hasPendingRemoval && pendingFrom == nil {
-                pendingFrom = focusColumn.count
-            }
-            focusColumn.append(focusNumber)
-            for anomaly in raised {
-                if !anomalies.bytes.isEmpty { anomalies.byte(UInt8(ascii: ",")) }
-                anomalies.raw("{\"index\":")
-                anomalies.integer(number)
-                anomalies.member("code", anomaly.code.code)
-                anomalies.member("name", anomaly.code.name)
-                anomalies.raw("}")
-            }
-            block.withBody(position) { body in
-                guard let anchor = body.field(.anchor) else { return }
-                let target = (body.field(.vc) ?? body.field(.destination)).flatMap(ControllerReference.init).map { String(decoding: $0.id, as: UTF8.self) }
-                if !anchors.bytes.isEmpty { anchors.byte(UInt8(ascii: ",")) }
-                anchors.raw("{\"index\":")
-                anchors.integer(number)
-                anchors.member("target", target)
-                anchors.member("anchor", Self.describeAnchor(anchor))
-                anchors.raw("}")
-            }
+            if state.eventCount - 1 >= from { columns.add(block, position, state, raised: raised) }
             return true
         }
         guard let found else { return nil }
         let summary = found.info
         var json = JSONWriter()
-        json.raw("{\"session\":")
-        json.string(session)
-        json.member("count", found.eventCount)
-        json.member("from", from)
-        json.raw(",\"ts\":[")
-        json.raw(timestamps.bytes)
-        json.raw("],\"seq\":[")
-        json.raw(sequences.bytes)
-        json.raw("],\"type\":[")
-        json.raw(types.bytes)
-        json.raw("]")
-        json.key("focus")
-        json.array(focusColumn) { json, number in json.integer(number) }
-        json.key("types")
-        json.array(typeNames) { json, name in json.string(name) }
-        json.key("focusIDs")
-        json.array(focusIDs) { json, id in json.string(id) }
-        json.key("focusClasses")
-        json.array(focusClasses) { json, name in json.string(name) }
-        json.raw(",\"anomalies\":[")
-        json.raw(anomalies.bytes)
-        json.raw("],\"anchors\":[")
-        json.raw(anchors.bytes)
-        json.raw("]")
-        json.member("app", summary.app)
-        json.member("version", summary.version)
-        json.member("device", summary.device)
-        json.member("idiom", summary.idiom == .unknown ? nil : summary.idiom.description)
-        json.member("first", summary.firstTimestamp)
-        json.member("last", summary.lastTimestamp)
-        json.member("ended", summary.ended)
-        json.member("lateEvents", found.lateEvents)
-        json.member("through", newestLSN)
+        json.raw("{")
+        json.members(first: true, ("session", session), ("count", found.eventCount), ("from", from))
+        columns.appendMembers(to: &json)
+        json.members(
+            ("app", summary.app), ("version", summary.version), ("device", summary.device), ("idiom", summary.idiom == .unknown ? nil : summary.idiom.description),
+            ("first", summary.firstTimestamp), ("last", summary.lastTimestamp), ("ended", summary.ended), ("lateEvents", found.lateEvents), ("through", newestLSN))
         json.raw("}")
         return json.bytes
     }
@@ -197,12 +109,10 @@ extension ViewerEngine {
         _ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, _ resolution: Resolution?, session: String, to json: inout JSONWriter
     ) {
         let lsn = block.lsn(position)
-        json.raw("{\"index\":")
-        json.integer(state.eventCount - 1)
-        json.member("seq", block.sequence(position))
-        json.member("ts", block.timestamps[position])
-        json.member("lsn", lsn)
-        json.member("type", block.types[position].name)
+        json.raw("{")
+        json.members(
+            first: true, ("index", state.eventCount - 1), ("seq", block.sequence(position)), ("ts", block.timestamps[position]), ("lsn", lsn),
+            ("type", block.types[position].name))
         json.key("event")
         var line: [UInt8] = []
         if (try? block.appendJSONLine(position, to: &line)) != nil {
@@ -251,12 +161,11 @@ extension ViewerEngine {
         try catchUp()
         let current = try indexIsCurrent(for: session)
         guard let state = try seeker.replay(session: session, to: target, indexIsCurrent: current) else {
-            throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session).")
+            throw ViewerRequestError.noEvents(of: session)
         }
         switch target {
         case .index(let position) where state.eventCount <= position:
-            throw ViewerRequestError(
-                status: 404, message: "Session \(session) has \(state.eventCount) events (index 0 to \(state.eventCount - 1)); \(position) is past its end.")
+            throw ViewerRequestError.pastEnd(of: session, count: state.eventCount, position: position)
         case .sequence(let sequence) where state.position?.sequence != sequence:
             let nearest = state.position?.sequence.map { "the nearest earlier event has seq \($0)" } ?? "its events before it carry no seq"
             throw ViewerRequestError(status: 404, message: "Session \(session) has no event with seq \(sequence); \(nearest).")
@@ -292,11 +201,10 @@ extension ViewerEngine {
                     return true
                 })
         else {
-            throw ViewerRequestError(status: 404, message: "The log holds no events of session \(session).")
+            throw ViewerRequestError.noEvents(of: session)
         }
         if state.eventCount <= position {
-            throw ViewerRequestError(
-                status: 404, message: "Session \(session) has \(state.eventCount) events (index 0 to \(state.eventCount - 1)); \(position) is past its end.")
+            throw ViewerRequestError.pastEnd(of: session, count: state.eventCount, position: position)
         }
         if previous == nil, position > 0, let earlier = try seeker.replay(session: session, to: .index(position - 1), indexIsCurrent: current) {
             var output: [UInt8] = []
@@ -319,5 +227,117 @@ extension ViewerEngine {
     func newEvents(session: String, after: UInt64) throws -> (count: Int, newest: UInt64) {
         try catchUp()
         return (try countEvents(of: session, after: after), newestLSN)
+    }
+}
+
+/// A timeline's columns as a replay goes through the session's events: time, seq, type and the
+/// focus after each, by number into tables of types and focused screens, with the anomalies each
+/// event raised and the anchors popovers were given.
+private struct TimelineColumns {
+    // The number columns, joined by commas; the brackets are added when they are written out.
+    var timestamps = JSONWriter()
+    var sequences = JSONWriter()
+    var types = JSONWriter()
+    var emitted = 0
+    /// The event types by number.
+    var typeNames: [String] = []
+    var typeNumbers: [EventType: Int] = [:]
+    /// The focus after each event, by number into the focus table.
+    var focusColumn: [Int] = []
+    /// Where the entries of a pop or dismissal not yet known to be finished begin (E6).
+    var pendingFrom: Int?
+    /// The focus table: each focused controller's id and class.
+    var focusNumbers: [ControllerHandle: Int] = [:]
+    var focusIDs: [String] = []
+    var focusClasses: [String?] = []
+    /// `{"index","code","name"}` and `{"index","target","anchor"}` objects, joined by commas.
+    var anomalies = JSONWriter()
+    var anchors = JSONWriter()
+
+    /// Adds the event at `position` of `block`, which `state` has just applied and which raised
+    /// `raised`.
+    mutating func add(_ block: borrowing DecodedBlock, _ position: Int, _ state: SessionReplayer, raised: ArraySlice<Anomaly>) {
+        let number = state.eventCount - 1
+        if emitted > 0 {
+            timestamps.byte(UInt8(ascii: ","))
+            sequences.byte(UInt8(ascii: ","))
+            types.byte(UInt8(ascii: ","))
+        }
+        emitted += 1
+        timestamps.integer(block.timestamps[position])
+        sequences.integer(block.sequence(position))
+        types.integer(typeNumber(block.types[position]))
+        addFocus(state)
+        for anomaly in raised {
+            if !anomalies.bytes.isEmpty { anomalies.byte(UInt8(ascii: ",")) }
+            anomalies.object(("index", number), ("code", anomaly.code.code), ("name", anomaly.code.name))
+        }
+        block.withBody(position) { body in
+            guard let anchor = body.field(.anchor) else { return }
+            let target = (body.field(.vc) ?? body.field(.destination)).flatMap(ControllerReference.init).map { String(decoding: $0.id, as: UTF8.self) }
+            if !anchors.bytes.isEmpty { anchors.byte(UInt8(ascii: ",")) }
+            anchors.object(("index", number), ("target", target), ("anchor", ViewerEngine.describeAnchor(anchor)))
+        }
+    }
+
+    /// The number of `type` in the type table, added when new.
+    private mutating func typeNumber(_ type: EventType) -> Int {
+        if let known = typeNumbers[type] { return known }
+        typeNames.append(type.name)
+        typeNumbers[type] = typeNames.count - 1
+        return typeNames.count - 1
+    }
+
+    /// The number of `focus` in the focus table (-1 for none), added when new.
+    private mutating func focusNumber(_ focus: ControllerHandle?, in state: SessionReplayer) -> Int {
+        guard let focus else { return -1 }
+        if let known = focusNumbers[focus] { return known }
+        focusIDs.append(state.id(of: focus))
+        focusClasses.append(state.controllers[focus].className)
+        focusNumbers[focus] = focusIDs.count - 1
+        return focusIDs.count - 1
+    }
+
+    /// Adds the focus after the event. E6: the entries from a pop or dismissal that the session
+    /// later shows was a cancelled gesture name the focus that never left.
+    private mutating func addFocus(_ state: SessionReplayer) {
+        let focus = focusNumber(state.focus, in: state)
+        if let start = pendingFrom, let outcome = state.heldRemovalOutcome {
+            if outcome == .cancelled {
+                // The focus right after the rollback (the event that proved it may move it on).
+                let rolledBack = state.rolledBackFocus.map { focusNumber($0, in: state) } ?? focus
+                for entry in start..<focusColumn.count { focusColumn[entry] = rolledBack }
+            }
+            pendingFrom = nil
+        }
+        if state.hasPendingRemoval && pendingFrom == nil {
+            pendingFrom = focusColumn.count
+        }
+        focusColumn.append(focus)
+    }
+
+    /// Appends `,"ts":[…],"seq":[…],"type":[…],"focus":[…],"types":[…],"focusIDs":[…],
+    /// "focusClasses":[…],"anomalies":[…],"anchors":[…]`.
+    func appendMembers(to json: inout JSONWriter) {
+        json.raw(",\"ts\":[")
+        json.raw(timestamps.bytes)
+        json.raw("],\"seq\":[")
+        json.raw(sequences.bytes)
+        json.raw("],\"type\":[")
+        json.raw(types.bytes)
+        json.raw("]")
+        json.key("focus")
+        json.array(focusColumn)
+        json.key("types")
+        json.array(typeNames)
+        json.key("focusIDs")
+        json.array(focusIDs)
+        json.key("focusClasses")
+        json.array(focusClasses)
+        json.raw(",\"anomalies\":[")
+        json.raw(anomalies.bytes)
+        json.raw("],\"anchors\":[")
+        json.raw(anchors.bytes)
+        json.raw("]")
     }
 }

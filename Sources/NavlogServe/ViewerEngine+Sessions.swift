@@ -3,24 +3,11 @@ import NavlogAnalytics
 import NavlogJSON
 import NavlogStore
 
-/// One line of the sessions page: a few words per session, so that 100k sessions fit in a few
-/// megabytes and any page of them is sorted and filtered in memory.
-struct SessionSummary: Sendable {
-    var session: String
-    var app: String
-    var version: String
-    var device: String
-    var idiom: String
-    var first: Int64
-    var last: Int64
-    var events: Int
-    var anomalies: Int
-    var ended: Bool
-}
-
-/// Every session's summary, and the log position they describe.
+/// Every session's line of the sessions page, and the log position they describe. The lines are
+/// the analytics scan's session rows, kept whole in memory (under 200 bytes a session, so 100k
+/// sessions take some 20 MB): any page of them is sorted and filtered in memory.
 struct SessionSummaries {
-    var rows: [SessionSummary]
+    var rows: [SessionRow]
     var through: UInt64
     /// When they were built (monotonic ns): a live log rebuilds them at most every few seconds.
     var builtAt: UInt64
@@ -49,15 +36,19 @@ struct SessionsQuery: Sendable, Hashable {
     var limit = 50
 }
 
-/// Collects one summary per session from the analytics scan's session rows.
-private struct SummarySink: DerivedTableSink {
-    var rows: [SessionSummary] = []
+/// Collects the analytics scan's session rows.
+private struct SessionRowSink: DerivedTableSink {
+    var rows: [SessionRow] = []
 
-    mutating func session(_ row: SessionRow) {
-        rows.append(
-            SessionSummary(
-                session: row.session, app: row.tags.app, version: row.tags.version, device: row.tags.device, idiom: row.tags.idiom, first: row.first,
-                last: row.last, events: row.events, anomalies: row.anomalies, ended: row.ended))
+    mutating func session(_ row: SessionRow) { rows.append(row) }
+}
+
+extension SessionRow {
+    /// The session as `GET /api/sessions` lists it.
+    fileprivate func appendSessionsPageJSON(to json: inout JSONWriter) {
+        json.object(
+            ("session", session), ("app", tags.app), ("version", tags.version), ("device", tags.device), ("idiom", tags.idiom), ("first", first), ("last", last),
+            ("duration", last - first), ("events", events), ("anomalies", anomalies), ("ended", ended))
     }
 }
 
@@ -70,14 +61,8 @@ extension ViewerEngine {
         if let summaries, summaries.through == newestLSN || Double(now - summaries.builtAt) < seconds * 1e9 {
             return summaries
         }
-        var sink = SummarySink()
-        if try !JournalScanner(index: index).scan(into: &sink) {
-            sink = SummarySink()
-            var scanner = DerivedTableScanner(reader: reader)
-            try scanner.scan(into: &sink)
-        }
-        var built = SessionSummaries(rows: sink.rows, through: newestLSN, builtAt: now)
-        built.facets = [("app", \SessionSummary.app), ("version", \.version), ("device", \.device), ("idiom", \.idiom)].map { name, path in
+        var built = SessionSummaries(rows: try derivedRows { SessionRowSink() }.rows, through: newestLSN, builtAt: now)
+        built.facets = [("app", \SessionRow.tags.app), ("version", \.tags.version), ("device", \.tags.device), ("idiom", \.tags.idiom)].map { name, path in
             (name, Set(built.rows.map { $0[keyPath: path] }).filter { !$0.isEmpty }.sorted())
         }
         summaries = built
@@ -94,7 +79,7 @@ extension ViewerEngine {
         let rows = all.rows
         // Keys computed once per row and sorted with the row's position as the tie-breaker: no
         // row (five Strings) is copied per comparison.
-        func sorted<Key: Comparable>(by key: (SessionSummary) -> Key) -> [Int32] {
+        func sorted<Key: Comparable>(by key: (SessionRow) -> Key) -> [Int32] {
             var keyed = rows.enumerated().map { (key($1), Int32($0)) }
             if descending {
                 keyed.sort { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1 < $1.1 }
@@ -109,9 +94,9 @@ extension ViewerEngine {
             case "duration": sorted { $0.last - $0.first }
             case "events": sorted { $0.events }
             case "anomalies": sorted { $0.anomalies }
-            case "app": sorted { $0.app }
-            case "version": sorted { $0.version }
-            case "device": sorted { $0.device }
+            case "app": sorted { $0.tags.app }
+            case "version": sorted { $0.tags.version }
+            case "device": sorted { $0.tags.device }
             case "session": sorted { $0.session }
             default: sorted { $0.first }
             }
@@ -139,11 +124,11 @@ extension ViewerEngine {
     func sessionsPage(_ query: SessionsQuery) throws -> [UInt8] {
         let all = try sessionSummaries()
         let search = query.search.map { Array($0.lowercased().utf8) } ?? []
-        func matches(_ row: SessionSummary) -> Bool {
-            if let app = query.app, row.app != app { return false }
-            if let version = query.version, row.version != version { return false }
-            if let device = query.device, row.device != device { return false }
-            if let idiom = query.idiom, row.idiom != idiom { return false }
+        func matches(_ row: SessionRow) -> Bool {
+            if let app = query.app, row.tags.app != app { return false }
+            if let version = query.version, row.tags.version != version { return false }
+            if let device = query.device, row.tags.device != device { return false }
+            if let idiom = query.idiom, row.tags.idiom != idiom { return false }
             if query.withAnomalies && row.anomalies == 0 { return false }
             if query.liveOnly && row.ended { return false }
             if !search.isEmpty, !Self.contains(row.session, search) { return false }
@@ -151,7 +136,7 @@ extension ViewerEngine {
         }
         // Filtering keeps the order: walk the sorted positions, count the matches, keep the page's.
         var total = 0
-        var page: [SessionSummary] = []
+        var page: [SessionRow] = []
         page.reserveCapacity(query.limit)
         for position in order(query.sort) {
             let row = all.rows[Int(position)]
@@ -161,28 +146,9 @@ extension ViewerEngine {
         }
         var json = JSONWriter()
         json.raw("{")
-        json.key("total", first: true)
-        json.integer(total)
-        json.member("offset", query.offset)
-        json.member("limit", query.limit)
-        json.member("through", all.through)
+        json.members(first: true, ("total", total), ("offset", query.offset), ("limit", query.limit), ("through", all.through))
         json.key("sessions")
-        json.array(page) { json, row in
-            json.raw("{")
-            json.key("session", first: true)
-            json.string(row.session)
-            json.member("app", row.app)
-            json.member("version", row.version)
-            json.member("device", row.device)
-            json.member("idiom", row.idiom)
-            json.member("first", row.first)
-            json.member("last", row.last)
-            json.member("duration", row.last - row.first)
-            json.member("events", row.events)
-            json.member("anomalies", row.anomalies)
-            json.member("ended", row.ended)
-            json.raw("}")
-        }
+        json.array(page) { json, row in row.appendSessionsPageJSON(to: &json) }
         // The values each filter can take, for the page's drop-downs (over all sessions).
         json.key("facets")
         json.raw("{")

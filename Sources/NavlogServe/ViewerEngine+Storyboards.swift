@@ -16,20 +16,7 @@ extension ViewerEngine {
             json.raw("}")
             return json.bytes
         }
-        var loaded: [Storyboard] = []
-        for path in storyboards {
-            do {
-                loaded.append(try Storyboard.load(path: path))
-            } catch {
-                throw ViewerRequestError(status: 500, message: "The storyboard \(path) cannot be read: \(error)")
-            }
-        }
-        let app: StoryboardApp
-        do {
-            app = try StoryboardApp(loaded)
-        } catch {
-            throw ViewerRequestError(status: 500, message: "The storyboards do not make an app: \(error)")
-        }
+        let app = try storyboardApp()
         var coverage = StoryboardCoverage(app: app)
         try coverage.read(reader)
         json.raw("{\"storyboards\":")
@@ -56,35 +43,40 @@ extension ViewerEngine {
         coverageCache = (newestLSN, json.bytes)
         return json.bytes
     }
+
+    /// The app the storyboards given to `navlog serve` make, read again for each answer (they
+    /// were checked at start).
+    private func storyboardApp() throws -> StoryboardApp {
+        var loaded: [Storyboard] = []
+        for path in storyboards {
+            do {
+                loaded.append(try Storyboard.load(path: path))
+            } catch {
+                throw ViewerRequestError(status: 500, message: "The storyboard \(path) cannot be read: \(error)")
+            }
+        }
+        do {
+            return try StoryboardApp(loaded)
+        } catch {
+            throw ViewerRequestError(status: 500, message: "The storyboards do not make an app: \(error)")
+        }
+    }
 }
 
 extension StoryboardCoverage.SceneUse {
     /// The scene as the storyboard page draws it, with how often sessions focused it.
     fileprivate func appendViewerJSON(to json: inout JSONWriter) {
-        json.raw("{\"id\":")
-        json.string(scene.id)
-        json.member("class", scene.className)
-        json.member("sbid", scene.storyboardID)
-        json.member("title", scene.title)
-        json.member("kind", "\(scene.kind)")
-        json.member("visits", visits)
-        json.member("sessions", sessions)
-        json.raw("}")
+        json.object(
+            ("id", scene.id), ("class", scene.className), ("sbid", scene.storyboardID), ("title", scene.title), ("kind", "\(scene.kind)"), ("visits", visits),
+            ("sessions", sessions))
     }
 }
 
 extension StoryboardCoverage.SegueUse {
     /// The segue as the storyboard page draws it, with how many recorded transitions it explains.
     fileprivate func appendViewerJSON(to json: inout JSONWriter) {
-        json.raw("{\"id\":")
-        json.string(segue.id)
-        json.member("source", segue.sourceID)
-        json.member("destination", segue.destinationID)
-        json.member("kind", segue.kind)
-        json.member("relationship", segue.relationship)
-        json.member("identifier", segue.identifier)
-        json.member("unwindAction", segue.unwindAction)
-        json.member("uses", uses)
-        json.raw("}")
+        json.object(
+            ("id", segue.id), ("source", segue.sourceID), ("destination", segue.destinationID), ("kind", segue.kind), ("relationship", segue.relationship),
+            ("identifier", segue.identifier), ("unwindAction", segue.unwindAction), ("uses", uses))
     }
 }

@@ -76,6 +76,24 @@ struct JSONWriterTests {
         #expect(written == #"{"a":1,"b":"x","c":null,"d":true,"e":2.5,"f":[1],"g":9,"h\"":null}"#)
     }
 
+    @Test("object and members write each value as it writes itself, in order; a row type's array uses its own encoding")
+    func objects() {
+        struct Row: JSONWritable {
+            var name: String
+            var count: Int
+            func appendJSON(to json: inout JSONWriter) { json.object(("name", name), ("count", count)) }
+        }
+        let written = text { json in
+            json.object(("a", 1), ("b", "x\""), ("c", nil as String?), ("d", true), ("e", 2.5), ("f", Int64(-3)), ("g", UInt64(4)), ("h", Optional(5)))
+            json.raw(" {")
+            json.members(first: true, ("i", 6))
+            json.members(("j", [Row(name: "r", count: 1)].isEmpty))
+            json.raw("} ")
+            json.array([Row(name: "r", count: 1), Row(name: "s", count: 2)])
+        }
+        #expect(written == #"{"a":1,"b":"x\"","c":null,"d":true,"e":2.5,"f":-3,"g":4,"h":5} {"i":6,"j":false} [{"name":"r","count":1},{"name":"s","count":2}]"#)
+    }
+
     @Test("appending(to:) writes after what the buffer holds and gives it back")
     func appending() {
         var buffer: [UInt8] = Array("x=".utf8)

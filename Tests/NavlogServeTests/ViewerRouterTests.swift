@@ -323,10 +323,8 @@ struct ViewerRouterTests {
         try await Self.withViewer { client, _ in
             let web = TestEnvironment.packageRoot.appendingPathComponent("Sources/NavlogServe/Web")
             for (uri, file, type) in [
-                ("/", "sessions.html", "text/html; charset=utf-8"), ("/sessions", "sessions.html", "text/html; charset=utf-8"),
-                ("/sessions/shop%2F1", "session.html", "text/html; charset=utf-8"), ("/analytics", "analytics.html", "text/html; charset=utf-8"),
-                ("/storyboards", "storyboards.html", "text/html; charset=utf-8"), ("/assets/viewer.css", "viewer.css", "text/css; charset=utf-8"),
-                ("/assets/session.js", "session.js", "text/javascript; charset=utf-8"), ("/assets/icon.svg", "icon.svg", "image/svg+xml"),
+                ("/assets/viewer.css", "viewer.css", "text/css; charset=utf-8"), ("/assets/session.js", "session.js", "text/javascript; charset=utf-8"),
+                ("/assets/icon.svg", "icon.svg", "image/svg+xml"),
             ] {
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.status == .ok, "\(uri)")
@@ -334,7 +332,31 @@ struct ViewerRouterTests {
                 #expect(Array(response.body.readableBytesView) == Array(try Data(contentsOf: web.appendingPathComponent(file))), "\(uri) is \(file)")
                 Self.expectSecurityHeaders(response, uri)
             }
-            for uri in ["/assets/nope.js", "/assets/..%2f..%2fPackage.swift", "/assets/../../Package.swift", "/nowhere"] {
+            // A page is its file after the first line (<!--#page title="…" scripts="…"-->) in the
+            // frame of every page, with its title and scripts.
+            for (uri, file, title, scripts) in [
+                ("/", "sessions.html", "Sessions", ["sessions.js"]), ("/sessions", "sessions.html", "Sessions", ["sessions.js"]),
+                ("/sessions/shop%2F1", "session.html", "Session", ["hierarchy.js", "session.js"]), ("/analytics", "analytics.html", "Analytics", ["analytics.js"]),
+                ("/storyboards", "storyboards.html", "Storyboards", ["storyboards.js"]), ("/assets/analytics.html", "analytics.html", "Analytics", ["analytics.js"]),
+            ] {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .ok, "\(uri)")
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
+                let head = [
+                    "<!doctype html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">", "<title>\(title) · navlog</title>",
+                    "<link rel=\"icon\" href=\"/assets/icon.svg\">", "<link rel=\"stylesheet\" href=\"/assets/viewer.css\">",
+                    "<script src=\"/assets/common.js\" defer></script>",
+                ]
+                let top = head + scripts.map { "<script src=\"/assets/\($0)\" defer></script>" } + ["</head>", "<body>", "<main>"]
+                let source = try String(contentsOf: web.appendingPathComponent(file), encoding: .utf8)
+                #expect(source.hasPrefix("<!--#page title=\"\(title)\" "), "\(file) begins with its title and scripts")
+                let own = source.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)[1]
+                let page = top.joined(separator: "\n") + "\n" + own + "</main>\n</body>\n</html>\n"
+                #expect(String(buffer: response.body) == page, "\(uri) is \(file) in the frame")
+                Self.expectSecurityHeaders(response, uri)
+            }
+            for uri in ["/assets/nope.js", "/assets/page.html", "/assets/..%2f..%2fPackage.swift", "/assets/../../Package.swift", "/nowhere"] {
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.status == .notFound, "\(uri)")
                 #expect(!String(buffer: response.body).contains("PackageDescription"), "\(uri)")
@@ -352,6 +374,17 @@ struct ViewerRouterTests {
             let json = try await client.execute(uri: "/api/sessions", method: .get)
             #expect(json.headers[.cacheControl] == "no-store", "answers are never cached: the log grows")
         }
+    }
+
+    @Test("a page is put in the frame: its title, a script line per script, its lines in place of {{main}}; without its first line it is refused")
+    func pageInFrame() throws {
+        let frame = Array("<title>{{title}} · navlog</title>\n{{scripts}}\n<main>\n{{main}}\n</main>\n".utf8)
+        let page = try ViewerAssets.page(Array("<!--#page title=\"T\" scripts=\"a.js b.js\"-->\n<p>{{title}}</p>\n".utf8), frame: frame, name: "t.html")
+        #expect(
+            String(decoding: page, as: UTF8.self)
+                == "<title>T · navlog</title>\n<script src=\"/assets/a.js\" defer></script>\n<script src=\"/assets/b.js\" defer></script>\n<main>\n<p>{{title}}</p>\n</main>\n")
+        let error = #expect(throws: ViewerAssetsError.self) { try ViewerAssets.page(Array("<main>\n".utf8), frame: frame, name: "t.html") }
+        #expect(error?.message.contains("t.html") == true)
     }
 
     /// The headers every answer carries (ViewerAccessMiddleware): only the viewer's own scripts run.
