@@ -385,7 +385,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
                         slotOfBlockSession[blockSession] = Int32(slot)
                     }
                     replayedHere += 1
-                    try indexEvent(header, of: events, slot: slot, block: blocks.numbers[position], decoded: decoded, shared: shared, live: &live)
+                    try indexEvent(header, of: events, lsn: decoded.lsn(Int(header.position)), slot: slot, block: blocks.numbers[position], shared: shared, live: &live)
                 }
             }
             replayed += replayedHere
@@ -428,7 +428,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
     /// segment, sets the event aside for a late or ended session, else applies it and settles
     /// what it did (``ReplayIndex/Indexed``).
     private func indexEvent(
-        _ header: DecodedBlock.EventHeader, of events: DecodedBlock.Events, slot: Int, block: Int, decoded: borrowing DecodedBlock,
+        _ header: DecodedBlock.EventHeader, of events: DecodedBlock.Events, lsn: UInt64, slot: Int, block: Int,
         shared: ReplayIndexBuildContext, live: inout LiveSessions
     ) throws {
         let index = Int(header.position)
@@ -446,7 +446,7 @@ final class ReplayIndexWorker: @unchecked Sendable {
         if live.late[slot] {
             live.copiedEvents[slot] += 1
             let body = StoredBody(tokens: events.tokens(of: header), strings: events.strings(ofEvent: index))
-            live.addWaiting(header, lsn: decoded.lsn(index), body: body, for: slot)
+            live.addWaiting(header, lsn: lsn, body: body, for: slot)
             return
         }
         if live.ended[slot] {
@@ -458,9 +458,9 @@ final class ReplayIndexWorker: @unchecked Sendable {
         }
         let session = events.session(ofEvent: index)
         if live.journalKeys[slot] < 0 { live.journalKeys[slot] = live.journal.key(of: session) }
-        live.hold(header, lsn: decoded.lsn(index), of: events, for: slot)
+        live.hold(header, lsn: lsn, of: events, for: slot)
         let indexed = try ReplayIndex.index(
-            header.type, sequence: header.sequence, timestamp: header.timestamp, lsn: decoded.lsn(index), block: block,
+            header.type, sequence: header.sequence, timestamp: header.timestamp, lsn: lsn, block: block,
             session: session, strings: events.strings(ofEvent: index), tokens: events.tokens(of: header), state: &live.states[slot],
             lastCheckpoint: &live.lastCheckpoint[slot], checkpointInterval: shared.checkpointInterval, writer: &writer, journal: &live.journal,
             journalKey: live.journalKeys[slot])
