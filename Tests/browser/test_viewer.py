@@ -89,7 +89,7 @@ def browser():
     driver_path = shutil.which("chromedriver")
     if not chromium or not driver_path:
         pytest.fail("Chromium and its driver are needed for the viewer's tests: apt-get install -y chromium chromium-driver "
-                    "(tools/setup-deps does it). They are not skipped.")
+                    "(tools/setup-deps --test does it). They are not skipped.")
     options = webdriver.ChromeOptions()
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1440,1000"]:
         options.add_argument(argument)

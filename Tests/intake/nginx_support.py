@@ -23,7 +23,7 @@ TEMPLATES = ROOT / "tools" / "intake"
 
 def nginx_binary():
     """Debian's nginx, installed when missing (tools/intake/install-nginx, as tools/setup-deps
-    does); the test is skipped, saying why, only when it cannot be installed."""
+    --test does); the test is skipped, saying why, only when it cannot be installed."""
     found = shutil.which("nginx") or (os.path.exists("/usr/sbin/nginx") and "/usr/sbin/nginx")
     if found:
         return found
@@ -32,7 +32,7 @@ def nginx_binary():
         found = shutil.which("nginx") or (os.path.exists("/usr/sbin/nginx") and "/usr/sbin/nginx")
         if found:
             return found
-    pytest.skip("nginx is not installed and could not be installed (apt-get install nginx, or run tools/setup-deps as root)")
+    pytest.skip("nginx is not installed and could not be installed (apt-get install nginx, or run tools/setup-deps --test as root)")
 
 
 def wait_for_port(port, timeout=30, host="127.0.0.1"):
