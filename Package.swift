@@ -317,7 +317,11 @@ let package = Package(
             swiftSettings: upcomingFeatures
         ),
         // libFuzzer targets (tools/fuzz builds them with --sanitize=fuzzer; a plain build links
-        // them as programs that do nothing). One file each: no top-level code, no globals.
+        // them as programs that do nothing). One file each: no top-level code, no globals. Each
+        // defines its own entry points, `LLVMFuzzerTestOneInput` (and `LLVMFuzzerInitialize` where
+        // it writes seeds), which libFuzzer's main finds by their C names in each program: those
+        // few lines have the same shape in every target by necessity. A check that several
+        // targets make lives in a package target (NavlogTesting's ImportFuzzCheck for the imports).
         .executableTarget(
             name: "NavlogFuzzEventLine",
             dependencies: ["NavlogEvents", "NavlogStore"],
