@@ -35,8 +35,9 @@
 //     NavlogClient
 //     NavlogClientHTTP ◄ CZlib, NavlogClient
 //     NavlogIntake ◄ CZlib, CZstd, NavlogEvents, NavlogJSON
-//   Test support (runs the built binaries)
+//   Test support (runs the built binaries, each through navlog-test-launch, so that it dies with the test process)
 //     NavlogTesting ◄ NavlogClient, NavlogEvents, NavlogImport, NavlogReplay, NavlogWorkload
+//     navlog-test-launch
 //   Programs (navlog runs navlog-send and navlog-intake for `navlog send` and `navlog intake`)
 //     navlogd ◄ NavlogDaemon
 //     navlog ◄ NavlogAnalytics, NavlogClient, NavlogEvents, NavlogImport, NavlogJSON, NavlogReplay, NavlogReplayStore, NavlogServe, NavlogSimulation, NavlogStore, NavlogStoryboard, NavlogWorkload
@@ -260,12 +261,18 @@ let package = Package(
             dependencies: ["NavlogJSON"],
             swiftSettings: upcomingFeatures
         ),
-        // Test support: temporary directories and running the built executables.
+        // Test support: temporary directories, the shared input (../shared), and running the
+        // built executables (through navlog-test-launch: they die with the test process).
         .target(
             name: "NavlogTesting",
             dependencies: ["NavlogClient", "NavlogEvents", "NavlogImport", "NavlogWorkload", "NavlogReplay"],
             swiftSettings: upcomingFeatures
         ),
+        // Put by the test harnesses (NavlogTesting, Tests/support) in front of every program a
+        // test starts: it asks Linux to SIGKILL it when the test process dies (PR_SET_PDEATHSIG),
+        // then executes the program in its place. A program of its own because that must run in
+        // the child, where Foundation's Process runs no code of ours; C because it needs no more.
+        .executableTarget(name: "navlog-test-launch"),
         .executableTarget(
             name: "navlog",
             dependencies: [
@@ -318,7 +325,11 @@ let package = Package(
             swiftSettings: upcomingFeatures
         ),
         // libFuzzer targets (tools/fuzz builds them with --sanitize=fuzzer; a plain build links
-        // them as programs that do nothing). One file each: no top-level code, no globals.
+        // them as programs that do nothing). One file each: no top-level code, no globals. Each
+        // defines its own entry points, `LLVMFuzzerTestOneInput` (and `LLVMFuzzerInitialize` where
+        // it writes seeds), which libFuzzer's main finds by their C names in each program: those
+        // few lines have the same shape in every target by necessity. A check that several
+        // targets make lives in a package target (NavlogTesting's ImportFuzzCheck for the imports).
         .executableTarget(
             name: "NavlogFuzzEventLine",
             dependencies: ["NavlogEvents", "NavlogStore"],

@@ -5,7 +5,8 @@ import NavlogClient
     import Glibc
 #endif
 
-/// A `navlogd` started by a test on a temporary socket and data directory.
+/// A `navlogd` started by a test on a temporary socket and data directory. It dies with the test
+/// process, even a killed one (``TestChildProcesses``).
 public final class DaemonProcess: @unchecked Sendable {
     // `@unchecked`: used from one test at a time; Process itself is thread-safe for these calls.
     /// The socket it listens on.
@@ -32,7 +33,7 @@ public final class DaemonProcess: @unchecked Sendable {
         process.environment = env.merging(environment) { $1 }
         process.standardError = try FileHandle(forWritingTo: errorFile)
         process.standardOutput = FileHandle.nullDevice
-        try process.runWithSignalsUnblocked()
+        try process.runDyingWithTestProcess()
         guard waitForSocket else { return }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {

@@ -41,7 +41,8 @@ public enum ProcessRunner {
 }
 
 /// A program started by a test that keeps running until ``stop()``: for followers such as
-/// `navlog tail -f`. Started at once on the calling thread (no task to wait for a free thread).
+/// `navlog tail -f`. Started at once (no task to wait for a free thread), and it dies with the
+/// test process (``TestChildProcesses``).
 public final class RunningProcess: @unchecked Sendable {
     // `@unchecked`: used by the one test that started it.
     private let process = Process()
@@ -53,8 +54,8 @@ public final class RunningProcess: @unchecked Sendable {
     public init(_ executable: URL, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil, currentDirectory: URL? = nil) throws {
         outFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-out-\(UUID().uuidString)")
         errFile = FileManager.default.temporaryDirectory.appendingPathComponent("navlog-err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
@@ -63,7 +64,7 @@ public final class RunningProcess: @unchecked Sendable {
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.runWithSignalsUnblocked()
+        try process.runDyingWithTestProcess()
         if let input {
             let writer = inputPipe.fileHandleForWriting
             Thread.detachNewThread {
@@ -79,6 +80,9 @@ public final class RunningProcess: @unchecked Sendable {
         while process.isRunning && Date() < deadline { usleep(2_000) }
         return stop()
     }
+
+    /// The process id.
+    public var pid: Int32 { process.processIdentifier }
 
     /// What it has written to standard output so far.
     public var output: String { (try? String(contentsOf: outFile, encoding: .utf8)) ?? "" }
@@ -118,25 +122,5 @@ public final class RunningProcess: @unchecked Sendable {
             standardOutput: (try? Data(contentsOf: outFile)) ?? Data(),
             standardError: (try? Data(contentsOf: errFile)) ?? Data()
         )
-    }
-}
-
-extension Process {
-    /// Starts the process with SIGTERM and SIGINT unblocked in it. A child inherits the signal
-    /// mask of the thread that spawns it, and tests spawn from Swift's and libdispatch's worker
-    /// threads, which block those signals: a child that does not unblock them itself (as
-    /// `navlog` does since b22a79a) would never see the test's SIGTERM (`navlog tail -f` once
-    /// hung a whole test run that way). The calling thread's mask is restored at once.
-    func runWithSignalsUnblocked() throws {
-        #if canImport(Glibc)
-            var signals = sigset_t()
-            var previous = sigset_t()
-            sigemptyset(&signals)
-            sigaddset(&signals, SIGTERM)
-            sigaddset(&signals, SIGINT)
-            pthread_sigmask(SIG_UNBLOCK, &signals, &previous)
-            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        #endif
-        try run()
     }
 }

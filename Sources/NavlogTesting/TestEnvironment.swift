@@ -17,20 +17,32 @@ public enum TestEnvironment {
         packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relativePath)
     }
 
-    /// The files of `../shared/<folder>` whose names end in `suffix`, sorted by name.
+    /// The folder of the input shared by navlog's repositories (the storyboard corpus, the spec,
+    /// the workload's description): `NAVLOG_SHARED_DIR` when set, else `shared` beside the
+    /// checkout (`../shared`). Every test that reads it finds it here, through ``sharedFile(_:)``
+    /// or ``sharedFiles(in:endingIn:)``, which fail naming what is missing.
+    public static var sharedDirectory: URL {
+        if let override = ProcessInfo.processInfo.environment["NAVLOG_SHARED_DIR"], !override.isEmpty { return URL(fileURLWithPath: override) }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    }
+
+    /// The file (or folder) at `relativePath` in ``sharedDirectory``.
+    /// - Throws: ``MissingTestInput`` naming its path when it is not there, so that the test
+    ///   fails saying so instead of reading nothing (and indexing what it did not get).
+    public static func sharedFile(_ relativePath: String) throws -> URL {
+        let url = sharedDirectory.appendingPathComponent(relativePath)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw MissingTestInput(path: url.path) }
+        return url
+    }
+
+    /// The files of `folder` in ``sharedDirectory`` whose names end in `suffix`, sorted by name.
     /// - Throws: ``MissingTestInput`` when the folder is missing or holds no such file, so that
     ///   a test without its input fails saying which, instead of indexing an empty list.
     public static func sharedFiles(in folder: String, endingIn suffix: String) throws -> [URL] {
-        let directory = shared.appendingPathComponent(folder)
+        let directory = try sharedFile(folder)
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(suffix) }.sorted()
-        guard !names.isEmpty else { throw MissingTestInput(path: directory.path, what: "no \(suffix) file") }
+        guard !names.isEmpty else { throw MissingTestInput(path: directory.path, what: "holds no \(suffix) file") }
         return names.map { directory.appendingPathComponent($0) }
-    }
-
-    /// `../shared` beside the repository (the spec and the storyboards), or `NAVLOG_SHARED_DIR`.
-    public static var shared: URL {
-        if let override = ProcessInfo.processInfo.environment["NAVLOG_SHARED_DIR"] { return URL(fileURLWithPath: override) }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
     }
 
     /// The folder the built executables are in (the test bundle's build folder).
@@ -72,10 +84,16 @@ public enum TestEnvironment {
 public struct MissingTestInput: Error, CustomStringConvertible {
     /// The file or folder looked for.
     public var path: String
-    /// What was missing there.
+    /// What is wrong with it ("is missing" unless said otherwise).
     public var what: String
 
+    /// A file or folder that is missing or, as `what` says, not what the test needs.
+    public init(path: String, what: String = "is missing") {
+        self.path = path
+        self.what = what
+    }
+
     public var description: String {
-        "\(path): \(what). The tests read ../shared beside the repository (CI puts it there; NAVLOG_SHARED_DIR names another place)."
+        "\(path) \(what): put the shared folder beside the checkout (\(TestEnvironment.packageRoot.deletingLastPathComponent().appendingPathComponent("shared").path)) or set NAVLOG_SHARED_DIR"
     }
 }

@@ -11,7 +11,7 @@ struct DaemonReplySchemaTests {
 
     @Test(
         "acks, rejections, rate-limit warnings, store errors, refusals and stats all match schemas/daemon-reply.schema.json",
-        .enabled(if: SchemaValidator.isAvailable, "needs Python's jsonschema (tools/setup-deps installs it)"))
+        .enabled(if: SchemaValidator.isAvailable, "needs Python's jsonschema (tools/setup-deps --test installs it)"))
     func everyReplyKind() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let replies = try Self.provokeEveryReply(in: dir)

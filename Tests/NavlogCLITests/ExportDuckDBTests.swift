@@ -8,7 +8,7 @@ import Testing
 /// and the `navlog query` reports) agree.
 @Suite("navlog export read by DuckDB, and navlog query sql, end to end")
 struct ExportDuckDBTests {
-    /// Whether Python can import duckdb (tools/setup-deps installs it).
+    /// Whether Python can import duckdb (tools/setup-deps --test installs it).
     static let duckDBAvailable: Bool = {
         guard let result = try? ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import duckdb"]) else { return false }
         return result.status == 0
@@ -73,7 +73,7 @@ struct ExportDuckDBTests {
 
     @Test(
         "DuckDB reads the zstd JSON Lines partitions as they are: screens, transitions and a funnel equal navlog's answers",
-        .enabled(if: duckDBAvailable, "needs Python's duckdb (tools/setup-deps installs it)"))
+        .enabled(if: duckDBAvailable, "needs Python's duckdb (tools/setup-deps --test installs it)"))
     func duckDBAgrees() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let data = try Self.ingest(into: dir)
@@ -181,7 +181,7 @@ struct ExportDuckDBTests {
             let gzipDirectory = dir.appendingPathComponent("gz").path
             let gzip = try ProcessRunner.navlog(["export", "--data-dir", data, "--to", gzipDirectory, "--compress", "gzip", "--table", "screen_visits"])
             #expect(gzip.status == 0, "\(gzip.errorOutput)")
-            // Read back by DuckDB when Python has it (tools/setup-deps installs it; the rest of
+            // Read back by DuckDB when Python has it (tools/setup-deps --test installs it; the rest of
             // this test needs no DuckDB).
             guard Self.duckDBAvailable else { return }
             let counted = try ProcessRunner.run(

@@ -6,24 +6,20 @@ import Testing
 /// storyboards of the corpus in ../shared/storyboards.
 @Suite("navlog storyboard stats and graph end to end")
 struct StoryboardCommandTests {
-    static let corpus = TestEnvironment.shared.appendingPathComponent("storyboards")
-
-    /// Fails the test, naming the folder, when the corpus is not there (the tests below index
-    /// what the commands print about its files).
-    static func requireCorpus() throws {
-        _ = try TestEnvironment.sharedFiles(in: "storyboards", endingIn: ".storyboard")
-    }
-    static let emojiArt = corpus.appendingPathComponent("pajatopmr__CS193P-Fall2017-EmojiArt__EmojiArt__Base.lproj__Main.storyboard").path
-    static let naterade = corpus.appendingPathComponent("LoopKit__Loop__Naterade__Base.lproj__Main.storyboard").path
-    static let hackers = corpus.appendingPathComponent("weiran__Hackers__Hackers__MainStoryboard.storyboard").path
-    static let habiticaMain = corpus.appendingPathComponent("HabitRPG__habitica-ios__HabitRPG__Storyboards__Base.lproj__Main.storyboard").path
-    static let habiticaSocial = corpus.appendingPathComponent("HabitRPG__habitica-ios__HabitRPG__Storyboards__Base.lproj__Social.storyboard").path
+    /// The path of corpus file `name`; throws ``MissingTestInput`` naming it when it is not there
+    /// (the tests below index what the commands print about these files).
+    static func corpusFile(_ name: String) throws -> String { try TestEnvironment.sharedFile("storyboards/\(name)").path }
+    static var emojiArt: String { get throws { try corpusFile("pajatopmr__CS193P-Fall2017-EmojiArt__EmojiArt__Base.lproj__Main.storyboard") } }
+    static var naterade: String { get throws { try corpusFile("LoopKit__Loop__Naterade__Base.lproj__Main.storyboard") } }
+    static var hackers: String { get throws { try corpusFile("weiran__Hackers__Hackers__MainStoryboard.storyboard") } }
+    static var habiticaMain: String { get throws { try corpusFile("HabitRPG__habitica-ios__HabitRPG__Storyboards__Base.lproj__Main.storyboard") } }
+    static var habiticaSocial: String { get throws { try corpusFile("HabitRPG__habitica-ios__HabitRPG__Storyboards__Base.lproj__Social.storyboard") } }
 
     /// Links Habitica's Main and Social storyboards under their app names (the corpus
     /// flattens paths into file names; references use the app's names), and EmojiArt.
     static func linkedStoryboards(in dir: URL) throws -> [String] {
         var paths: [String] = []
-        for (name, target) in [("Main", habiticaMain), ("Social", habiticaSocial), ("EmojiArt", emojiArt)] {
+        for (name, target) in [("Main", try habiticaMain), ("Social", try habiticaSocial), ("EmojiArt", try emojiArt)] {
             let link = dir.appendingPathComponent("\(name).storyboard")
             try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: target)
             paths.append(link.path)
@@ -33,16 +29,16 @@ struct StoryboardCommandTests {
 
     @Test("stats prints a row per file (version, runtime, scenes and segues by kind, identifiers, references) and a total")
     func statsTable() throws {
-        try Self.requireCorpus()
-        let result = try ProcessRunner.navlog(["storyboard", "stats", Self.emojiArt, Self.naterade, Self.hackers])
+        let emojiArt = try Self.emojiArt
+        let result = try ProcessRunner.navlog(["storyboard", "stats", emojiArt, try Self.naterade, try Self.hackers])
         #expect(result.status == 0, "\(result.errorOutput)")
         let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.count == 5)
+        try #require(lines.count == 5, "\(result.output)")
         #expect(lines[0].hasPrefix("FILE") && lines[0].contains("SCENE KINDS") && lines[0].hasSuffix("REFS"))
         let columns = lines[1].split(separator: "  ", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(
             columns == [
-                Self.emojiArt, "3.0", "iOS.CocoaTouch", "5", "plain 4, navigation 1", "5",
+                emojiArt, "3.0", "iOS.CocoaTouch", "5", "plain 4, navigation 1", "5",
                 "embed 1, popoverPresentation 1, presentation 1, relationship 1, unwind 1", "1", "1", "0",
             ])
         #expect(lines[2].contains("plain 5, navigation 4, placeholder 3, tab 1"))
@@ -53,14 +49,14 @@ struct StoryboardCommandTests {
 
     @Test("stats --format json prints one object per file and a total object")
     func statsJSON() throws {
-        try Self.requireCorpus()
-        let result = try ProcessRunner.navlog(["storyboard", "stats", "--format", "json", Self.emojiArt, Self.naterade])
+        let emojiArt = try Self.emojiArt
+        let result = try ProcessRunner.navlog(["storyboard", "stats", "--format", "json", emojiArt, try Self.naterade])
         #expect(result.status == 0, "\(result.errorOutput)")
         let objects = try result.output.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        #expect(objects.count == 3)
-        #expect(objects[0]["file"] as? String == Self.emojiArt)
+        try #require(objects.count == 3, "\(result.output)")
+        #expect(objects[0]["file"] as? String == emojiArt)
         #expect(objects[0]["version"] as? String == "3.0")
         #expect(objects[0]["scenes"] as? Int == 5)
         #expect(objects[0]["seguesByKind"] as? [String: Int] == ["embed": 1, "popoverPresentation": 1, "presentation": 1, "relationship": 1, "unwind": 1])
@@ -73,7 +69,6 @@ struct StoryboardCommandTests {
 
     @Test("graph --format dot: clusters, the initial scene, relationship/embed/unwind edges, references across the given files")
     func graphDOT() throws {
-        try Self.requireCorpus()
         try TestEnvironment.withTemporaryDirectory { dir in
             let paths = try Self.linkedStoryboards(in: dir)
             let result = try ProcessRunner.navlog(["storyboard", "graph"] + paths)
@@ -99,14 +94,13 @@ struct StoryboardCommandTests {
 
     @Test("graph --format json: the model of each file and the resolved references")
     func graphJSON() throws {
-        try Self.requireCorpus()
         try TestEnvironment.withTemporaryDirectory { dir in
             let paths = try Self.linkedStoryboards(in: dir)
             let result = try ProcessRunner.navlog(["storyboard", "graph", "--format", "json"] + paths)
             #expect(result.status == 0, "\(result.errorOutput)")
             let object = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
             let storyboards = try #require(object["storyboards"] as? [[String: Any]])
-            #expect(storyboards.map { $0["name"] as? String } == ["Main", "Social", "EmojiArt"])
+            try #require(storyboards.map { $0["name"] as? String } == ["Main", "Social", "EmojiArt"])
             let emojiArt = storyboards[2]
             #expect(emojiArt["initialSceneID"] as? String == "BYZ-38-t0r")
             let segues = try #require(emojiArt["segues"] as? [[String: Any]])
@@ -128,16 +122,15 @@ struct StoryboardCommandTests {
 
     @Test("a truncated file: exit status 1 and file:line:column: reason on standard error; stats still counts the others")
     func truncatedFile() throws {
-        try Self.requireCorpus()
         try TestEnvironment.withTemporaryDirectory { dir in
             let broken = dir.appendingPathComponent("Broken.storyboard")
-            try Data(contentsOf: URL(fileURLWithPath: Self.emojiArt)).prefix(5_000).write(to: broken)
-            let graph = try ProcessRunner.navlog(["storyboard", "graph", broken.path, Self.hackers])
+            try Data(contentsOf: URL(fileURLWithPath: try Self.emojiArt)).prefix(5_000).write(to: broken)
+            let graph = try ProcessRunner.navlog(["storyboard", "graph", broken.path, try Self.hackers])
             #expect(graph.status == 1)
             #expect(graph.output.isEmpty)
             #expect(graph.errorOutput.hasPrefix("navlog storyboard graph: \(broken.path):"), "\(graph.errorOutput)")
             #expect(graph.errorOutput.contains("(truncated file?)"))
-            let stats = try ProcessRunner.navlog(["storyboard", "stats", broken.path, Self.hackers])
+            let stats = try ProcessRunner.navlog(["storyboard", "stats", broken.path, try Self.hackers])
             #expect(stats.status == 1)
             #expect(stats.output.contains("total (1 file)"))
             let none = try ProcessRunner.navlog(["storyboard", "stats"])

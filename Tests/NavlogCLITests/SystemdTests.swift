@@ -150,9 +150,10 @@ struct SystemdTests {
         try TestEnvironment.withTemporaryDirectory { dir in
             let socket = dir.appendingPathComponent("activated.sock").path
             let data = dir.appendingPathComponent("data").path
-            // Spawned and reaped with POSIX calls: systemd-socket-activate execs navlogd in place.
+            // Spawned (dying with the test process) and reaped with POSIX calls: systemd-socket-activate
+            // execs navlogd in place.
             let logFile = dir.appendingPathComponent("activate.log").path
-            let pid = try Self.spawn(
+            let pid = try TestChildProcesses.spawn(
                 ["/usr/bin/systemd-socket-activate", "-l", socket, TestEnvironment.binaries.appendingPathComponent("navlogd").path, "--data-dir", data], standardError: logFile)
             defer { kill(pid, SIGKILL); var status: Int32 = 0; waitpid(pid, &status, WNOHANG) }
             let deadline = Date().addingTimeInterval(20)
@@ -176,21 +177,6 @@ struct SystemdTests {
             #expect(log.contains("Serving the socket systemd passed"))
             #expect(try ProcessRunner.navlog(["cat", "--data-dir", data]).output.split(separator: "\n").count == 50)
         }
-    }
-
-    /// Starts `arguments` with posix_spawn, standard error to `standardError`; returns its pid.
-    static func spawn(_ arguments: [String], standardError: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        var pid: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard result == 0 else { throw TestFailure("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
-        return pid
     }
 
     @Test("navlogd tells NOTIFY_SOCKET READY, STATUS, WATCHDOG at half of WATCHDOG_USEC, and STOPPING")

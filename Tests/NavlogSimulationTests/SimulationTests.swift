@@ -12,7 +12,6 @@ import Testing
 /// misuse is reported with the code intended.
 @Suite("Sessions simulated from storyboards")
 struct SimulationTests {
-    static let corpus = TestEnvironment.shared.appendingPathComponent("storyboards")
     static let demo = TestEnvironment.packageRoot.appendingPathComponent("tools/demo-storyboards/Cookbook.storyboard").path
 
     /// The corpus's storyboards; throws, naming the folder, when it is not there.
@@ -82,7 +81,9 @@ struct SimulationTests {
     func misuseIsReported() throws {
         var codes = Set<AnomalyCode>()
         let corpus = try Self.corpusFiles()
-        try #require(corpus.count > 20, "\(Self.corpus.path) holds \(corpus.count) storyboards, not the corpus of 63")
+        try #require(
+            corpus.count > 20,
+            "\(MissingTestInput(path: URL(fileURLWithPath: corpus[0]).deletingLastPathComponent().path, what: "holds \(corpus.count) storyboards, not the corpus of 63"))")
         for (number, paths) in [[Self.demo], [Self.demo], [corpus[5]], [corpus[20]]].enumerated() {
             let configuration = SimulationConfiguration(
                 sessions: 60, seed: UInt64(100 + number), concurrency: 8, idiom: number % 2 == 0 ? "pad" : "phone", misuseRate: 0.2, meanActions: 12)

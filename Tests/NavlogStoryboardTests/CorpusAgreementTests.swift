@@ -62,7 +62,7 @@ struct CorpusAgreementTests {
     /// it is higher by exactly their number (2, both in AltStore's Main storyboard).
     @Test("n_scenes of MANIFEST.tsv matches; n_segues is higher by exactly the nested commit/preview segues")
     func countsMatchManifest() throws {
-        let manifest = try String(contentsOf: Corpus.directory.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+        let manifest = try String(contentsOfFile: try Corpus.path("MANIFEST.tsv"), encoding: .utf8)
         // MANIFEST.tsv has CRLF line ends: "\r\n" is one Character, so split on newlines, not "\n".
         var lines = manifest.split(whereSeparator: \.isNewline).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         let header = lines.removeFirst()
@@ -70,11 +70,11 @@ struct CorpusAgreementTests {
         let scenes = try #require(header.firstIndex(of: "n_scenes"))
         let segues = try #require(header.firstIndex(of: "n_segues"))
         #expect(lines.count == 63)
-        let expected = try Self.independentCounts(lines.map { Corpus.path($0[file]) })
+        let expected = try Self.independentCounts(try lines.map { try Corpus.path($0[file]) })
         var nestedTotal = 0
         for row in lines {
             let storyboard = try Corpus.load(row[file])
-            let nested = expected[Corpus.path(row[file])]?.ignored["nested"] ?? 0
+            let nested = expected[try Corpus.path(row[file])]?.ignored["nested"] ?? 0
             nestedTotal += nested
             #expect(storyboard.scenes.count == Int(row[scenes]), "\(row[file])")
             #expect(storyboard.segues.count + nested == Int(row[segues]), "\(row[file])")

@@ -41,7 +41,9 @@ struct FuzzRegressionStoryboardTests {
     }
 
     @Test("mini fuzz: 2,000 mutations of two small corpus storyboards parse or fail with a StoryboardError, each within its time budget")
-    func miniFuzz() async {
+    func miniFuzz() async throws {
+        // Its input first, here: a missing corpus fails the test naming the file, before the child.
+        _ = try StoryboardFuzz.seedFiles()
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             ExitTestChild.run { try StoryboardFuzz.run() }
         }
@@ -59,10 +61,14 @@ enum StoryboardFuzz {
         "keepassium__KeePassium__KeePassium__Base.lproj__Main.storyboard",
     ]
 
+    /// The seeds' paths; throws ``MissingTestInput`` naming the first one missing.
+    static func seedFiles() throws -> [URL] {
+        try seeds.map { try TestEnvironment.sharedFile("storyboards/\($0)") }
+    }
+
     static func run() throws {
         alarm(120)
-        let directory = TestEnvironment.shared.appendingPathComponent("storyboards")
-        let files = try seeds.map { Array(try Data(contentsOf: directory.appendingPathComponent($0))) }
+        let files = try seedFiles().map { Array(try Data(contentsOf: $0)) }
         var mutator = ByteMutator(seed: 0x7374_6F72_7962_6F61, interesting: Array("<>\"'=&/ segue scene".utf8), truncationKeepsHalf: true, maximumCopy: 256)
         var parsed = 0
         for round in 0..<rounds {

@@ -19,7 +19,7 @@ struct MalformedInputTests {
 
     @Test("a real storyboard cut in the middle of a line: truncated, at its last line, inside the open element")
     func truncatedMidLine() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Corpus.emojiArt)))
+        let data = try Data(contentsOf: URL(fileURLWithPath: try Corpus.path(Corpus.emojiArt)))
         let cut = data.prefix(20_000)
         let lines = cut.count { $0 == 0x0A } + 1
         let error = try #require(failure(String(decoding: cut, as: UTF8.self), path: "/virtual/EmojiArt.storyboard"))
@@ -56,7 +56,7 @@ struct MalformedInputTests {
     func truncatedFileOnDisk() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
             let file = dir.appendingPathComponent("Main.storyboard")
-            let data = try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Corpus.naterade)))
+            let data = try Data(contentsOf: URL(fileURLWithPath: try Corpus.path(Corpus.naterade)))
             try data.prefix(data.count / 2).write(to: file)
             #expect {
                 _ = try Storyboard.load(path: file.path)

@@ -3,22 +3,19 @@ import NavlogStoryboard
 import NavlogTesting
 
 /// The storyboards of real apps in `../shared/storyboards` (read in place, never copied into
-/// the repository).
+/// the repository). Each accessor throws ``MissingTestInput``, naming the path, when the
+/// corpus or the file is not there.
 enum Corpus {
-    /// The corpus folder.
-    static let directory = TestEnvironment.shared.appendingPathComponent("storyboards")
-
     /// Every `.storyboard` file of the corpus, sorted by name.
     static func files() throws -> [URL] {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".storyboard") }.sorted()
-            .map { directory.appendingPathComponent($0) }
+        try TestEnvironment.sharedFiles(in: "storyboards", endingIn: ".storyboard")
     }
 
-    /// The path of corpus file `name`.
-    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    /// The path of corpus file `name` (`MANIFEST.tsv` too).
+    static func path(_ name: String) throws -> String { try TestEnvironment.sharedFile("storyboards/\(name)").path }
 
     /// Loads corpus file `name`.
-    static func load(_ name: String) throws -> Storyboard { try Storyboard.load(path: path(name)) }
+    static func load(_ name: String) throws -> Storyboard { try Storyboard.load(path: try path(name)) }
 
     /// Loads corpus file `file` as if it were named `name` (the corpus flattens paths into file
     /// names, so `Base.lproj/Main.storyboard` is `…__Base.lproj__Main.storyboard` here).

@@ -26,22 +26,10 @@ import urllib.request
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from navlog_stack import NAVLOG, NAVLOGD, ROOT, popen  # Tests/conftest.py puts Tests/support on the path
+
 HERE = pathlib.Path(__file__).resolve().parent
 STORYBOARD = ROOT / "tools" / "demo-storyboards" / "Cookbook.storyboard"
-
-
-def bin_dir():
-    configured = os.environ.get("NAVLOG_BIN_DIR")
-    if configured:
-        return pathlib.Path(configured)
-    path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    return pathlib.Path(path)
-
-
-BIN = bin_dir()
-NAVLOG = str(BIN / "navlog")
-NAVLOGD = str(BIN / "navlogd")
 
 
 def run(*args, check=True):
@@ -53,8 +41,8 @@ def run(*args, check=True):
 
 def start_serve(data, *extra):
     """Starts `navlog serve` on a free port; returns (process, base URL, first stderr line)."""
-    process = subprocess.Popen([NAVLOG, "serve", "--data-dir", str(data), "--listen", "127.0.0.1:0", *extra],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = popen([NAVLOG, "serve", "--data-dir", str(data), "--listen", "127.0.0.1:0", *extra],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = process.stderr.readline()
     match = re.search(r"listening on (http://[^/ ]+)/", line)
     if not match:
@@ -77,7 +65,7 @@ def recorded():
     """A navlogd with recorded sessions, and navlog serve over its data directory."""
     work = pathlib.Path(tempfile.mkdtemp(prefix="navlog-browser-"))
     data, socket = work / "data", work / "navlog.sock"
-    daemon = subprocess.Popen([NAVLOGD, "--socket", str(socket), "--data-dir", str(data)], stderr=open(work / "navlogd.log", "w"))
+    daemon = popen([NAVLOGD, "--socket", str(socket), "--data-dir", str(data)], stderr=open(work / "navlogd.log", "w"))
     for _ in range(100):
         if socket.exists():
             break
@@ -101,7 +89,7 @@ def browser():
     driver_path = shutil.which("chromedriver")
     if not chromium or not driver_path:
         pytest.fail("Chromium and its driver are needed for the viewer's tests: apt-get install -y chromium chromium-driver "
-                    "(tools/setup-deps does it). They are not skipped.")
+                    "(tools/setup-deps --test does it). They are not skipped.")
     options = webdriver.ChromeOptions()
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1440,1000"]:
         options.add_argument(argument)

@@ -16,6 +16,7 @@ import time
 import pytest
 
 from client_support import BreakingProxy, ClientStack, assert_exactly_once, write_events
+from navlog_stack import popen
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def test_the_client_killed_mid_upload_resumes_from_its_queue(stack, tmp_path):
     kills = 0
     stored_before = 0
     for round in range(6):
-        process = subprocess.Popen(s.send_command(path, queue), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = popen(s.send_command(path, queue), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(random.uniform(0.4, 1.2))
         if process.poll() is not None:
             break
@@ -93,7 +94,7 @@ def test_the_intake_killed_and_restarted_mid_send(stack, tmp_path):
     path = tmp_path / "events.jsonl"
     expected = write_events(path, 20_000, sessions=100)
     queue = tmp_path / "queue"
-    process = subprocess.Popen(s.send_command(path, queue, timeout=120), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = popen(s.send_command(path, queue, timeout=120), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.5)
     s.stop("intake", signal.SIGKILL)
     time.sleep(2.5)
@@ -111,7 +112,7 @@ def test_navlogd_disk_full_is_503_and_the_client_waits_then_resends(stack, tmp_p
     expected = write_events(path, 4_000)
     queue = tmp_path / "queue"
     subprocess.run(["prlimit", "--pid", str(s.daemon.pid), "--fsize=1:"], check=True)
-    process = subprocess.Popen(s.send_command(path, queue), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = popen(s.send_command(path, queue), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while s.answers()["503"] < 2 and time.time() < deadline:
         time.sleep(0.2)

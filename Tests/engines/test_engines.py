@@ -11,7 +11,7 @@ navlog has (`navlog query sql "SELECT * FROM TABLE"`), value for value; and the 
 (views, sessions and dwell per screen, transitions, session counts) equal `navlog query`'s.
 
 Run by tools/test after the Swift tests, against the debug build's binaries (NAVLOG_BIN_DIR).
-tools/setup-deps installs PySpark, Java, chDB and DuckDB; the tests never skip.
+tools/setup-deps --test installs PySpark, Java, chDB and DuckDB; the tests never skip.
 """
 
 import json

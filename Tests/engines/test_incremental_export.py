@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import time
 
+from navlog_stack import popen
 from test_engines import BENCH, NAVLOG, TABLES, deliver_late, navlog, statements
 
 ROUNDS = 20
@@ -60,7 +61,7 @@ def test_killed_incremental_runs_leave_every_row_exactly_once():
             if next_part < len(parts) and round_number % 6 == 5:
                 navlog("ingest", "--data-dir", str(data), str(parts[next_part]))
                 next_part += 1
-            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            process = popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             time.sleep(rng.uniform(0.0, 0.9))
             process.kill()
             process.wait()

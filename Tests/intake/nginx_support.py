@@ -17,13 +17,13 @@ import time
 
 import pytest
 
-from navlog_stack import BENCH, NAVLOG, NAVLOGD, ROOT, free_port, navlog, read_events  # noqa: F401 (re-exported to the nginx tests)
+from navlog_stack import BENCH, NAVLOG, NAVLOGD, ROOT, free_port, navlog, popen, read_events  # noqa: F401 (re-exported to the nginx tests)
 TEMPLATES = ROOT / "tools" / "intake"
 
 
 def nginx_binary():
     """Debian's nginx, installed when missing (tools/intake/install-nginx, as tools/setup-deps
-    does); the test is skipped, saying why, only when it cannot be installed."""
+    --test does); the test is skipped, saying why, only when it cannot be installed."""
     found = shutil.which("nginx") or (os.path.exists("/usr/sbin/nginx") and "/usr/sbin/nginx")
     if found:
         return found
@@ -32,7 +32,7 @@ def nginx_binary():
         found = shutil.which("nginx") or (os.path.exists("/usr/sbin/nginx") and "/usr/sbin/nginx")
         if found:
             return found
-    pytest.skip("nginx is not installed and could not be installed (apt-get install nginx, or run tools/setup-deps as root)")
+    pytest.skip("nginx is not installed and could not be installed (apt-get install nginx, or run tools/setup-deps --test as root)")
 
 
 def wait_for_port(port, timeout=30, host="127.0.0.1"):
@@ -68,8 +68,8 @@ class Navlogd:
         config = self.directory / "navlogd.json"
         config.write_text(json.dumps({"relayUIDs": [os.getuid()]}))
         self.log = open(self.directory / "navlogd.log", "w")
-        self.process = subprocess.Popen([NAVLOGD, "--socket", self.socket, "--data-dir", self.data, "--config", str(config)],
-                                        stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = popen([NAVLOGD, "--socket", self.socket, "--data-dir", self.data, "--config", str(config)],
+                             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while not os.path.exists(self.socket):
             if self.process.poll() is not None or time.time() > deadline:
@@ -108,7 +108,7 @@ class Intake:
             arguments += ["--trusted-proxy", trusted_proxy]
         self.log_path = self.directory / "intake.log"
         self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen(arguments, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = popen(arguments, stdout=self.log, stderr=subprocess.STDOUT)
         # Ready when it says so ("listening on", if its output is flushed) or its port answers.
         deadline = time.time() + 60
         while "listening on" not in self.log_path.read_text():
@@ -174,7 +174,7 @@ http {{
         base = [self.binary, "-p", str(self.prefix), "-c", str(self.conf), "-e", str(self.prefix / "logs" / "error.log")]
         check = subprocess.run(base + ["-t"], capture_output=True, text=True)
         assert check.returncode == 0, f"nginx -t: {check.stderr}\n{http_conf}"
-        self.process = subprocess.Popen(base, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.process = popen(base, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def error_log(self):
         path = self.prefix / "logs" / "error.log"

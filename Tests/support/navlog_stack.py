@@ -1,5 +1,6 @@
-"""What the Python end-to-end suites share (Tests/intake, Tests/client): where the built binaries
-are, free loopback ports, and `Stack`: navlogd (trusting this uid to relay key ids) with
+"""What the Python end-to-end suites share (Tests/intake, Tests/client, Tests/browser,
+Tests/engines): where the built binaries are, `popen` (a program that dies with the test
+process), free loopback ports, and `Stack`: navlogd (trusting this uid to relay key ids) with
 `navlog intake` in front of it, each in a private directory, each stoppable and restartable.
 
 Tests/conftest.py puts this folder on sys.path.
@@ -12,7 +13,10 @@ import os
 import pathlib
 import signal
 import socket
+import shutil
 import subprocess
+import sys
+import threading
 import time
 import urllib.request
 
@@ -32,6 +36,34 @@ BIN = bin_dir()
 NAVLOG = str(BIN / "navlog")
 NAVLOGD = str(BIN / "navlogd")
 BENCH = str(BIN / "navlog-bench")
+LAUNCHER = BIN / "navlog-test-launch"
+
+
+def dying_with_test(command):
+    """`command` as navlog-test-launch runs it: Linux SIGKILLs the program when this process
+    dies (PR_SET_PDEATHSIG), even when it is killed and runs no cleanup, so no daemon a test
+    started outlives the test run. The signal follows the *thread* that forks, so children are
+    started from the main thread, which lives as long as pytest; from another thread this raises.
+    Without the launcher built (swift build --build-tests builds it), `command` as it is, said
+    once on standard error; a program that cannot be found, as it is too (Popen then fails)."""
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("start the programs of a test from the main thread: a child started from another thread "
+                           "would be killed when that thread ends (PR_SET_PDEATHSIG follows the thread)")
+    command = [str(part) for part in command]
+    if not os.access(LAUNCHER, os.X_OK):
+        if not getattr(dying_with_test, "warned", False):
+            dying_with_test.warned = True
+            print(f"navlog tests: {LAUNCHER} is not built; programs the tests start may outlive a killed test process", file=sys.stderr)
+        return command
+    if not shutil.which(command[0]):
+        return command
+    return [str(LAUNCHER), str(os.getpid()), *command]
+
+
+def popen(command, **kwargs):
+    """subprocess.Popen of `command` through navlog-test-launch (`dying_with_test`): the way the
+    tests start every program that keeps running (daemons, servers, a client killed mid-send)."""
+    return subprocess.Popen(dying_with_test(command), **kwargs)
 
 
 def navlog(*args, check=True, timeout=600):
@@ -87,14 +119,14 @@ class Stack:
     def start_daemon(self):
         log_path = self.directory / "navlogd.log"
         with open(log_path, "a") as log:
-            self.daemon = subprocess.Popen([NAVLOGD, "--socket", self.socket, "--data-dir", self.data, "--config", str(self.config)],
-                                           stdout=log, stderr=subprocess.STDOUT)
+            self.daemon = popen([NAVLOGD, "--socket", self.socket, "--data-dir", self.data, "--config", str(self.config)],
+                                stdout=log, stderr=subprocess.STDOUT)
         self._wait(self.daemon, "navlogd", log_path, 30, lambda: socket.socket(socket.AF_UNIX).connect(self.socket))
 
     def start_intake(self):
         log_path = self.directory / "intake.log"
         with open(log_path, "a") as log:
-            self.intake = subprocess.Popen(
+            self.intake = popen(
                 [NAVLOG, "intake", "--socket", self.socket, "--listen", f"127.0.0.1:{self.port}", "--keys", str(self.keys),
                  "--metrics-listen", f"127.0.0.1:{self.metrics_port}", *self.intake_args],
                 stdout=log, stderr=subprocess.STDOUT)
