@@ -262,10 +262,16 @@ public struct DerivedTableScanner {
         /// session's tags), then the rows of what it changed (``FocusJournal/changes(made:before:after:timestamp:_:)``),
         /// held while a gesture may still prove cancelled (E7).
         private mutating func giveRows(of state: Live, slot: Int, type: EventType, timestamp: Int64, event: EventFacts, into sink: inout Sink) {
-            let before = FocusJournal.Before(anomalies: state.anomaliesSeen)
+            let anomaliesBefore = state.anomaliesSeen
             state.anomaliesSeen = state.replayer.anomalies.count
+            // Most events change nothing: asked from three figures, without lending the state.
+            guard
+                FocusJournal.mayHaveChanged(
+                    type, anomaliesBefore: anomaliesBefore, anomaliesAfter: state.anomaliesSeen,
+                    viewsClosedByLastEvent: state.replayer.viewsClosedByLastEvent)
+            else { return giveEventRow(event, slot: slot, state, into: &sink) }
             var eventRowGiven = false
-            FocusJournal.changes(made: type, before: before, after: state.replayer, timestamp: timestamp) { time, change in
+            FocusJournal.changes(made: type, before: FocusJournal.Before(anomalies: anomaliesBefore), after: state.replayer, timestamp: timestamp) { time, change in
                 if case .start = change {
                     maker.rows(of: change, at: time, session: names[slot], number: slot, &state.rows, ended: true) { _ in }
                     return

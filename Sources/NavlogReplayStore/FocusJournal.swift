@@ -124,6 +124,14 @@ public enum FocusJournal {
         }
     }
 
+    /// Whether event `type` can have changed anything ``changes(made:before:after:timestamp:_:)``
+    /// gives, from three figures of the state: a reader that keeps its state in a class asks
+    /// this per event before lending the whole state (a class's stored state lent to a function
+    /// is copied, every array of it retained).
+    public static func mayHaveChanged(_ type: EventType, anomaliesBefore: Int, anomaliesAfter: Int, viewsClosedByLastEvent: Int) -> Bool {
+        type == .sessionStart || type == .appBackground || type == .sessionEnd || anomaliesAfter > anomaliesBefore || viewsClosedByLastEvent > 0
+    }
+
     /// Calls `body` with what event `type` at `timestamp` changed between `before` and `after`
     /// (the session's state after applying it), in the order the journal records them: the
     /// session's start; the anomalies it raised; the views it closed, the earlier first (two
@@ -132,6 +140,10 @@ public enum FocusJournal {
     public static func changes(
         made type: EventType, before: Before, after: borrowing SessionReplayer, timestamp: Int64, _ body: (_ timestamp: Int64, Change) throws -> Void
     ) rethrows {
+        guard
+            mayHaveChanged(
+                type, anomaliesBefore: before.anomalies, anomaliesAfter: after.anomalies.count, viewsClosedByLastEvent: after.viewsClosedByLastEvent)
+        else { return }
         if type == .sessionStart {
             let info = after.info
             try body(timestamp, .start(app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? ""))
