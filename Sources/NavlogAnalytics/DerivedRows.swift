@@ -9,17 +9,10 @@ public import NavlogReplay
 
 /// Who a session was: the app, its version, the device.
 public struct SessionTags: Sendable, Hashable {
-    public var app: String
-    public var version: String
-    public var idiom: String
-    public var device: String
-
-    public init(app: String = "", version: String = "", idiom: String = "", device: String = "") {
-        self.app = app
-        self.version = version
-        self.idiom = idiom
-        self.device = device
-    }
+    public var app = ""
+    public var version = ""
+    public var idiom = ""
+    public var device = ""
 }
 
 /// `events`: one row per stored event.

@@ -26,11 +26,6 @@ struct ExportRowEncoder: SQLRowEncoder {
     }
 
     @inline(__always)
-    mutating func optionalInteger(_ value: Int64?) {
-        if let value { integer(value) } else { null() }
-    }
-
-    @inline(__always)
     mutating func text(_ value: String) {
         separator()
         if csv {
@@ -48,18 +43,13 @@ struct ExportRowEncoder: SQLRowEncoder {
     }
 
     @inline(__always)
-    mutating func optionalText(_ value: String?) {
-        if let value { text(value) } else { null() }
-    }
-
-    @inline(__always)
     mutating func boolean(_ value: Bool) {
         separator()
         output.bool(value)
     }
 
     @inline(__always)
-    private mutating func null() {
+    mutating func null() {
         separator()
         if csv { output.raw("\\N") } else { output.null() }
     }

@@ -377,12 +377,6 @@ public struct SQLTableSink: DerivedTableSink {
         }
 
         @inline(__always)
-        mutating func optionalInteger(_ value: Int64?) {
-            if let value { sqlite3_bind_int64(statement, index, value) } else { sqlite3_bind_null(statement, index) }
-            index += 1
-        }
-
-        @inline(__always)
         mutating func text(_ value: String) {
             let statement = statement
             let index = index
@@ -401,8 +395,9 @@ public struct SQLTableSink: DerivedTableSink {
         }
 
         @inline(__always)
-        mutating func optionalText(_ value: String?) {
-            if let value { text(value) } else { sqlite3_bind_null(statement, index); index += 1 }
+        mutating func null() {
+            sqlite3_bind_null(statement, index)
+            index += 1
         }
 
         @inline(__always)

@@ -201,17 +201,27 @@ public enum SQLTable: String, Sendable, Hashable, CaseIterable, Comparable {
 public protocol SQLRowEncoder {
     /// An INTEGER value.
     mutating func integer(_ value: Int64)
-    /// An INTEGER value or NULL.
-    mutating func optionalInteger(_ value: Int64?)
     /// A TEXT value.
     mutating func text(_ value: String)
-    /// A TEXT value or NULL.
-    mutating func optionalText(_ value: String?)
     /// A truth value.
     mutating func boolean(_ value: Bool)
+    /// NULL.
+    mutating func null()
 }
 
 extension SQLRowEncoder {
+    /// An INTEGER value or NULL.
+    @inline(__always)
+    mutating func optionalInteger(_ value: Int64?) {
+        if let value { integer(value) } else { null() }
+    }
+
+    /// A TEXT value or NULL.
+    @inline(__always)
+    mutating func optionalText(_ value: String?) {
+        if let value { text(value) } else { null() }
+    }
+
     @inline(__always)
     mutating func tags(_ session: String, _ tags: SessionTags) {
         text(session)

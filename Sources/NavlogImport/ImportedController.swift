@@ -66,13 +66,6 @@ public struct ImportedObservation: Sendable {
     public var kind: Kind
     /// Tie-break for equal timestamps: the order the source gave.
     public var order: Int
-
-    /// An observation.
-    public init(timestamp: Int64, kind: Kind, order: Int) {
-        self.timestamp = timestamp
-        self.kind = kind
-        self.order = order
-    }
 }
 
 extension ImportedController {

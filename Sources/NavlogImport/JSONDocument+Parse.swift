@@ -48,6 +48,19 @@ extension JSONDocument {
 
         func fail(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(offset: position, reason: reason) }
 
+        /// After a member or element: true past a `,` (another follows), false past `closing`
+        /// (the container ends); anything else is an error naming `container` (`object` or `array`).
+        mutating func moreFollow(closing: UInt8, in container: String) throws(JSONSyntaxError) -> Bool {
+            skipSpace()
+            guard position < buffer.count else { throw fail("the \(container) ends too early (a truncated record?)") }
+            let byte = buffer[position]
+            guard byte == UInt8(ascii: ",") || byte == closing else {
+                throw fail("expected ',' or '\(Character(Unicode.Scalar(closing)))' in an \(container)")
+            }
+            position += 1
+            return byte == UInt8(ascii: ",")
+        }
+
         mutating func value(into entries: inout [Entry], depth: Int) throws(JSONSyntaxError) {
             guard position < buffer.count else { throw fail("the value ends too early (a truncated record?)") }
             guard depth < JSONDocument.maximumDepth else { throw fail("values nested deeper than \(JSONDocument.maximumDepth) levels") }
@@ -61,7 +74,7 @@ extension JSONDocument {
                 if position < buffer.count, buffer[position] == UInt8(ascii: "}") {
                     position += 1
                 } else {
-                    while true {
+                    repeat {
                         skipSpace()
                         guard position < buffer.count, buffer[position] == UInt8(ascii: "\"") else { throw fail("expected a key in quotes") }
                         try string(into: &entries)
@@ -70,16 +83,7 @@ extension JSONDocument {
                         position += 1
                         skipSpace()
                         try value(into: &entries, depth: depth + 1)
-                        skipSpace()
-                        guard position < buffer.count else { throw fail("the object ends too early (a truncated record?)") }
-                        if buffer[position] == UInt8(ascii: ",") {
-                            position += 1
-                            continue
-                        }
-                        guard buffer[position] == UInt8(ascii: "}") else { throw fail("expected ',' or '}' in an object") }
-                        position += 1
-                        break
-                    }
+                    } while try moreFollow(closing: UInt8(ascii: "}"), in: "object")
                 }
             case UInt8(ascii: "["):
                 entries.append(Entry(kind: .array, escaped: false, flag: false, start: start, end: start, next: 0))
@@ -88,19 +92,10 @@ extension JSONDocument {
                 if position < buffer.count, buffer[position] == UInt8(ascii: "]") {
                     position += 1
                 } else {
-                    while true {
+                    repeat {
                         skipSpace()
                         try value(into: &entries, depth: depth + 1)
-                        skipSpace()
-                        guard position < buffer.count else { throw fail("the array ends too early (a truncated record?)") }
-                        if buffer[position] == UInt8(ascii: ",") {
-                            position += 1
-                            continue
-                        }
-                        guard buffer[position] == UInt8(ascii: "]") else { throw fail("expected ',' or ']' in an array") }
-                        position += 1
-                        break
-                    }
+                    } while try moreFollow(closing: UInt8(ascii: "]"), in: "array")
                 }
             case UInt8(ascii: "\""):
                 try string(into: &entries)

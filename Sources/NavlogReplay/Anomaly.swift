@@ -83,14 +83,6 @@ public struct EventPosition: Sendable, Hashable {
     public var lsn: UInt64?
     /// The event's 0-based position in the session.
     public var index: Int
-
-    /// Creates a position.
-    public init(sequence: UInt64?, timestamp: Int64, lsn: UInt64?, index: Int) {
-        self.sequence = sequence
-        self.timestamp = timestamp
-        self.lsn = lsn
-        self.index = index
-    }
 }
 
 /// One anomaly: what went wrong, by which rule, at which event, with which controllers.

@@ -279,22 +279,6 @@ public struct SessionReplayer: Sendable {
         /// For a closed view that ended before the event that closed it (E6: at a pop found
         /// completed afterwards): when it ended. Nil when it ended at that event.
         public var end: Int64?
-
-        /// Creates a visit.
-        public init(
-            since: Int64 = 0, dwellBaseline: Int64 = 0, cause: EventType = .sessionStart, detail: String? = nil, index: Int = 0, sequence: UInt64? = nil,
-            screen: Int32 = -1, from: Int32 = -1, started: Bool = false
-        ) {
-            self.since = since
-            self.dwellBaseline = dwellBaseline
-            self.cause = cause
-            self.detail = detail
-            self.index = index
-            self.sequence = sequence
-            self.screen = screen
-            self.from = from
-            self.started = started
-        }
     }
 
     /// The deepest navigation stack and presentation chain the focus path has had.

@@ -34,13 +34,6 @@ public enum FocusJournal {
         public var timestamp: Int64
         /// What changed.
         public var change: Change
-
-        /// Creates a record.
-        public init(session: String, timestamp: Int64, change: Change) {
-            self.session = session
-            self.timestamp = timestamp
-            self.change = change
-        }
     }
 
     /// An anomaly as the journal records it: the engine's ``Anomaly`` with its controllers
@@ -55,16 +48,6 @@ public enum FocusJournal {
         /// The controllers involved, by id, space-separated.
         public var controllers: String
         public var message: String
-
-        /// Creates an entry.
-        public init(sequence: UInt64?, lsn: UInt64?, code: AnomalyCode, rule: String?, controllers: String, message: String) {
-            self.sequence = sequence
-            self.lsn = lsn
-            self.code = code
-            self.rule = rule
-            self.controllers = controllers
-            self.message = message
-        }
     }
 
     /// What a session's end record holds: the view still open at its end, and its figures.
@@ -82,30 +65,6 @@ public enum FocusJournal {
         /// The deepest navigation stack and presentation chain it reached.
         public var stack: Int
         public var presentations: Int
-
-        /// The view `state` has open, closed at `end`, and its figures.
-        public init(_ state: borrowing SessionReplayer, end: Int64) {
-            let info = state.info
-            closed = state.screenView(state.visit, end: end)
-            events = state.eventCount
-            anomalies = state.anomalies.count
-            first = info.firstTimestamp ?? 0
-            last = info.lastTimestamp ?? 0
-            visits = state.viewsClosed + (closed == nil ? 0 : 1)
-            stack = state.deepest.stack
-            presentations = state.deepest.presentations
-        }
-
-        init(closed: ScreenView?, events: Int, anomalies: Int, first: Int64, last: Int64, visits: Int, stack: Int, presentations: Int) {
-            self.closed = closed
-            self.events = events
-            self.anomalies = anomalies
-            self.first = first
-            self.last = last
-            self.visits = visits
-            self.stack = stack
-            self.presentations = presentations
-        }
     }
 
     /// The state of a session before an event, for ``changes(made:before:after:timestamp:_:)``.
@@ -552,5 +511,21 @@ public enum FocusJournal {
             if makeStrings { sessions.append((String(decoding: raw, as: UTF8.self), Int(first))) }
         }
         return sessions
+    }
+}
+
+// In an extension, so that Swift still makes the memberwise initializer the journal's decoder uses.
+extension FocusJournal.Ending {
+    /// The view `state` has open, closed at `end`, and its figures.
+    public init(_ state: borrowing SessionReplayer, end: Int64) {
+        let info = state.info
+        closed = state.screenView(state.visit, end: end)
+        events = state.eventCount
+        anomalies = state.anomalies.count
+        first = info.firstTimestamp ?? 0
+        last = info.lastTimestamp ?? 0
+        visits = state.viewsClosed + (closed == nil ? 0 : 1)
+        stack = state.deepest.stack
+        presentations = state.deepest.presentations
     }
 }

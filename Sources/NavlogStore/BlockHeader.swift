@@ -40,13 +40,6 @@ public struct BlockHeader: Hashable, Sendable {
         public var payloadSize: Int
         /// CRC-32C of the frame's bytes.
         public var checksum: UInt32
-
-        /// A frame table entry.
-        public init(size: Int, payloadSize: Int, checksum: UInt32) {
-            self.size = size
-            self.payloadSize = payloadSize
-            self.checksum = checksum
-        }
     }
 
     /// LSN of the block's first event; the others follow without gaps.

@@ -28,14 +28,8 @@ struct BlockReader: ~Copyable {
         } catch {
             throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.message)", path: file.path, offset: frameOffset)
         }
-        // Hand the payload to the block and take its old buffer back, so neither reallocates.
-        swap(&payload, &block.payload)
-        let decoded = block.payload
-        block.payload = []
-        do {
-            try block.decode(payload: decoded, header: header, locatingBodies: locatingBodies)
-        } catch {
-            throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.reason).", path: file.path, offset: frameOffset)
+        try decodePayload(into: &block, path: file.path, offset: frameOffset) { (block, payload) throws(DecodedBlock.DecodingError) in
+            try block.decode(payload: payload, header: header, locatingBodies: locatingBodies)
         }
     }
 }
@@ -70,13 +64,8 @@ extension BlockReader {
                 throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset + frameStart): \(error.message)", path: file.path, offset: frameOffset + frameStart)
             }
         }
-        swap(&payload, &block.payload)
-        let decoded = block.payload
-        block.payload = []
-        do {
-            try block.decode(payload: decoded, header: header, groupResidue: residue, modulus: modulus)
-        } catch {
-            throw StoreError(code: .damaged, message: "\(file.path) at byte \(frameOffset): \(error.reason).", path: file.path, offset: frameOffset)
+        try decodePayload(into: &block, path: file.path, offset: frameOffset) { (block, payload) throws(DecodedBlock.DecodingError) in
+            try block.decode(payload: payload, header: header, groupResidue: residue, modulus: modulus)
         }
     }
 }
@@ -173,13 +162,8 @@ extension BlockReader {
             size += part.size > 0 ? part.payloadSize : 0
         }
         payload.setCount(size, filler: 0)
-        swap(&payload, &block.payload)
-        let decoded = block.payload
-        block.payload = []
-        do {
-            try block.decode(payload: decoded, header: header, session: wanted, receiveTimesAndPeers: receiveTimesAndPeers)
-        } catch {
-            throw StoreError(code: .damaged, message: "\(file.path) at byte \(dataOffset): \(error.reason).", path: file.path, offset: dataOffset)
+        try decodePayload(into: &block, path: file.path, offset: dataOffset) { (block, payload) throws(DecodedBlock.DecodingError) in
+            try block.decode(payload: payload, header: header, session: wanted, receiveTimesAndPeers: receiveTimesAndPeers)
         }
     }
 
@@ -276,5 +260,25 @@ enum SegmentIndexBuilder {
             }
         }
         return postings
+    }
+}
+
+extension BlockReader {
+    /// Hands the payload read to `block` and takes the block's old buffer back, so neither
+    /// reallocates, then decodes it with `decode`. A payload that does not decode is damage at
+    /// byte `offset` of the file at `path`.
+    @inline(__always)
+    fileprivate mutating func decodePayload(
+        into block: inout DecodedBlock, path: String, offset: Int,
+        _ decode: (inout DecodedBlock, consuming [UInt8]) throws(DecodedBlock.DecodingError) -> Void
+    ) throws(StoreError) {
+        swap(&payload, &block.payload)
+        let decoded = block.payload
+        block.payload = []
+        do {
+            try decode(&block, decoded)
+        } catch {
+            throw StoreError(code: .damaged, message: "\(path) at byte \(offset): \(error.reason).", path: path, offset: offset)
+        }
     }
 }

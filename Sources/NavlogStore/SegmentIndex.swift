@@ -30,28 +30,6 @@ public struct SegmentIndex: Equatable, Sendable {
 
         /// Last LSN.
         public var lastLSN: UInt64 { BlockHeader.lastLSN(first: firstLSN, count: count) }
-
-        init(_ location: BlockLocation) {
-            offset = location.offset
-            size = location.header.blockSize
-            firstLSN = location.header.firstLSN
-            count = location.header.eventCount
-            minTimestamp = location.header.minTimestamp
-            maxTimestamp = location.header.maxTimestamp
-            minReceived = location.header.minReceived
-            maxReceived = location.header.maxReceived
-        }
-
-        init(offset: Int, size: Int, firstLSN: UInt64, count: Int, minTimestamp: Int64, maxTimestamp: Int64, minReceived: Int64, maxReceived: Int64) {
-            self.offset = offset
-            self.size = size
-            self.firstLSN = firstLSN
-            self.count = count
-            self.minTimestamp = minTimestamp
-            self.maxTimestamp = maxTimestamp
-            self.minReceived = minReceived
-            self.maxReceived = maxReceived
-        }
     }
 
     /// A session's presence in a block.
@@ -246,5 +224,20 @@ public struct SegmentIndex: Equatable, Sendable {
             else { return false }
         }
         return entries[0].count > 0
+    }
+}
+
+// In an extension, so that Swift still makes the memberwise initializer the index reader uses.
+extension SegmentIndex.Entry {
+    /// The entry of a block just written.
+    init(_ location: BlockLocation) {
+        offset = location.offset
+        size = location.header.blockSize
+        firstLSN = location.header.firstLSN
+        count = location.header.eventCount
+        minTimestamp = location.header.minTimestamp
+        maxTimestamp = location.header.maxTimestamp
+        minReceived = location.header.minReceived
+        maxReceived = location.header.maxReceived
     }
 }

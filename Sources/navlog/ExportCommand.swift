@@ -124,8 +124,8 @@ struct ExportCommand: ParsableCommand {
         }
         if incremental {
             guard state != nil else { throw ValidationError("--incremental needs --state FILE: where it keeps what it has exported between runs.") }
-            guard QueryFunnelCommand.duration(idle) != nil else { throw ValidationError("--idle takes a duration such as 90s, 10m or 2h, not \(idle).") }
-            guard QueryFunnelCommand.duration(endGrace) != nil else {
+            guard DurationText.microseconds(idle) != nil else { throw ValidationError("--idle takes a duration such as 90s, 10m or 2h, not \(idle).") }
+            guard DurationText.microseconds(endGrace) != nil else {
                 throw ValidationError("--end-grace takes a duration such as 0s, 90s or 5m, not \(endGrace).")
             }
             if overwrite { throw ValidationError("--incremental adds files to the output directory; --overwrite would delete what earlier runs wrote.") }
@@ -173,10 +173,9 @@ struct ExportCommand: ParsableCommand {
         let clock = ContinuousClock()
         let started = clock.now
         var eventsRead = 0
-        let report: ExportReport
         var index: ReplayIndex?
-        do {
-            report = try Exporter.export(options: options) { sink in
+        let report = try reportingFailure("export") {
+            try Exporter.export(options: options) { sink in
                 // The replay index's focus journals give every table but events without a replay.
                 if try scanFocusJournals(reader, filter: filter, into: &sink, command: "export", indexUsed: &index) {
                     eventsRead = reader.eventCount
@@ -190,12 +189,6 @@ struct ExportCommand: ParsableCommand {
                 }
                 eventsRead = scanner.eventsRead
             }
-        } catch let error as StoreError {
-            printError("navlog export: \(error.message)")
-            throw ExitCode.failure
-        } catch {
-            printError("navlog export: \(error)")
-            throw ExitCode.failure
         }
         if showProgress { _ = "\r\u{1B}[K".withCString { write(STDERR_FILENO, $0, strlen($0)) } }
         let elapsed = clock.now - started
@@ -214,16 +207,9 @@ struct ExportCommand: ParsableCommand {
     func runIncremental(_ reader: LogReader, _ options: ExportOptions) throws {
         let clock = ContinuousClock()
         let started = clock.now
-        let report: IncrementalExportReport
-        do {
-            let rule = IncrementalExportRule(idle: QueryFunnelCommand.duration(idle)!, endGrace: QueryFunnelCommand.duration(endGrace)!)
-            report = try IncrementalExporter.run(reader: reader, options: options, statePath: state!, rule: rule)
-        } catch let error as ExportError {
-            printError("navlog export: \(error.message)")
-            throw ExitCode.failure
-        } catch let error as StoreError {
-            printError("navlog export: \(error.message)")
-            throw ExitCode.failure
+        let rule = IncrementalExportRule(idle: DurationText.microseconds(idle)!, endGrace: DurationText.microseconds(endGrace)!)
+        let report = try reportingFailure("export") {
+            try IncrementalExporter.run(reader: reader, options: options, statePath: state!, rule: rule)
         }
         let elapsed = clock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

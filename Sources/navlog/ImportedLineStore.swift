@@ -51,14 +51,8 @@ struct ImportedLineStore {
     /// Appends the lines held to the log.
     /// - Throws: `ExitCode.failure` when the log cannot be appended to (reported).
     mutating func flush() throws {
-        guard !batch.isEmpty else { return }
-        do {
-            try log.append(batch)
-        } catch {
-            printError("navlog import: \(error.description) Run the command again once the problem is fixed; events already stored are not stored twice.")
-            throw ExitCode.failure
-        }
-        batch.removeAll()
+        try log.append(
+            &batch, command: "import", advice: "Run the command again once the problem is fixed; events already stored are not stored twice.")
     }
 
     /// Stores what is held and closes the log, when the import stops before the end of its

@@ -118,14 +118,7 @@ struct IngestCommand: ParsableCommand {
     }
 
     private func append(_ batch: inout EventBatch, to log: EventLog) throws {
-        guard !batch.isEmpty else { return }
-        do {
-            try log.append(batch)
-        } catch {
-            printError("navlog ingest: \(error.description) Run the command again once the problem is fixed; events already stored stay stored.")
-            throw ExitCode.failure
-        }
-        batch.removeAll()
+        try log.append(&batch, command: "ingest", advice: "Run the command again once the problem is fixed; events already stored stay stored.")
     }
 }
 

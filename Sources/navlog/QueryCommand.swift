@@ -213,24 +213,11 @@ struct QueryFunnelCommand: ParsableCommand {
 
     func validate() throws {
         if steps.count < 2 { throw ValidationError("A funnel needs at least two screens.") }
-        if let within, Self.duration(within) == nil { throw ValidationError("--within takes a duration such as 90s, 10m, 2h or 1d, not \(within).") }
-    }
-
-    static func duration(_ text: String) -> Int64? {
-        guard let unit = text.last, let amount = Double(text.dropLast()), amount >= 0 else { return nil }
-        let scale: Double
-        switch unit {
-        case "s": scale = 1e6
-        case "m": scale = 60e6
-        case "h": scale = 3600e6
-        case "d": scale = 86400e6
-        default: return nil
-        }
-        return Int64(amount * scale)
+        if let within, DurationText.microseconds(within) == nil { throw ValidationError("--within takes a duration such as 90s, 10m, 2h or 1d, not \(within).") }
     }
 
     func run() throws {
-        var report = FunnelReport(steps: steps, within: within.flatMap(Self.duration))
+        var report = FunnelReport(steps: steps, within: within.flatMap(DurationText.microseconds))
         try options.run("funnel", into: &report)
         var table = TableWriter(columns: ["step", "screen", "sessions", "conversion", "overall", "medianTime"])
         table.numeric = ["step", "sessions", "conversion", "overall", "medianTime"]

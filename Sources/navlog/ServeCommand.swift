@@ -50,18 +50,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let address = ViewerConfiguration.parseListen(listen)!
-        let server: ViewerServer
-        do {
-            server = try ViewerServer(
+        let server = try reportingFailure("serve") {
+            try ViewerServer(
                 configuration: ViewerConfiguration(
                     dataDirectory: data.dataDirectory, indexDirectory: indexOptions.indexDirectory, host: address.host, port: address.port, token: token,
                     storyboards: storyboards.map(ReplayFiles.absolute)))
-        } catch let error as StoreError {
-            printError("navlog serve: \(error.message)")
-            throw ExitCode.failure
-        } catch {
-            printError("navlog serve: \(error)")
-            throw ExitCode.failure
         }
         do {
             try await server.run { url, loginPath in

@@ -88,25 +88,9 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var loaded: [Storyboard] = []
-        for path in storyboards {
-            do {
-                loaded.append(try Storyboard.load(path: path))
-            } catch {
-                printError("navlog simulate: \(error)")
-                throw ExitCode.failure
-            }
-        }
-        let app: StoryboardApp
-        do {
-            app = try StoryboardApp(loaded, startingAt: start)
-            if app.startIsGuessed {
-                printError(
-                    "navlog simulate: no storyboard has an initial view controller; starting at the first scene no segue leads to (use --start ID to choose).")
-            }
-        } catch {
-            printError("navlog simulate: \(error)")
-            throw ExitCode.failure
+        let app = try reportingFailure("simulate") { try StoryboardApp(storyboards.map(Storyboard.load(path:)), startingAt: start) }
+        if app.startIsGuessed {
+            printError("navlog simulate: no storyboard has an initial view controller; starting at the first scene no segue leads to (use --start ID to choose).")
         }
         var simulator = StoryboardSimulator(
             app: app,

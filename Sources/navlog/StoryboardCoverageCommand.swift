@@ -33,30 +33,10 @@ struct StoryboardCoverageCommand: ParsableCommand {
     }
 
     func run() throws {
-        var loaded: [Storyboard] = []
-        for path in storyboards {
-            do {
-                loaded.append(try Storyboard.load(path: path))
-            } catch {
-                printError("navlog storyboard coverage: \(error)")
-                throw ExitCode.failure
-            }
-        }
-        let app: StoryboardApp
-        do {
-            app = try StoryboardApp(loaded)
-        } catch {
-            printError("navlog storyboard coverage: \(error)")
-            throw ExitCode.failure
-        }
+        let app = try reportingFailure("storyboard coverage") { try StoryboardApp(storyboards.map(Storyboard.load(path:))) }
         let reader = try data.openReader(command: "storyboard coverage")
         var coverage = StoryboardCoverage(app: app)
-        do {
-            try coverage.read(reader)
-        } catch let error as StoreError {
-            printError("navlog storyboard coverage: \(error.message)")
-            throw ExitCode.failure
-        }
+        try reportingFailure("storyboard coverage") { try coverage.read(reader) }
         print(coverage, app)
         if reportDamage(command: "storyboard coverage", reader) { throw ExitCode.failure }
     }

@@ -209,36 +209,37 @@ public struct EventLineParser: Sendable {
 
     /// The event type the line's `type` names.
     private func eventType(_ raw: UnsafeRawBufferPointer, _ typeMember: JSONTokenizer.Member?) throws(LineFailure) -> EventType {
-        guard let typeMember else {
-            throw LineFailure(code: .missing, offset: nil, path: "type", reason: "every event needs a \"type\", such as \"nav.push\"")
-        }
-        guard raw[typeMember.value.lowerBound] == BodyToken.string.rawValue else {
-            throw mistyped(raw, typeMember, "type", expected: "a string naming the event type")
-        }
-        let typeName = TokenCursor.inlineString(raw, at: typeMember.value.lowerBound + 1)
+        let typeName = try requiredString(
+            raw, typeMember, "type", missing: "every event needs a \"type\", such as \"nav.push\"", expected: "a string naming the event type")
         guard let type = EventType.lookup(typeName) else {
             let shown = String(decoding: typeName.prefix(80), as: UTF8.self)
-            throw LineFailure(code: .unknownType, offset: typeMember.offset, path: "type", reason: "\"\(shown)\" is not an event type; see schemas/README.md for the list")
+            throw LineFailure(code: .unknownType, offset: typeMember?.offset, path: "type", reason: "\"\(shown)\" is not an event type; see schemas/README.md for the list")
         }
         return type
     }
 
     /// The bytes of the line's `session` id (1 to 128 bytes).
     private func sessionID(_ raw: UnsafeRawBufferPointer, _ sessionMember: JSONTokenizer.Member?) throws(LineFailure) -> UnsafeRawBufferPointer {
-        guard let sessionMember else {
-            throw LineFailure(code: .missing, offset: nil, path: "session", reason: "every event needs a \"session\" id (one per app launch)")
-        }
-        guard raw[sessionMember.value.lowerBound] == BodyToken.string.rawValue else {
-            throw mistyped(raw, sessionMember, "session", expected: "a string")
-        }
-        let session = TokenCursor.inlineString(raw, at: sessionMember.value.lowerBound + 1)
+        let session = try requiredString(raw, sessionMember, "session", missing: "every event needs a \"session\" id (one per app launch)", expected: "a string")
         if session.isEmpty {
-            throw LineFailure(code: .empty, offset: sessionMember.offset, path: "session", reason: "the session id is empty; it must be 1 to 128 bytes")
+            throw LineFailure(code: .empty, offset: sessionMember?.offset, path: "session", reason: "the session id is empty; it must be 1 to 128 bytes")
         }
         if session.count > 128 {
-            throw LineFailure(code: .range, offset: sessionMember.offset, path: "session", reason: "the session id is \(session.count) bytes long; the limit is 128 bytes")
+            throw LineFailure(
+                code: .range, offset: sessionMember?.offset, path: "session", reason: "the session id is \(session.count) bytes long; the limit is 128 bytes")
         }
         return session
+    }
+
+    /// The bytes of a string member every event has; `missing` says why it is needed, and
+    /// `expected` what it should be when it is not a string.
+    @inline(__always)
+    private func requiredString(
+        _ raw: UnsafeRawBufferPointer, _ member: JSONTokenizer.Member?, _ path: String, missing: String, expected: String
+    ) throws(LineFailure) -> UnsafeRawBufferPointer {
+        guard let member else { throw LineFailure(code: .missing, offset: nil, path: path, reason: missing) }
+        guard raw[member.value.lowerBound] == BodyToken.string.rawValue else { throw mistyped(raw, member, path, expected: expected) }
+        return TokenCursor.inlineString(raw, at: member.value.lowerBound + 1)
     }
 
     /// Checks the type's own fields against its schema (known, well-shaped, none missing);
