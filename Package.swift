@@ -321,7 +321,16 @@ let package = Package(
         // The benchmark driver behind tools/bench (run it in release: tools/bench/run).
         .executableTarget(
             name: "navlog-bench",
-            dependencies: ["NavlogClient", "NavlogEvents", "NavlogReplay", "NavlogReplayStore", "NavlogStore", "NavlogTesting", "NavlogWorkload"],
+            dependencies: [
+                "NavlogClient",
+                "NavlogEvents",
+                "NavlogReplay",
+                "NavlogReplayStore",
+                "NavlogStore",
+                "NavlogTesting",
+                "NavlogWorkload",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: upcomingFeatures
         ),
         // libFuzzer targets (tools/fuzz builds them with --sanitize=fuzzer; a plain build links

@@ -228,3 +228,11 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
 }
+
+/// CPU seconds (user + system) this process has used: the load generator's own share of the
+/// machine, which the daemon under test does not get.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}

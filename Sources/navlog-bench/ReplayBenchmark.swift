@@ -1,7 +1,6 @@
-// `navlog-bench --only replay`: measures the replay engine, the replay index and seeking a
-// session to a random point, each against a baseline measured in the same run. Prints one table.
-//
-// Usage: navlog-bench --only replay [--events N] [--points P] [--work DIR] [--keep] [--events-per-group N] [--block-events N] [--level L] [--spine-level L]
+// `navlog-bench replay` (or `--only replay`): measures the replay engine, the replay index and
+// seeking a session to a random point, each against a baseline measured in the same run. Prints
+// one table. ReplayBenchmarkCommand parses its command line.
 import Foundation
 import NavlogEvents
 import NavlogReplay
@@ -59,65 +58,6 @@ enum ReplayBenchmark {
     static let workloadSeed: UInt64 = 42
     /// The goal for the median seek + replay, in milliseconds.
     static let goalMilliseconds = 2.0
-
-    /// Runs the benchmark with `arguments` (the command line without the program name).
-    /// - Returns: the exit status: 0, 1 when the benchmark failed, 2 for a bad command line.
-    static func main(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do {
-            options = try parse(arguments)
-        } catch {
-            printError("navlog-bench: \(error)")
-            return 2
-        }
-        do {
-            try run(options)
-            return 0
-        } catch {
-            printError("navlog-bench: \(error)")
-            return 1
-        }
-    }
-
-    /// Parses `--only replay [--events N] [--points P] [--work DIR] [--keep]`.
-    static func parse(_ arguments: [String]) throws(Failure) -> Options {
-        var options = Options()
-        var iterator = arguments.makeIterator()
-        func count(_ flag: String) throws(Failure) -> Int {
-            guard let text = iterator.next(), let value = Int(text), value > 0 else {
-                throw Failure("\(flag) needs a positive whole number.")
-            }
-            return value
-        }
-        while let argument = iterator.next() {
-            switch argument {
-            case "--only":
-                guard iterator.next() == "replay" else { throw Failure("the replay benchmark runs with --only replay.") }
-            case "--events": options.events = try count(argument)
-            case "--points": options.points = try count(argument)
-            case "--work":
-                guard let directory = iterator.next(), !directory.isEmpty else { throw Failure("--work needs a directory.") }
-                options.work = directory
-            case "--keep": options.keep = true
-            case "--events-per-group": options.log.eventsPerSessionGroup = try count(argument)
-            case "--block-events": options.log.maximumEventsPerBlock = try count(argument)
-            case "--level":
-                let level = try count(argument)
-                guard level <= 22 else { throw Failure("--level takes a zstd level from 1 to 22.") }
-                options.log.compressionLevel = Int32(level)
-            case "--spine-level":
-                // As compaction writes sealed segments: groups at --level, spines at this one.
-                let level = try count(argument)
-                guard level <= 22 else { throw Failure("--spine-level takes a zstd level from 1 to 22.") }
-                options.log.spineCompressionLevel = Int32(level)
-            default:
-                throw Failure(
-                    "unknown argument \(argument) for --only replay. Use --events N, --points P, --work DIR, --keep, --events-per-group N, --block-events N, --level L, --spine-level L."
-                )
-            }
-        }
-        return options
-    }
 
     // MARK: The benchmark
 
