@@ -304,12 +304,12 @@ public enum FocusJournal {
 
         /// Appends what event `type` of `session` changed between `before` and `after`.
         public mutating func record(
-            _ type: EventType, session: UnsafeRawBufferPointer, before: Before, after: SessionReplayer, sequence: UInt64?, timestamp: Int64, body: StoredBody
+            _ type: EventType, session: UnsafeRawBufferPointer, before: Before, after: SessionReplayer, timestamp: Int64
         ) {
-            record(type, key: key(of: session), before: before, after: after, sequence: sequence, timestamp: timestamp, body: body)
+            record(type, key: key(of: session), before: before, after: after, timestamp: timestamp)
         }
 
-        /// The number this journal knows `session` by, for ``record(_:key:before:after:sequence:timestamp:body:)``
+        /// The number this journal knows `session` by, for ``record(_:key:before:after:timestamp:)``
         /// (the same until the journal is finished): a builder that keeps it per session hashes
         /// the session's id once per journal instead of once per event.
         public mutating func key(of session: UnsafeRawBufferPointer) -> Int {
@@ -324,7 +324,7 @@ public enum FocusJournal {
         /// Appends what event `type` changed between `before` and `after` of the session this
         /// journal numbers `key` (``key(of:)``): the records of ``FocusJournal/changes(made:before:after:timestamp:_:)``.
         public mutating func record(
-            _ type: EventType, key: Int, before: Before, after: borrowing SessionReplayer, sequence: UInt64?, timestamp: Int64, body: StoredBody
+            _ type: EventType, key: Int, before: Before, after: borrowing SessionReplayer, timestamp: Int64
         ) {
             FocusJournal.changes(made: type, before: before, after: after, timestamp: timestamp) { time, change in
                 record(change, key: key, timestamp: time)

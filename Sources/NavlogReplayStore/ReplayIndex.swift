@@ -358,7 +358,7 @@ public final class ReplayIndex {
                 if late { state.noteLateEvent() }
                 let before = FocusJournal.Before(state)
                 state.apply(event)
-                journal.record(event.type, key: key, before: before, after: state, sequence: event.sequence, timestamp: event.timestamp, body: event.body)
+                journal.record(event.type, key: key, before: before, after: state, timestamp: event.timestamp)
             }
             return state
         }
@@ -467,7 +467,7 @@ public final class ReplayIndex {
         let before = FocusJournal.Before(state)
         let knownCancelled = state.gesturesCancelledInHindsight.count
         state.apply(ReplayEvent(type: type, sequence: sequence, timestamp: timestamp, lsn: lsn, body: body))
-        journal.record(type, key: journalKey, before: before, after: state, sequence: sequence, timestamp: timestamp, body: body)
+        journal.record(type, key: journalKey, before: before, after: state, timestamp: timestamp)
         if state.gesturesCancelledInHindsight.count > knownCancelled { return .provedCancelledGesture(events: state.eventCount) }
         guard type == .sessionEnd else { return .applied }
         var piece = endPiece(state)
