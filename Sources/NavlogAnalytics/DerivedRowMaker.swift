@@ -36,11 +36,15 @@ struct DerivedRowMaker {
         case session(SessionRow)
     }
 
-    /// Calls `give` with the rows that `change` of session `id` (numbered `number` in this
-    /// scan) at `timestamp` makes, updating what the scan knows of the session. `ended`: for an
-    /// end, whether it is the session's `session.end` (false: a session still open, finished
-    /// at its last event).
-    func rows(of change: FocusJournal.Change, at timestamp: Int64, session id: String, number: Int, _ session: inout Session, ended: Bool, _ give: (Row) -> Void) {
+    /// Gives `receiver` the rows that `change` of session `id` (numbered `number` in this scan)
+    /// at `timestamp` makes, updating what the scan knows of the session. `ended`: for an end,
+    /// whether it is the session's `session.end` (false: a session still open, finished at its
+    /// last event). Each row goes straight to the receiver's method for its table: no row is
+    /// copied into a ``Row`` on the way (a report takes millions).
+    func rows<Receiver: DerivedTableSink>(
+        of change: FocusJournal.Change, at timestamp: Int64, session id: String, number: Int, _ session: inout Session, ended: Bool,
+        into receiver: inout Receiver
+    ) {
         switch change {
         case .start(let app, let version, let idiom, let device):
             session.tags = SessionTags(app: app, version: version, idiom: idiom, device: device)
@@ -51,19 +55,18 @@ struct DerivedRowMaker {
             session.screens.insert(view.screen)
             guard session.included else { return }
             // The view's transition in counts by its start, the view by its end.
-            if filter.contains(view.start) { give(.transition(transition(into: view, session: id, number: number, tags: session.tags))) }
-            if filter.contains(timestamp) { give(.visit(ScreenVisit(session: id, sessionNumber: number, tags: session.tags, view: view))) }
+            if filter.contains(view.start) { receiver.transition(transition(into: view, session: id, number: number, tags: session.tags)) }
+            if filter.contains(timestamp) { receiver.visit(ScreenVisit(session: id, sessionNumber: number, tags: session.tags, view: view)) }
         case .background(let screen):
             guard session.included, filter.contains(timestamp), let screen else { return }
-            give(.exit(ExitRow(session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, screen: screen, reason: "background")))
+            receiver.exit(ExitRow(session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, screen: screen, reason: "background"))
         case .anomaly(let anomaly):
             guard session.included, filter.contains(timestamp) else { return }
-            give(
-                .anomaly(
-                    AnomalyRow(
-                        session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, sequence: anomaly.sequence, lsn: anomaly.lsn,
-                        code: anomaly.code.code, name: anomaly.code.name, rule: anomaly.rule, fatal: anomaly.code.isFatal, controllers: anomaly.controllers,
-                        message: anomaly.message)))
+            receiver.anomaly(
+                AnomalyRow(
+                    session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, sequence: anomaly.sequence, lsn: anomaly.lsn,
+                    code: anomaly.code.code, name: anomaly.code.name, rule: anomaly.rule, fatal: anomaly.code.isFatal, controllers: anomaly.controllers,
+                    message: anomaly.message))
         case .end(let ending):
             session.ended = true
             guard session.included else { return }
@@ -72,18 +75,17 @@ struct DerivedRowMaker {
             // session row always (reports such as paths flush on the session row).
             if let closed {
                 session.screens.insert(closed.screen)
-                if filter.contains(closed.start) { give(.transition(transition(into: closed, session: id, number: number, tags: session.tags))) }
+                if filter.contains(closed.start) { receiver.transition(transition(into: closed, session: id, number: number, tags: session.tags)) }
                 if filter.until.map({ closed.start <= $0 }) ?? true {
-                    give(.visit(ScreenVisit(session: id, sessionNumber: number, tags: session.tags, view: closed)))
+                    receiver.visit(ScreenVisit(session: id, sessionNumber: number, tags: session.tags, view: closed))
                 }
-                give(.exit(ExitRow(session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, screen: closed.screen, reason: "end")))
+                receiver.exit(ExitRow(session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, screen: closed.screen, reason: "end"))
             }
-            give(
-                .session(
-                    SessionRow(
-                        session: id, sessionNumber: number, tags: session.tags, first: ending.first, last: ending.last, events: ending.events,
-                        visits: ending.visits, screens: session.screens.count, anomalies: ending.anomalies, maxStackDepth: ending.stack,
-                        maxPresentationDepth: ending.presentations, exitScreen: closed?.screen, ended: ended)))
+            receiver.session(
+                SessionRow(
+                    session: id, sessionNumber: number, tags: session.tags, first: ending.first, last: ending.last, events: ending.events,
+                    visits: ending.visits, screens: session.screens.count, anomalies: ending.anomalies, maxStackDepth: ending.stack,
+                    maxPresentationDepth: ending.presentations, exitScreen: closed?.screen, ended: ended))
         }
     }
 
@@ -93,6 +95,10 @@ struct DerivedRowMaker {
             session: session, sessionNumber: number, tags: tags, timestamp: view.start, sequence: view.sequence, from: view.from, to: view.screen, how: view.how)
     }
 }
+
+/// A receiver that takes no row: for a change made only for what it tells the scan (a start's
+/// tags).
+struct NoRows: DerivedTableSink {}
 
 extension DerivedTableSink {
     /// Takes `row` into the table it belongs to.

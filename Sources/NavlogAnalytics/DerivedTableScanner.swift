@@ -273,7 +273,8 @@ public struct DerivedTableScanner {
             var eventRowGiven = false
             FocusJournal.changes(made: type, before: FocusJournal.Before(anomalies: anomaliesBefore), after: state.replayer, timestamp: timestamp) { time, change in
                 if case .start = change {
-                    maker.rows(of: change, at: time, session: names[slot], number: slot, &state.rows, ended: true) { _ in }
+                    var none = NoRows()
+                    maker.rows(of: change, at: time, session: names[slot], number: slot, &state.rows, ended: true, into: &none)
                     return
                 }
                 if !eventRowGiven {
@@ -281,9 +282,18 @@ public struct DerivedTableScanner {
                     giveEventRow(event, slot: slot, state, into: &sink)
                 }
                 if case .end(let ending) = change { return finish(state, slot: slot, ending: ending, at: time, into: &sink) }
-                maker.rows(of: change, at: time, session: names[slot], number: slot, &state.rows, ended: true) { DerivedTableScanner.put($0, of: state, into: &sink) }
+                place(change, at: time, slot: slot, state, ended: true, into: &sink)
             }
             if !eventRowGiven { giveEventRow(event, slot: slot, state, into: &sink) }
+        }
+
+        /// Makes the rows of `change` and places each where it goes (given, held or dropped,
+        /// ``DerivedTableScanner/put(_:of:into:)``) as it is made.
+        private func place(_ change: FocusJournal.Change, at time: Int64, slot: Int, _ state: Live, ended: Bool, into sink: inout Sink) {
+            withUnsafeMutablePointer(to: &sink) { sink in
+                var placer = RowPlacer(state: state, sink: sink)
+                maker.rows(of: change, at: time, session: names[slot], number: slot, &state.rows, ended: ended, into: &placer)
+            }
         }
 
         /// The session's end (its `session.end`, or its last event for a session still open):
@@ -291,9 +301,7 @@ public struct DerivedTableScanner {
         /// last view, its exit and its session row.
         private mutating func finish(_ state: Live, slot: Int, ending: FocusJournal.Ending, at timestamp: Int64, into sink: inout Sink) {
             if state.holding { DerivedTableScanner.release(state, into: &sink) }
-            maker.rows(of: .end(ending), at: timestamp, session: names[slot], number: slot, &state.rows, ended: state.replayer.info.ended) {
-                DerivedTableScanner.put($0, of: state, into: &sink)
-            }
+            place(.end(ending), at: timestamp, slot: slot, state, ended: state.replayer.info.ended, into: &sink)
             if takesEventSource { known[names[slot]] = (state.rows.tags, state.rows.included) }
         }
     }
@@ -348,4 +356,23 @@ public struct DerivedTableScanner {
 private func withBytes<R>(_ text: String, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
     var text = text
     return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+}
+
+extension DerivedTableScanner {
+    /// Places each row a change makes as it is made (E7: given, held while a gesture may still
+    /// prove cancelled, or dropped; ``DerivedTableScanner/put(_:of:into:)``).
+    ///
+    /// It reaches the scan's sink through a pointer that is valid only inside the
+    /// `withUnsafeMutablePointer` call that makes the placer: a struct cannot hold an `inout`, and
+    /// a copy of the sink (a report's tables) would be copied again on its first change.
+    private struct RowPlacer<Sink: DerivedTableSink>: DerivedTableSink {
+        let state: Live
+        let sink: UnsafeMutablePointer<Sink>
+
+        mutating func visit(_ row: ScreenVisit) { DerivedTableScanner.put(.visit(row), of: state, into: &sink.pointee) }
+        mutating func transition(_ row: TransitionRow) { DerivedTableScanner.put(.transition(row), of: state, into: &sink.pointee) }
+        mutating func session(_ row: SessionRow) { DerivedTableScanner.put(.session(row), of: state, into: &sink.pointee) }
+        mutating func anomaly(_ row: AnomalyRow) { DerivedTableScanner.put(.anomaly(row), of: state, into: &sink.pointee) }
+        mutating func exit(_ row: ExitRow) { DerivedTableScanner.put(.exit(row), of: state, into: &sink.pointee) }
+    }
 }

@@ -53,7 +53,7 @@ public struct JournalScanner {
         // Every journal is checked before the first record is given, so a fallback never follows rows.
         let usable = try index.forEachJournalRecord(frameStarted: { frameSessions.removeAll(keepingCapacity: true) }) { record, key in
             let n = number(record.session, key)
-            maker.rows(of: record.change, at: record.timestamp, session: record.session, number: n, &sessions[n], ended: true) { sink.take($0) }
+            maker.rows(of: record.change, at: record.timestamp, session: record.session, number: n, &sessions[n], ended: true, into: &sink)
         }
         guard usable else { return false }
         // Sessions with no session.end yet: their last view and figures from their end state
@@ -67,7 +67,7 @@ public struct JournalScanner {
                     app: info.app ?? "", version: info.version ?? "", idiom: info.idiom == .unknown ? "" : "\(info.idiom)", device: info.device ?? "")
             }
             let last = end.info.lastTimestamp ?? 0
-            maker.rows(of: .end(FocusJournal.Ending(end, end: last)), at: last, session: id, number: n, &sessions[n], ended: false) { sink.take($0) }
+            maker.rows(of: .end(FocusJournal.Ending(end, end: last)), at: last, session: id, number: n, &sessions[n], ended: false, into: &sink)
         }
         if sink.wantsEvents || sink.takesEventSource {
             // Every event gets its session's tags as the journals know them, so an event stored

@@ -91,6 +91,9 @@ extension FocusJournal {
         }
 
         /// The record of `tag` for session number `key` at `timestamp`; nil when damaged.
+        /// (This and the readers below are inlined: returned through calls, a record, a large
+        /// struct, is copied at each return; `perf` of a screens query put that at 5% of it.)
+        @inline(__always)
         private mutating func readRecord(tag: UInt8, key: Int, timestamp: Int64) -> Record? {
             let change: Change
             switch tag {
@@ -116,6 +119,7 @@ extension FocusJournal {
         }
 
         /// A session's end: the view it closed and its totals.
+        @inline(__always)
         private mutating func readEnding(key: Int, timestamp: Int64) -> Ending? {
             let closed: ScreenView?
             switch readVisit(key: key, timestamp: timestamp) {
@@ -132,6 +136,7 @@ extension FocusJournal {
         }
 
         /// An anomaly record.
+        @inline(__always)
         private mutating func readAnomaly() -> AnomalyEntry? {
             guard let sequence = varint(.numbers), let lsn = varint(.numbers), let code = byte(.numbers).flatMap(AnomalyCode.init(rawValue:)),
                 let hasRule = byte(.flags), let rule = optionalString(.strings, if: hasRule != 0), let controllers = string(.strings),
@@ -142,6 +147,7 @@ extension FocusJournal {
         }
 
         /// The visit part of a view or end record.
+        @inline(__always)
         private mutating func readVisit(key: Int, timestamp: Int64) -> VisitReading {
             guard let flags = byte(.flags) else { return .damaged }
             if flags & VisitFlags.present == 0 { return .absent }
