@@ -50,6 +50,17 @@ public final class DaemonProcess: @unchecked Sendable {
     /// What navlogd wrote to standard error.
     public var log: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
+    /// The part of ``log`` a failure message should show: when navlogd crashed, from the
+    /// runtime's message (`Fatal error: …`, the backtracer's `💣 Program crashed`) through the
+    /// first frames of the crashed thread; else the last 3,000 characters. The end of a crash
+    /// report is only the thread's bottom frames, which say nothing of the cause.
+    public var logForReport: String {
+        let text = log
+        let markers = ["Fatal error", "💣", "Program crashed"]
+        guard let start = markers.compactMap({ text.range(of: $0)?.lowerBound }).min() else { return String(text.suffix(3000)) }
+        return String(text[start...].prefix(6000))
+    }
+
     /// The process id.
     public var pid: Int32 { process.processIdentifier }
 

@@ -38,7 +38,7 @@ struct ChaosLoadTests {
                     "--seed", "\(UInt64(Date().timeIntervalSince1970 * 1000) & 0xFFFF_FFFF)", "--data-dir", daemon.dataDirectory, "--good-events", goodEvents.path,
                 ],
                 timeout: 60)
-            #expect(run.status == 0, "chaos-load failed: \(run.output)\(run.errorOutput)\nnavlogd: \(daemon.log.suffix(3000))")
+            #expect(run.status == 0, "chaos-load failed: \(run.output)\(run.errorOutput)\nnavlogd: \(daemon.logForReport)")
             let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
             let report = try #require(
                 try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "no JSON line from chaos-load: \(run.output)\(run.errorOutput)")
@@ -67,7 +67,7 @@ struct ChaosLoadTests {
             for code in ["json", "utf8", "too-long", "unknown-type"] {
                 #expect(rejected[code] ?? 0 > 0, "no \(code) rejections counted: \(rejected)")
             }
-            #expect(daemon.terminate() == 0, "SIGTERM after the chaos stops navlogd cleanly: \(daemon.log.suffix(3000))")
+            #expect(daemon.terminate() == 0, "SIGTERM after the chaos stops navlogd cleanly: \(daemon.logForReport)")
         }
     }
 
@@ -86,13 +86,13 @@ struct ChaosLoadTests {
                     usleep(30_000)
                     try client.send(#"{"hello":1,"ack":"batch"}"# + "\n" + String(repeating: "x\n", count: count))
                     client.close()
-                    #expect(daemon.waitForExit(timeout: 0) == nil, "navlogd exited after \(count) bad lines (round \(round)): \(daemon.log.suffix(2000))")
+                    #expect(daemon.waitForExit(timeout: 0) == nil, "navlogd exited after \(count) bad lines (round \(round)): \(daemon.logForReport)")
                 }
             }
             usleep(300_000)
             let stats = try ProcessRunner.navlog(["stats", "--socket", daemon.socket, "--format", "json"])
-            #expect(stats.status == 0, "navlogd no longer answers: \(stats.errorOutput)\n\(daemon.log.suffix(2000))")
-            #expect(daemon.terminate() == 0, "\(daemon.log.suffix(2000))")
+            #expect(stats.status == 0, "navlogd no longer answers: \(stats.errorOutput)\n\(daemon.logForReport)")
+            #expect(daemon.terminate() == 0, "\(daemon.logForReport)")
         }
     }
 }
