@@ -418,11 +418,11 @@ final class ChaosLoop {
             start = newline + 1
             if line.starts(with: Array(#"{"ack":"#.utf8)) {
                 counts[connection.behaviour]!.acks += 1
-            } else if firstRange(of: Array(#""error":"rejected""#.utf8), in: line) != nil {
+            } else if line.firstRange(of: Array(#""error":"rejected""#.utf8)) != nil {
                 counts[connection.behaviour]!.rejections += 1
-            } else if firstRange(of: Array(#""error":"refused""#.utf8), in: line) != nil {
+            } else if line.firstRange(of: Array(#""error":"refused""#.utf8)) != nil {
                 counts[connection.behaviour]!.refusals += 1
-            } else if firstRange(of: Array(#""accepted":"#.utf8), in: line) != nil {
+            } else if line.firstRange(of: Array(#""accepted":"#.utf8)) != nil {
                 counts[connection.behaviour]!.controlReplies += 1
             } else {
                 counts[connection.behaviour]!.otherReplies += 1

@@ -29,14 +29,14 @@ func sessionAndSeq(_ line: [UInt8]) -> (session: String, seq: Int)? {
 
 /// The characters up to the next `"` after the first `key` in `bytes`.
 func stringValue(after key: [UInt8], in bytes: ArraySlice<UInt8>) -> String? {
-    guard let start = firstRange(of: key, in: bytes)?.upperBound else { return nil }
+    guard let start = bytes.firstRange(of: key)?.upperBound else { return nil }
     guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
     return String(decoding: bytes[start..<end], as: UTF8.self)
 }
 
 /// The decimal number right after the first `key` in `bytes`.
 func integerValue(after key: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
-    guard let start = firstRange(of: key, in: bytes)?.upperBound else { return nil }
+    guard let start = bytes.firstRange(of: key)?.upperBound else { return nil }
     var value = 0
     var index = start
     while index < bytes.endIndex, bytes[index] >= 0x30, bytes[index] <= 0x39 {
@@ -44,17 +44,4 @@ func integerValue(after key: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
         index += 1
     }
     return index > start ? value : nil
-}
-
-/// Where `needle` first occurs in `haystack`.
-func firstRange(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Range<Int>? {
-    guard let first = needle.first, haystack.count >= needle.count else { return nil }
-    var index = haystack.startIndex
-    let last = haystack.endIndex - needle.count
-    while index <= last {
-        guard let found = haystack[index...last].firstIndex(of: first) else { return nil }
-        if haystack[found..<(found + needle.count)].elementsEqual(needle) { return found..<(found + needle.count) }
-        index = found + 1
-    }
-    return nil
 }
