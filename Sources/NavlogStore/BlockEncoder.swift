@@ -58,8 +58,6 @@ struct BlockEncoder {
     private var hasRelayKeys = false
     /// Every body in the interned (stored) form, one after another.
     private var bodies: [UInt8] = []
-    /// Where a body is transcoded before it is appended to ``bodies`` (reused).
-    private var scratch: [UInt8] = []
     /// Hashes of the distinct session ids, and which string refs are already among them.
     private(set) var sessionHashes: [UInt64] = []
     private var isSessionRef: [Bool] = []
@@ -84,15 +82,33 @@ struct BlockEncoder {
 
     /// Adds event `index` of `batch`.
     mutating func append(_ batch: EventBatch, _ index: Int) {
-        let header = batch.headers[index]
-        let sessionRef = batch.withSession(of: index) { session -> UInt32 in
-            let ref = interner.insert(session, hash: header.sessionHash).reference
-            if isSessionRef.count <= Int(ref) { isSessionRef.append(contentsOf: repeatElement(false, count: Int(ref) + 1 - isSessionRef.count)) }
-            if !isSessionRef[Int(ref)] {
-                isSessionRef[Int(ref)] = true
-                sessionHashes.append(header.sessionHash)
+        _ = append(batch, from: index, maximumEvents: count + 1, maximumBytes: .max)
+    }
+
+    /// Adds the events of `batch` from `first` on, while the block holds fewer than
+    /// `maximumEvents` events and ``approximateSize`` is below `maximumBytes`; returns how many
+    /// it added. One call per batch rather than per event: the log (a class) then pays its
+    /// exclusive access to this encoder, and the batch's bytes are reached, once per batch.
+    mutating func append(_ batch: EventBatch, from first: Int, maximumEvents: Int, maximumBytes: Int) -> Int {
+        var index = first
+        batch.bytes.withUnsafeBytes { raw in
+            while index < batch.count, count < maximumEvents, approximateSize < maximumBytes {
+                append(batch.headers[index], raw)
+                index += 1
             }
-            return ref
+        }
+        return index - first
+    }
+
+    /// Adds one event whose session id and inline-form body are in `raw` (its batch's bytes).
+    private mutating func append(_ header: EventBatch.Header, _ raw: UnsafeRawBufferPointer) {
+        let sessionRef = interner.insert(UnsafeRawBufferPointer(rebasing: raw[header.session]), hash: header.sessionHash).reference
+        if Int(sessionRef) >= isSessionRef.count || !isSessionRef[Int(sessionRef)] {
+            if isSessionRef.count <= Int(sessionRef) {
+                isSessionRef.append(contentsOf: repeatElement(false, count: Int(sessionRef) + 1 - isSessionRef.count))
+            }
+            isSessionRef[Int(sessionRef)] = true
+            sessionHashes.append(header.sessionHash)
         }
         let peerIndex: Int
         if let last = peers.last, last == header.peer {
@@ -104,14 +120,17 @@ struct BlockEncoder {
             peerIndex = peers.count - 1
             if !header.peer.relayKey.isNone { hasRelayKeys = true }
         }
+        // The interned form is never longer than the inline one: room for it at the end of
+        // ``bodies``, trimmed to what was written.
         let bodyLength = header.body.count
-        if scratch.count < bodyLength { scratch = [UInt8](repeating: 0, count: max(bodyLength, 2 * scratch.count, 4096)) }
-        let written = batch.bytes.withUnsafeBytes { raw in
-            scratch.withUnsafeMutableBytes { output in
-                BodyTranscoder.intern(UnsafeRawBufferPointer(rebasing: raw[header.body]), into: output) { interner.intern($0) }
+        let start = bodies.count
+        bodies.append(contentsOf: repeatElement(0, count: bodyLength))
+        let written = bodies.withUnsafeMutableBytes { output in
+            BodyTranscoder.intern(UnsafeRawBufferPointer(rebasing: raw[header.body]), into: UnsafeMutableRawBufferPointer(rebasing: output[start...])) {
+                interner.intern($0)
             }
         }
-        scratch.withUnsafeBytes { bodies.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<written])) }
+        bodies.removeLast(bodyLength - written)
         rows.append(
             Row(
                 timestamp: header.timestamp, receivedAt: header.receivedAt, sequencePlusOne: header.sequence.map { $0 &+ 1 } ?? 0,
@@ -319,25 +338,37 @@ struct BlockEncoder {
         groupBodies.removeAll(keepingCapacity: true)
         // The byte length of each session's run of bodies.
         var runLengths: [Int] = []
+        // A renumbered reference is at most 5 bytes where the block's took at least one: room
+        // for the longest body five times over, filled through a pointer and trimmed after.
+        var longest = 0
+        for index in members { longest = max(longest, Int(rows[index].bodyLength)) }
+        var output = groupBodies.count
+        groupBodies.append(contentsOf: repeatElement(0, count: 5 * longest))
+        // The group's table and the reference map are moved into the mapping (and back below),
+        // so the walk mutates them in place.
+        var mapping = GroupReferenceMapping(strings: interner.bytes, ends: interner.ends)
+        swap(&mapping.table, &groupTables[group])
+        swap(&mapping.references, &groupReferences)
         bodies.withUnsafeBytes { all in
             var previousSession: UInt32?
             for index in members {
-                if rows[index].session != previousSession { runLengths.append(0) }
-                previousSession = rows[index].session
-                let before = groupBodies.count
-                defer { runLengths[runLengths.count - 1] += groupBodies.count - before }
-                let body = UnsafeRawBufferPointer(rebasing: all[bodyStarts[index]..<(bodyStarts[index] + Int(rows[index].bodyLength))])
-                let end = Self.copyRenumbering(body, 0, into: &groupBodies) { ref in
-                    if groupReferences[Int(ref)] == 0 {
-                        let bytes = stringRange(ref)
-                        let local = interner.bytes.withUnsafeBytes { groupTables[group].intern(UnsafeRawBufferPointer(rebasing: $0[bytes])) }
-                        groupReferences[Int(ref)] = local + 1
-                    }
-                    return groupReferences[Int(ref)] - 1
+                let row = rows[index]
+                if row.session != previousSession { runLengths.append(0) }
+                previousSession = row.session
+                let length = Int(row.bodyLength)
+                // Keep room for this body at the end.
+                if groupBodies.count - output < 5 * length { groupBodies.append(contentsOf: repeatElement(0, count: 5 * length)) }
+                let (read, written) = groupBodies.withUnsafeMutableBytes { out in
+                    BodyRenumbering.copy(all.baseAddress! + bodyStarts[index], to: out.baseAddress! + output, mapping: &mapping)
                 }
-                precondition(end == body.count, "a stored body the encoder wrote does not parse")
+                precondition(read == length, "a stored body the encoder wrote does not parse")
+                output += written
+                runLengths[runLengths.count - 1] += written
             }
         }
+        groupBodies.removeLast(groupBodies.count - output)
+        swap(&mapping.table, &groupTables[group])
+        swap(&mapping.references, &groupReferences)
         Self.appendStringTable(ends: groupTables[group].ends, bytes: groupTables[group].bytes, to: &payload)
         let tableEnd = payload.count
         for index in inLogOrder {
@@ -423,51 +454,111 @@ struct BlockEncoder {
         let end = Int(interner.ends[Int(ref)])
         return (ref == 0 ? 0 : Int(interner.ends[Int(ref) - 1]))..<end
     }
+}
 
-    /// Copies the stored value at `offset` of `tokens` to `output`, its string references
-    /// (strings, numbers' texts, unknown keys) passed through `renumber`; returns where the value
-    /// ends, or nil when it does not parse (a body the encoder wrote always does).
-    private static func copyRenumbering(
-        _ tokens: UnsafeRawBufferPointer, _ offset: Int, into output: inout [UInt8], renumber: (UInt32) -> UInt32
-    ) -> Int? {
-        var reader = ByteReader(tokens, offset: offset)
-        guard let tag = reader.readByte() else { return nil }
-        output.append(tag)
+/// A block's string references mapped to one group's, its table filled as strings are first met
+/// (in the order a reader of the group meets them).
+private struct GroupReferenceMapping: BodyRenumbering.Mapping {
+    /// The block's string table.
+    let strings: [UInt8]
+    let ends: [UInt32]
+    /// The group's table (swapped in from the encoder for the part, so it is mutated in place).
+    var table = ByteStringTable()
+    /// Per block reference, the group's reference + 1 (0: not met yet in this group).
+    var references: [UInt32] = []
+
+    init(strings: [UInt8], ends: [UInt32]) {
+        self.strings = strings
+        self.ends = ends
+    }
+
+    @inline(__always)
+    mutating func map(_ reference: UInt64) -> UInt64 {
+        let index = Int(reference)
+        let known = references[index]
+        if known != 0 { return UInt64(known - 1) }
+        let start = index == 0 ? 0 : Int(ends[index - 1])
+        let local = strings.withUnsafeBytes { table.intern(UnsafeRawBufferPointer(rebasing: $0[start..<Int(ends[index])])) }
+        references[index] = local + 1
+        return UInt64(local)
+    }
+}
+
+/// Copies stored bodies with their string references (strings, numbers' texts, unknown keys)
+/// mapped to other numbers, through pointers: the bodies are the encoder's own
+/// (``BodyTranscoder/intern(_:into:intern:)`` wrote them), so their framing is trusted, and the
+/// caller checks that each ends where its length says.
+enum BodyRenumbering {
+    /// Maps a reference.
+    protocol Mapping {
+        mutating func map(_ reference: UInt64) -> UInt64
+    }
+
+    /// Copies the body at `input` to `output` (room for five times its length); returns the
+    /// bytes read and written.
+    @inline(__always)
+    static func copy<M: Mapping>(_ input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, mapping: inout M) -> (read: Int, written: Int) {
+        var read = 0
+        var written = 0
+        value(input, &read, output, &written, &mapping)
+        return (read, written)
+    }
+
+    @inline(__always)
+    private static func byte(_ input: UnsafeRawPointer, _ position: inout Int) -> UInt8 {
+        let byte = input.load(fromByteOffset: position, as: UInt8.self)
+        position += 1
+        return byte
+    }
+
+    @inline(__always)
+    private static func varint(_ input: UnsafeRawPointer, _ position: inout Int) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = byte(input, &position)
+            value |= UInt64(next & 0x7F) << shift
+            if next < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    @inline(__always)
+    private static func put(_ value: UInt8, _ output: UnsafeMutableRawPointer, _ written: inout Int) {
+        output.storeBytes(of: value, toByteOffset: written, as: UInt8.self)
+        written += 1
+    }
+
+    private static func value<M: Mapping>(
+        _ input: UnsafeRawPointer, _ read: inout Int, _ output: UnsafeMutableRawPointer, _ written: inout Int, _ mapping: inout M
+    ) {
+        let tag = byte(input, &read)
+        put(tag, output, &written)
         switch tag {
-        case BodyToken.object.rawValue, BodyToken.array.rawValue:
-            guard let count = reader.readCount(limit: tokens.count) else { return nil }
-            Varint.append(UInt64(count), to: &output)
-            var position = reader.offset
+        case BodyToken.object.rawValue:
+            let count = varint(input, &read)
+            written += Varint.write(count, to: output + written)
             for _ in 0..<count {
-                if tag == BodyToken.object.rawValue {
-                    guard position < tokens.count else { return nil }
-                    let key = tokens[position]
-                    position += 1
-                    output.append(key)
-                    if key == BodyToken.unknownKey {
-                        var keyReader = ByteReader(tokens, offset: position)
-                        guard let ref = keyReader.readVarint(), ref <= UInt64(UInt32.max) else { return nil }
-                        Varint.append(UInt64(renumber(UInt32(ref))), to: &output)
-                        position = keyReader.offset
-                    }
-                }
-                guard let end = copyRenumbering(tokens, position, into: &output, renumber: renumber) else { return nil }
-                position = end
+                let key = byte(input, &read)
+                put(key, output, &written)
+                if key == BodyToken.unknownKey { written += Varint.write(mapping.map(varint(input, &read)), to: output + written) }
+                value(input, &read, output, &written, &mapping)
             }
-            return position
+        case BodyToken.array.rawValue:
+            let count = varint(input, &read)
+            written += Varint.write(count, to: output + written)
+            for _ in 0..<count { value(input, &read, output, &written, &mapping) }
         case BodyToken.string.rawValue, BodyToken.number.rawValue:
-            guard let ref = reader.readVarint(), ref <= UInt64(UInt32.max) else { return nil }
-            Varint.append(UInt64(renumber(UInt32(ref))), to: &output)
-            return reader.offset
+            written += Varint.write(mapping.map(varint(input, &read)), to: output + written)
         case BodyToken.integer.rawValue:
-            let start = reader.offset
-            guard reader.readVarint() != nil else { return nil }
-            output.append(contentsOf: tokens[start..<reader.offset])
-            return reader.offset
-        case BodyToken.true.rawValue, BodyToken.false.rawValue, BodyToken.null.rawValue:
-            return reader.offset
+            while true {
+                let next = byte(input, &read)
+                put(next, output, &written)
+                if next < 0x80 { break }
+            }
         default:
-            return nil
+            precondition(
+                tag == BodyToken.true.rawValue || tag == BodyToken.false.rawValue || tag == BodyToken.null.rawValue, "a stored body the encoder wrote has tag \(tag)")
         }
     }
 }

@@ -131,13 +131,15 @@ public final class EventLog {
         if writeFailure != nil {
             do { try writePendingBlock() } catch { throw AppendError(accepted: 0, cause: error) }
         }
-        for index in 0..<batch.count {
+        var index = 0
+        while index < batch.count {
             if encoder.count >= options.maximumEventsPerBlock || encoder.approximateSize >= options.maximumBlockBytes {
                 do { try writePendingBlock() } catch { throw AppendError(accepted: index, cause: error) }
             }
             if encoder.count == 0 { pendingFirstLSN = nextLSN }
-            encoder.append(batch, index)
-            nextLSN += 1
+            let added = encoder.append(batch, from: index, maximumEvents: options.maximumEventsPerBlock, maximumBytes: options.maximumBlockBytes)
+            index += added
+            nextLSN += UInt64(added)
         }
         return first..<nextLSN
     }

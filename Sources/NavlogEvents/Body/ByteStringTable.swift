@@ -11,8 +11,14 @@ public struct ByteStringTable: Sendable {
     public private(set) var bytes: [UInt8] = []
     /// End offset in ``bytes`` of each string (start = previous end).
     public private(set) var ends: [UInt32] = []
-    private var slots = [UInt32](repeating: 0, count: 256)  // 0 = empty, else ref + 1
-    private var hashes: [UInt64] = []
+    /// Open addressing over a power-of-two table: 0 is an empty slot, else the low 32 bits of
+    /// the string's hash above its reference + 1. A probe compares those bits first, so it
+    /// reads the string's bytes only on a likely match, and a table grows without hashing its
+    /// strings again (the slot index is taken from the same low bits).
+    private var slots = [UInt64](repeating: 0, count: 256)
+    /// The slots in use, so ``removeAll()`` clears those rather than the whole table: a table
+    /// that once grew for a large block is reused for small ones (a block per durable round).
+    private var usedSlots: [UInt32] = []
 
     /// An empty table.
     public init() {}
@@ -24,8 +30,10 @@ public struct ByteStringTable: Sendable {
     public mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
-        hashes.removeAll(keepingCapacity: true)
-        for index in slots.indices { slots[index] = 0 }
+        slots.withUnsafeMutableBufferPointer { slots in
+            for slot in usedSlots { slots[Int(slot)] = 0 }
+        }
+        usedSlots.removeAll(keepingCapacity: true)
     }
 
     /// The reference of `string`, if it is in the table.
@@ -35,14 +43,8 @@ public struct ByteStringTable: Sendable {
 
     /// ``reference(of:)`` for a string whose ``StringHash`` is already known.
     public func reference(of string: UnsafeRawBufferPointer, hash: UInt64) -> UInt32? {
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] != 0 {
-            let ref = Int(slots[slot] - 1)
-            if hashes[ref] == hash && matches(ref, string) { return UInt32(ref) }
-            slot = (slot + 1) & mask
-        }
-        return nil
+        let probe = find(string, hash: hash)
+        return probe.found ? probe.reference : nil
     }
 
     /// The reference of `string`, adding it if new; `inserted` says which.
@@ -55,20 +57,34 @@ public struct ByteStringTable: Sendable {
     /// - Precondition: `hash` is `StringHash.hash(string)`.
     @discardableResult
     public mutating func insert(_ string: UnsafeRawBufferPointer, hash: UInt64) -> (reference: UInt32, inserted: Bool) {
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] != 0 {
-            let ref = Int(slots[slot] - 1)
-            if hashes[ref] == hash && matches(ref, string) { return (UInt32(ref), false) }
-            slot = (slot + 1) & mask
-        }
+        let probe = find(string, hash: hash)
+        if probe.found { return (probe.reference, false) }
         let ref = UInt32(ends.count)
         bytes.append(contentsOf: string)
         ends.append(UInt32(bytes.count))
-        hashes.append(hash)
-        slots[slot] = ref + 1
+        slots[probe.slot] = (hash & 0xFFFF_FFFF) << 32 | UInt64(ref + 1)
+        usedSlots.append(UInt32(probe.slot))
         if ends.count * 2 > slots.count { grow() }
         return (ref, true)
+    }
+
+    /// Where `string` is (`found`, its reference), or the empty slot it would take.
+    @inline(__always)
+    private func find(_ string: UnsafeRawBufferPointer, hash: UInt64) -> (found: Bool, reference: UInt32, slot: Int) {
+        let tag = (hash & 0xFFFF_FFFF) << 32
+        return slots.withUnsafeBufferPointer { slots in
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while true {
+                let entry = slots[slot]
+                if entry == 0 { return (false, 0, slot) }
+                if entry & 0xFFFF_FFFF_0000_0000 == tag {
+                    let ref = UInt32(truncatingIfNeeded: entry) - 1
+                    if matches(Int(ref), string) { return (true, ref, slot) }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
     }
 
     /// The reference of `string`, adding it if new.
@@ -84,22 +100,28 @@ public struct ByteStringTable: Sendable {
         return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<Int(ends[index])])) }
     }
 
+    @inline(__always)
     private func matches(_ ref: Int, _ string: UnsafeRawBufferPointer) -> Bool {
-        let start = ref == 0 ? 0 : Int(ends[ref - 1])
-        let end = Int(ends[ref])
-        guard end - start == string.count else { return false }
-        return bytes.withUnsafeBytes { all in
-            string.count == 0 || memcmpBytes(all.baseAddress! + start, string.baseAddress!, string.count)
+        ends.withUnsafeBufferPointer { ends in
+            let start = ref == 0 ? 0 : Int(ends[ref - 1])
+            let end = Int(ends[ref])
+            guard end - start == string.count else { return false }
+            return string.count == 0 || bytes.withUnsafeBytes { all in memcmpBytes(all.baseAddress! + start, string.baseAddress!, string.count) }
         }
     }
 
     private mutating func grow() {
-        slots = [UInt32](repeating: 0, count: slots.count * 2)
-        let mask = slots.count - 1
-        for ref in 0..<ends.count {
-            var slot = Int(truncatingIfNeeded: hashes[ref]) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = UInt32(ref + 1)
+        let old = slots
+        slots = [UInt64](repeating: 0, count: old.count * 2)
+        usedSlots.removeAll(keepingCapacity: true)
+        slots.withUnsafeMutableBufferPointer { slots in
+            let mask = slots.count - 1
+            for entry in old where entry != 0 {
+                var slot = Int(truncatingIfNeeded: entry >> 32) & mask
+                while slots[slot] != 0 { slot = (slot + 1) & mask }
+                slots[slot] = entry
+                usedSlots.append(UInt32(slot))
+            }
         }
     }
 }
