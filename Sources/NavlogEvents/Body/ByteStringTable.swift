@@ -14,8 +14,10 @@ public struct ByteStringTable: Sendable {
     /// Open addressing over a power-of-two table: 0 is an empty slot, else the low 32 bits of
     /// the string's hash above its reference + 1. A probe compares those bits first, so it
     /// reads the string's bytes only on a likely match, and a table grows without hashing its
-    /// strings again (the slot index is taken from the same low bits).
-    private var slots = [UInt64](repeating: 0, count: 256)
+    /// strings again (the slot index is taken from the same low bits). It starts at 16 slots
+    /// (128 bytes): the replayer keeps two tables per session, most of them small, and copies
+    /// them with its states.
+    private var slots = [UInt64](repeating: 0, count: 16)
     /// The slots in use, so ``removeAll()`` clears those rather than the whole table: a table
     /// that once grew for a large block is reused for small ones (a block per durable round).
     private var usedSlots: [UInt32] = []
