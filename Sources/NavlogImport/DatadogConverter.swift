@@ -32,10 +32,12 @@ public struct DatadogConverter: RecordConverter {
 
     /// What navlog reads of a view event, checked.
     private struct ViewFields {
-        var viewID: String
+        var viewID: ViewKey
+        /// The session id, interned.
         var session: String
-        /// `view.name`, else `view.url`: what the screen is called.
+        /// `view.name`, else `view.url`: what the screen is called (interned).
         var className: String
+        /// `view.url` (interned).
         var url: String?
         /// `_dd.document_version` (0 when absent).
         var version: Int64
@@ -50,14 +52,14 @@ public struct DatadogConverter: RecordConverter {
 
     /// A view id, kept as two independent 64-bit hashes of its bytes (a collision of both is
     /// out of reach: 2⁻¹²⁸ per pair), so a million views do not each keep a 36-byte string.
-    private struct ViewKey: Hashable {
+    private struct ViewKey: Equatable {
         var first: UInt64
         var second: UInt64
 
-        init(_ id: String) {
+        init(utf8 id: UnsafeRawBufferPointer) {
             var a: UInt64 = 0xcbf2_9ce4_8422_2325
             var b: UInt64 = 0x8422_2325_cbf2_9ce4
-            for byte in id.utf8 {
+            for byte in id {
                 a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
                 b = (b &+ UInt64(byte)) &* 0x9e37_79b9_7f4a_7c15
                 b ^= b >> 29
@@ -67,9 +69,53 @@ public struct DatadogConverter: RecordConverter {
         }
     }
 
+    /// Where each view id's latest version is in ``views``: open addressing on the key's
+    /// first hash (already uniform, so no second hashing as a `Dictionary` would do per lookup).
+    private struct ViewPositions {
+        /// 0 for an empty slot, else the view's position + 1.
+        private var slots = [Int32](repeating: 0, count: 1024)
+        /// The key of the view at each position.
+        private var keys: [ViewKey] = []
+
+        /// The position of the view with `key`, or the slot where it would go.
+        private func find(_ key: ViewKey) -> (position: Int32?, slot: Int) {
+            slots.withUnsafeBufferPointer { slots in
+                let mask = slots.count - 1
+                var slot = Int(truncatingIfNeeded: key.first) & mask
+                while true {
+                    let taken = slots[slot]
+                    if taken == 0 { return (nil, slot) }
+                    if keys[Int(taken - 1)] == key { return (taken - 1, slot) }
+                    slot = (slot + 1) & mask
+                }
+            }
+        }
+
+        /// The position of the view with `key`, if one was added.
+        func position(of key: ViewKey) -> Int32? { find(key).position }
+
+        /// Adds `key` as the next position (the view appended to ``views``).
+        mutating func append(_ key: ViewKey) {
+            let slot = find(key).slot
+            keys.append(key)
+            slots[slot] = Int32(keys.count)
+            if keys.count * 2 > slots.count { grow() }
+        }
+
+        private mutating func grow() {
+            slots = [Int32](repeating: 0, count: slots.count * 2)
+            let mask = slots.count - 1
+            for (index, key) in keys.enumerated() {
+                var slot = Int(truncatingIfNeeded: key.first) & mask
+                while slots[slot] != 0 { slot = (slot + 1) & mask }
+                slots[slot] = Int32(index + 1)
+            }
+        }
+    }
+
     /// The latest version of each view, in the order first read, and where each view id is.
     private var views: [View] = []
-    private var positions: [ViewKey: Int32] = [:]
+    private var positions = ViewPositions()
     private var sessionInfo: [String: SessionInfo] = [:]
     private var order = 0
     private var strings = StringInterner()
@@ -116,7 +162,7 @@ public struct DatadogConverter: RecordConverter {
                 statistics.ignored += 1
                 return
             }
-            let fields = try Self.viewFields(of: event, fallbackTime: fallbackTime, issues)
+            let fields = try viewFields(of: event, fallbackTime: fallbackTime, issues)
             keep(fields, of: event, document, statistics: &statistics)
         } catch {
             statistics.skip(error, report)
@@ -126,12 +172,14 @@ public struct DatadogConverter: RecordConverter {
     /// Reads and checks what every view event must have, in the order its issues are reported:
     /// its view and session ids, a name for its screen, its document version, its start and
     /// its time spent.
-    private static func viewFields(of event: JSONDocument.Node, fallbackTime: JSONDocument.Node?, _ issues: RecordIssues) throws(ImportIssue) -> ViewFields {
+    private mutating func viewFields(of event: JSONDocument.Node, fallbackTime: JSONDocument.Node?, _ issues: RecordIssues) throws(ImportIssue) -> ViewFields {
         let document = issues.document
-        let viewID = try requiredString(event, "view", "id", issues)
-        let session = try requiredString(event, "session", "id", issues)
-        let name = document.nonEmptyString(document.member(event, "view", "name"))
-        let url = document.nonEmptyString(document.member(event, "view", "url"))
+        let viewNode = try Self.requiredString(event, "view", "id", issues)
+        let viewID = document.withStringBytes(viewNode) { ViewKey(utf8: $0) }!
+        let session = strings.intern(document, try Self.requiredString(event, "session", "id", issues))!
+        let view = document.member(event, "view")
+        let name = nonEmptyString(view.flatMap { document.member($0, "name") }, document)
+        let url = nonEmptyString(view.flatMap { document.member($0, "url") }, document)
         guard let className = name ?? url else { throw issues.issue(.shape, event, "view.name", "a view event needs view.name or view.url to name its screen") }
         var version: Int64 = 0
         if let node = document.member(event, "_dd", "document_version") {
@@ -140,19 +188,31 @@ public struct DatadogConverter: RecordConverter {
             }
             version = Int64(min(value, 9e18))
         }
-        let start = try startTime(of: event, fallbackTime: fallbackTime, issues)
-        let spent = try timeSpent(of: event, issues)
+        let start = try Self.startTime(of: event, fallbackTime: fallbackTime, issues)
+        let spent = try Self.timeSpent(of: event, issues)
         return ViewFields(viewID: viewID, session: session, className: className, url: url, version: version, start: start, timeSpent: spent)
     }
 
-    /// A non-empty string at `object.key`, which a view event must have (`view.id`, `session.id`).
-    private static func requiredString(_ event: JSONDocument.Node, _ object: String, _ key: String, _ issues: RecordIssues) throws(ImportIssue) -> String {
-        let document = issues.document
-        guard let node = document.member(event, object, key) else { throw issues.issue(.shape, event, object + "." + key, "a view event needs \(object).\(key)") }
-        guard let text = document.string(node), !text.isEmpty else {
-            throw issues.issue(.shape, node, object + "." + key, "expected a non-empty string, found \(document.kind(node).name)")
-        }
+    /// An interned string cut to ``ImportedController/maximumFieldBytes``, interned (most are
+    /// short enough to be kept as they are).
+    private mutating func cut(_ interned: String) -> String {
+        interned.utf8.count <= ImportedController.maximumFieldBytes ? interned : strings.intern(ImportedController.cut(interned))
+    }
+
+    /// The interned text of a string node unless it is empty (as ``JSONDocument/nonEmptyString(_:)``).
+    private mutating func nonEmptyString(_ node: JSONDocument.Node?, _ document: JSONDocument) -> String? {
+        guard let node, let text = strings.intern(document, node), !text.isEmpty else { return nil }
         return text
+    }
+
+    /// The node of the non-empty string at `object.key`, which a view event must have (`view.id`, `session.id`).
+    private static func requiredString(_ event: JSONDocument.Node, _ object: StaticString, _ key: StaticString, _ issues: RecordIssues) throws(ImportIssue) -> JSONDocument.Node {
+        let document = issues.document
+        guard let node = document.member(event, object, key) else { throw issues.issue(.shape, event, "\(object).\(key)", "a view event needs \(object).\(key)") }
+        guard document.withStringBytes(node, { !$0.isEmpty }) == true else {
+            throw issues.issue(.shape, node, "\(object).\(key)", "expected a non-empty string, found \(document.kind(node).name)")
+        }
+        return node
     }
 
     /// When the view started (µs): `date` (ms); in a search page, where the event may have no
@@ -185,22 +245,22 @@ public struct DatadogConverter: RecordConverter {
     /// read of its id counts as superseded): the SDK sends a view again each time it changes,
     /// and the versions can come in any order.
     private mutating func keep(_ fields: ViewFields, of event: JSONDocument.Node, _ document: JSONDocument, statistics: inout ImportStatistics) {
-        let key = ViewKey(fields.viewID)
-        let position = positions[key]
+        let key = fields.viewID
+        let position = positions.position(of: key)
         if let position {
             statistics.superseded += 1
             if views[Int(position)].version >= fields.version { return }
         }
-        let screenID = strings.intern(ImportedController.cut(fields.url ?? fields.className))
-        let sessionKey = strings.intern(fields.session)
+        let screenID = cut(fields.url ?? fields.className)
+        let sessionKey = fields.session
         let view = View(
             version: fields.version, session: sessionKey, start: fields.start, timeSpent: Int64(fields.timeSpent / 1000),
             active: document.member(event, "view", "is_active").flatMap { document.bool($0) } ?? false,
-            controller: ImportedController(id: screenID, className: strings.intern(ImportedController.cut(fields.className))), order: order)
+            controller: ImportedController(id: screenID, className: cut(fields.className)), order: order)
         if let position {
             views[Int(position)] = view
         } else {
-            positions[key] = Int32(views.count)
+            positions.append(key)
             views.append(view)
         }
         offerSessionInfo(sessionKey, start: fields.start, version: fields.version, from: event, document)
@@ -212,7 +272,7 @@ public struct DatadogConverter: RecordConverter {
     /// are not their session's earliest.
     private mutating func offerSessionInfo(_ sessionKey: String, start: Int64, version: Int64, from event: JSONDocument.Node, _ document: JSONDocument) {
         if let kept = sessionInfo[sessionKey], (start, -version) >= (kept.start, -kept.version) { return }
-        func string(_ first: String, _ second: String? = nil) -> String? {
+        func string(_ first: StaticString, _ second: StaticString? = nil) -> String? {
             document.nonEmptyString(second.map { document.member(event, first, $0) } ?? document.member(event, first))
         }
         let os = string("os", "name").map { [$0, string("os", "version")].compactMap { $0 }.joined(separator: " ") }
@@ -224,7 +284,7 @@ public struct DatadogConverter: RecordConverter {
 
     public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
         // One array sorted by session, then start: no second copy of the views per session.
-        positions = [:]
+        positions = ViewPositions()
         var all = views
         views = []
         all.sort { ($0.session, $0.start, $0.order) < ($1.session, $1.start, $1.order) }

@@ -27,7 +27,7 @@ public struct FirebaseConverter: RecordConverter {
     }
 
     /// The members of a parameter's `value` that hold it, in the order they are looked for.
-    private static let valueFields = ["string_value", "int_value", "double_value", "float_value"]
+    private static let valueFields: [StaticString] = ["string_value", "int_value", "double_value", "float_value"]
 
     private struct SessionState {
         var session: ImportedSession
@@ -50,7 +50,7 @@ public struct FirebaseConverter: RecordConverter {
 
         /// Offers the row's `app_info` and `device` fields, each kept from the earliest row that has it.
         mutating func offerInfo(of row: JSONDocument.Node, _ document: JSONDocument, rank: RowKey) {
-            func string(_ object: String, _ key: String) -> String? { document.nonEmptyString(document.member(row, object, key)) }
+            func string(_ object: StaticString, _ key: StaticString) -> String? { document.nonEmptyString(document.member(row, object, key)) }
             offer(\.app, string("app_info", "id"), rank: rank)
             offer(\.version, string("app_info", "version"), rank: rank)
             offer(

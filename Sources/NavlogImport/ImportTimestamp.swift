@@ -26,6 +26,7 @@ public enum ImportTimestamp {
     public static func microseconds(_ document: JSONDocument, _ node: JSONDocument.Node, unit: Unit) -> Result<Int64, TimestampError> {
         switch document.kind(node) {
         case .number:
+            if let integer = document.integer(node) { return fromInteger(integer, unit: unit) }
             return fromNumber(document.numberText(node) ?? "", unit: unit)
         case .string:
             let text = document.string(node) ?? ""
@@ -44,20 +45,36 @@ public enum ImportTimestamp {
         }
     }
 
+    /// A number written as an integer, in `unit`: the same as ``fromNumber(_:unit:)`` of its
+    /// text, without making the text.
+    static func fromInteger(_ integer: Int64, unit: Unit) -> Result<Int64, TimestampError> {
+        let value = Double(integer)
+        let scale = scale(of: value, unit: unit)
+        if scale == 1 {
+            return integer >= 0 && integer <= latest ? .success(integer) : .failure(TimestampError(reason: "\(integer) is outside 1970–9999"))
+        }
+        let micros = (value * scale).rounded()
+        guard micros >= 0, micros <= Double(latest) else { return .failure(TimestampError(reason: "\(integer) is outside 1970–9999")) }
+        return .success(Int64(micros))
+    }
+
+    /// What a number read in `unit` is multiplied by to make µs.
+    private static func scale(of value: Double, unit: Unit) -> Double {
+        switch unit {
+        case .seconds: 1_000_000
+        case .milliseconds: 1_000
+        case .microseconds: 1
+        case .byMagnitude:
+            abs(value) < 1e11 ? 1_000_000 : abs(value) < 1e14 ? 1_000 : 1
+        }
+    }
+
     /// A number's text in `unit`.
     static func fromNumber(_ text: String, unit: Unit) -> Result<Int64, TimestampError> {
         guard let value = Double(text), value.isFinite else {
             return .failure(TimestampError(reason: "\"\(text.prefix(40))\" is not a number"))
         }
-        let scale: Double
-        switch unit {
-        case .seconds: scale = 1_000_000
-        case .milliseconds: scale = 1_000
-        case .microseconds: scale = 1
-        case .byMagnitude:
-            let magnitude = abs(value)
-            scale = magnitude < 1e11 ? 1_000_000 : magnitude < 1e14 ? 1_000 : 1
-        }
+        let scale = scale(of: value, unit: unit)
         // Integers of µs are taken exactly (a Double loses digits past 2⁵³).
         if scale == 1, let exact = Int64(text) {
             return exact >= 0 && exact <= latest ? .success(exact) : .failure(TimestampError(reason: "\(text) is outside 1970–9999"))

@@ -67,23 +67,3 @@ public struct ImportedObservation: Sendable {
     /// Tie-break for equal timestamps: the order the source gave.
     public var order: Int
 }
-
-extension ImportedController {
-    /// Appends the controller as an event's object form, `{"id":…,"class":…,"title":…}` (no
-    /// title when it has none or an empty one).
-    func appendJSON(to json: inout JSONWriter) {
-        json.raw("{\"id\":")
-        json.string(id)
-        json.member("class", className)
-        if let title, !title.isEmpty { json.member("title", title) }
-        json.raw("}")
-    }
-}
-
-extension JSONWriter {
-    /// Appends `,"name":` and `controller`'s object form.
-    mutating func member(_ name: StaticString, _ controller: ImportedController) {
-        key(name)
-        controller.appendJSON(to: &self)
-    }
-}

@@ -10,35 +10,38 @@ extension ImportedSession {
     /// it; an embedded child's appearance is written without placing it (it is part of its
     /// parent's screen, F1); `vc.appear`/`vc.disappear` keep the phase the source records
     /// (`did`), so `navlog replay`'s `records` line shows what the source records.
-    /// - Parameter emit: called once per line, without its newline.
-    /// - Returns: the number of lines written.
+    /// - Parameter sink: where the events go.
+    /// - Returns: the number of events written.
     @discardableResult
-    public func writeEvents(_ emit: ([UInt8]) throws -> Void) rethrows -> Int {
+    public func writeEvents<Sink: ImportedEventSink>(into sink: inout Sink) throws -> Int {
         let sorted = observations.sorted { ($0.timestamp, $0.order) < ($1.timestamp, $1.order) }
-        var writer = ImportedEventWriter(session: id)
+        var writer = ImportedEventWriter<Sink>(session: id)
         let first = sorted.first?.timestamp ?? earliest ?? 0
-        try writeStart(at: min(first, earliest ?? first), into: &writer, emit)
-        for observation in sorted { try writer.write(observation, emit) }
+        try writeStart(at: min(first, earliest ?? first), into: &writer, &sink)
+        for observation in sorted { try writer.write(observation, &sink) }
         return Int(writer.sequence)
+    }
+
+    /// ``writeEvents(into:)`` as JSON lines, each handed to `emit` without its newline.
+    @discardableResult
+    public func writeEvents(_ emit: @escaping ([UInt8]) throws -> Void) throws -> Int {
+        var lines = ImportedJSONLines { _, line in try emit(line) }
+        return try writeEvents(into: &lines)
     }
 
     /// `session.start` with what the source says of the app and the device, then the `mark`
     /// named `import` with the source and its own session id: an imported session can be told
     /// from a recorded one and traced back to the source, with nothing added to the contract.
-    private func writeStart(at start: Int64, into writer: inout ImportedEventWriter, _ emit: ([UInt8]) throws -> Void) rethrows {
-        try writer.line("session.start", start, emit) { line in
-            line.member("app", app)
-            if let version { line.member("version", ImportedController.cut(version)) }
-            if let os { line.member("os", ImportedController.cut(os)) }
-            if let device { line.member("device", ImportedController.cut(device)) }
+    private func writeStart<Sink>(at start: Int64, into writer: inout ImportedEventWriter<Sink>, _ sink: inout Sink) throws {
+        try writer.line("session.start", start, &sink) { line in
+            line.field("app", app)
+            if let version { line.field("version", ImportedController.cut(version)) }
+            if let os { line.field("os", ImportedController.cut(os)) }
+            if let device { line.field("device", ImportedController.cut(device)) }
         }
-        try writer.line("mark", start, emit) { line in
-            line.member("name", "import")
-            line.key("props")
-            line.raw("{\"source\":")
-            line.string(source.rawValue)
-            line.member("sourceSession", sourceSession)
-            line.raw("}")
+        try writer.line("mark", start, &sink) { line in
+            line.field("name", "import")
+            line.importProps(source: source.rawValue, sourceSession: sourceSession)
         }
     }
 }
@@ -47,15 +50,13 @@ extension ImportedSession {
 /// have shown (the screens in place, the controllers appeared, the foreground), so that each
 /// observation writes only what it changes.
 ///
-/// Its methods are inlined into ``ImportedSession/writeEvents(_:)``: called through, each
-/// took `emit`'s context (the importer's closure, which holds the whole session) as a copy of
-/// the session per line written, about 7% of a Datadog import's time.
-private struct ImportedEventWriter {
+/// Its methods are inlined into ``ImportedSession/writeEvents(into:)``: called through, each
+/// took the line's closure context (which holds the whole session) as a copy of the session
+/// per line written, about 7% of a Datadog import's time.
+private struct ImportedEventWriter<Sink: ImportedEventSink> {
     let session: String
     /// The `seq` of the last line written.
     private(set) var sequence: UInt64 = 0
-    /// One buffer for every line (taken back after each; a new one only if `emit` kept it).
-    private var buffer: [UInt8] = []
     /// The window's own screen first, then each presented controller above it.
     private var chain: [ImportedController] = []
     /// Controllers whose appearance was written and that have not disappeared since.
@@ -71,45 +72,34 @@ private struct ImportedEventWriter {
     /// Writes the next line, `seq` one more than the last.
     /// - Parameter fill: writes the line's own fields.
     @inline(__always)
-    mutating func line(_ type: StaticString, _ timestamp: Int64, _ emit: ([UInt8]) throws -> Void, _ fill: (inout JSONWriter) -> Void) rethrows {
+    mutating func line(_ type: StaticString, _ timestamp: Int64, _ sink: inout Sink, _ fill: (inout Sink.Fields) -> Void) throws {
         sequence += 1
-        var json = JSONWriter()
-        swap(&json.bytes, &buffer)
-        json.bytes.removeAll(keepingCapacity: true)
-        json.raw("{\"type\":")
-        json.string(type)
-        json.member("session", session)
-        json.member("ts", timestamp)
-        json.member("seq", sequence)
-        fill(&json)
-        json.raw("}")
-        swap(&json.bytes, &buffer)
-        try emit(buffer)
+        try sink.event(type, session: session, timestamp: timestamp, sequence: sequence, fill)
     }
 
     /// Writes what one observation changes: the foreground only when it changes, a
     /// disappearance only of a controller shown, an appearance as ``appear(_:_:at:_:)`` places it.
     @inline(__always)
-    mutating func write(_ observation: ImportedObservation, _ emit: ([UInt8]) throws -> Void) rethrows {
+    mutating func write(_ observation: ImportedObservation, _ sink: inout Sink) throws {
         let ts = observation.timestamp
         switch observation.kind {
         case .background:
             guard foreground else { return }
             foreground = false
-            try line("app.background", ts, emit) { _ in }
+            try line("app.background", ts, &sink) { _ in }
         case .foreground:
             guard !foreground else { return }
             foreground = true
-            try line("app.foreground", ts, emit) { _ in }
+            try line("app.foreground", ts, &sink) { _ in }
         case .disappear(let vc):
             childrenShown.remove(vc.id)
             guard appeared.remove(vc.id) != nil else { return }
-            try line("vc.disappear", ts, emit) { writer in
-                writer.member("vc", vc)
-                writer.member("phase", "did")
+            try line("vc.disappear", ts, &sink) { writer in
+                writer.field("vc", vc)
+                writer.field("phase", "did")
             }
         case .appear(let vc, let placement):
-            try appear(vc, placement, at: ts, emit)
+            try appear(vc, placement, at: ts, &sink)
         }
     }
 
@@ -118,18 +108,18 @@ private struct ImportedEventWriter {
     /// placed first (``place(_:_:at:_:)``), and the screen already shown appearing again
     /// writes nothing.
     @inline(__always)
-    private mutating func appear(_ vc: ImportedController, _ placement: ImportedObservation.Placement, at ts: Int64, _ emit: ([UInt8]) throws -> Void) rethrows {
+    private mutating func appear(_ vc: ImportedController, _ placement: ImportedObservation.Placement, at ts: Int64, _ sink: inout Sink) throws {
         if placement == .child {
             guard childrenShown.insert(vc.id).inserted else { return }
         } else {
             let before = chain
-            guard try place(vc, placement, at: ts, emit) else { return }
+            guard try place(vc, placement, at: ts, &sink) else { return }
             if chain != before { childrenShown.removeAll() }
         }
         appeared.insert(vc.id)
-        try line("vc.appear", ts, emit) { writer in
-            writer.member("vc", vc)
-            writer.member("phase", "did")
+        try line("vc.appear", ts, &sink) { writer in
+            writer.field("vc", vc)
+            writer.field("phase", "did")
         }
     }
 
@@ -138,16 +128,16 @@ private struct ImportedEventWriter {
     /// - Returns: whether anything is new: `false` for the top of the chain appearing again
     ///   while it is shown.
     @inline(__always)
-    private mutating func place(_ vc: ImportedController, _ placement: ImportedObservation.Placement, at ts: Int64, _ emit: ([UInt8]) throws -> Void) rethrows -> Bool {
+    private mutating func place(_ vc: ImportedController, _ placement: ImportedObservation.Placement, at ts: Int64, _ sink: inout Sink) throws -> Bool {
         guard let index = chain.firstIndex(where: { $0.id == vc.id }) else {
-            try placeNew(vc, placement, at: ts, emit)
+            try placeNew(vc, placement, at: ts, &sink)
             return true
         }
         guard index + 1 < chain.count else { return !appeared.contains(vc.id) }
         // Shown again: what was presented above it was dismissed. Called on the controller
         // shown again (it presents), R7 dismisses everything above it.
         let receiver = chain[index]
-        try line("dismiss", ts, emit) { writer in writer.member("vc", receiver) }
+        try line("dismiss", ts, &sink) { writer in writer.field("vc", receiver) }
         chain.removeSubrange((index + 1)...)
         return true
     }
@@ -156,37 +146,37 @@ private struct ImportedEventWriter {
     /// top (the presented context's content changed), or, in the window's own context, the
     /// window's new root, once everything presented is dismissed (R7).
     @inline(__always)
-    private mutating func placeNew(_ vc: ImportedController, _ placement: ImportedObservation.Placement, at ts: Int64, _ emit: ([UInt8]) throws -> Void) rethrows {
+    private mutating func placeNew(_ vc: ImportedController, _ placement: ImportedObservation.Placement, at ts: Int64, _ sink: inout Sink) throws {
         switch placement {
         case .presented where !chain.isEmpty:
-            try present(vc, from: chain[chain.count - 1], at: ts, emit)
+            try present(vc, from: chain[chain.count - 1], at: ts, &sink)
             chain.append(vc)
         case .insidePresentation where chain.count > 1:
             // Another screen of the presented context: the context's content changed.
             let replaced = chain[chain.count - 1]
-            try line("dismiss", ts, emit) { writer in writer.member("vc", replaced) }
-            try present(vc, from: chain[chain.count - 2], at: ts, emit)
+            try line("dismiss", ts, &sink) { writer in writer.field("vc", replaced) }
+            try present(vc, from: chain[chain.count - 2], at: ts, &sink)
             chain[chain.count - 1] = vc
         case .insidePresentation where chain.count == 1:
-            try present(vc, from: chain[0], at: ts, emit)
+            try present(vc, from: chain[0], at: ts, &sink)
             chain.append(vc)
         default:
             if chain.count > 1 {
                 // On the window's screen, which presents: everything presented goes (R7).
                 let receiver = chain[0]
-                try line("dismiss", ts, emit) { writer in writer.member("vc", receiver) }
+                try line("dismiss", ts, &sink) { writer in writer.field("vc", receiver) }
             }
-            try line("window.root", ts, emit) { writer in writer.member("vc", vc) }
+            try line("window.root", ts, &sink) { writer in writer.field("vc", vc) }
             chain = [vc]
         }
     }
 
     /// `present` of `vc` from `presenter`.
     @inline(__always)
-    private mutating func present(_ vc: ImportedController, from presenter: ImportedController, at ts: Int64, _ emit: ([UInt8]) throws -> Void) rethrows {
-        try line("present", ts, emit) { writer in
-            writer.member("from", presenter)
-            writer.member("vc", vc)
+    private mutating func present(_ vc: ImportedController, from presenter: ImportedController, at ts: Int64, _ sink: inout Sink) throws {
+        try line("present", ts, &sink) { writer in
+            writer.field("from", presenter)
+            writer.field("vc", vc)
         }
     }
 }

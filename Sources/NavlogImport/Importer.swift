@@ -71,22 +71,39 @@ public struct Importer: Sendable {
     }
 
     /// Writes the sessions already known to be complete (see
-    /// ``RecordConverter/takeCompleted(statistics:_:)``), so that memory does not hold them until
-    /// ``finish(_:)``; call it between reads. Lines as ``finish(_:)`` writes them.
-    public mutating func writeCompleted(_ emit: (String, [UInt8]) throws -> Void) rethrows {
-        try write(emit, all: false)
+    /// ``RecordConverter/takeCompleted(statistics:_:)``) into `sink`, so that memory does not
+    /// hold them until ``finish(into:)``; call it between reads.
+    public mutating func writeCompleted<Sink: ImportedEventSink>(into sink: inout Sink) throws {
+        try write(into: &sink, all: false)
     }
 
-    /// Ends the import: every session read, written as event lines (`session.start` first,
-    /// `seq` from 1), sessions in order of their ids.
-    /// - Parameter emit: called with the session's id and one line, without its newline.
-    public mutating func finish(_ emit: (String, [UInt8]) throws -> Void) rethrows {
-        try write(emit, all: true)
+    /// Ends the import: every session read, written into `sink` (`session.start` first, `seq`
+    /// from 1), sessions in order of their ids.
+    public mutating func finish<Sink: ImportedEventSink>(into sink: inout Sink) throws {
+        try write(into: &sink, all: true)
+    }
+
+    /// ``writeCompleted(into:)`` as JSON lines: `emit` is called with the session's id and one
+    /// line, without its newline.
+    public mutating func writeCompleted(_ emit: (String, [UInt8]) throws -> Void) throws {
+        try withoutActuallyEscaping(emit) { emit in
+            var lines = ImportedJSONLines(emit)
+            try write(into: &lines, all: false)
+        }
+    }
+
+    /// ``finish(into:)`` as JSON lines: `emit` is called with the session's id and one line,
+    /// without its newline.
+    public mutating func finish(_ emit: (String, [UInt8]) throws -> Void) throws {
+        try withoutActuallyEscaping(emit) { emit in
+            var lines = ImportedJSONLines(emit)
+            try write(into: &lines, all: true)
+        }
     }
 
     /// Writes the sessions the converter hands over (every one left when `all`, else those
-    /// complete already), counting sessions and lines.
-    private mutating func write(_ emit: (String, [UInt8]) throws -> Void, all: Bool) rethrows {
+    /// complete already), counting sessions and events.
+    private mutating func write<Sink: ImportedEventSink>(into sink: inout Sink, all: Bool) throws {
         var counts = self.statistics
         var written = (sessions: 0, events: 0)
         defer {
@@ -96,7 +113,7 @@ public struct Importer: Sendable {
         }
         func body(_ session: ImportedSession) throws {
             written.sessions += 1
-            written.events += try session.writeEvents { try emit(session.id, $0) }
+            written.events += try session.writeEvents(into: &sink)
         }
         if all {
             try converter.finish(statistics: &counts, body)

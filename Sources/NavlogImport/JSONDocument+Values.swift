@@ -1,52 +1,67 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension JSONDocument {
     /// The value of `key` in the object `node`, or `nil` (also when `node` is no object).
-    public func member(_ node: Node, _ key: String) -> Node? {
-        let entry = entries[Int(node.index)]
-        guard entry.kind == .object else { return nil }
-        var child = node.index + 1
-        let end = entry.next
+    ///
+    /// The converters look up a handful of fixed keys per record, so the key is a
+    /// `StaticString`: its bytes are compared in place, with no string made or retained
+    /// (``member(_:named:)`` takes a key known only at run time).
+    @inline(__always)
+    public func member(_ node: Node, _ key: StaticString) -> Node? {
+        member(node, utf8: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    }
+
+    /// ``member(_:_:)`` for a key known only at run time.
+    public func member(_ node: Node, named key: String) -> Node? {
         var key = key
-        return key.withUTF8 { wanted in
-            while child < end {
-                let keyEntry = entries[Int(child)]
-                let value = child + 1
-                if keyEntry.escaped {
-                    if decodeString(keyEntry).utf8.elementsEqual(wanted) { return Node(index: value) }
-                } else if Int(keyEntry.end - keyEntry.start) == wanted.count {
-                    var same = true
-                    var offset = 0
-                    let start = Int(keyEntry.start)
-                    while offset < wanted.count {
-                        if bytes[start + offset] != wanted[offset] {
-                            same = false
-                            break
-                        }
-                        offset += 1
+        return key.withUTF8 { member(node, utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The value of the key whose UTF-8 is `wanted` in the object `node`: a walk over the
+    /// object's keys, comparing lengths first and bytes only when they agree.
+    private func member(_ node: Node, utf8 wanted: UnsafeRawBufferPointer) -> Node? {
+        entries.withUnsafeBufferPointer { entries in
+            let entry = entries[Int(node.index)]
+            guard entry.kind == .object else { return nil }
+            var child = Int(node.index) + 1
+            let end = Int(entry.next)
+            return bytes.withUnsafeBytes { bytes in
+                while child < end {
+                    let keyEntry = entries[child]
+                    if keyEntry.escaped {
+                        if decodeString(keyEntry).utf8.elementsEqual(wanted) { return Node(index: Int32(child + 1)) }
+                    } else if Int(keyEntry.end - keyEntry.start) == wanted.count,
+                        wanted.isEmpty || memcmp(bytes.baseAddress! + Int(keyEntry.start), wanted.baseAddress!, wanted.count) == 0
+                    {
+                        return Node(index: Int32(child + 1))
                     }
-                    if same { return Node(index: value) }
+                    child = Int(entries[child + 1].next)
                 }
-                child = entries[Int(value)].next
+                return nil
             }
-            return nil
         }
     }
 
     /// The value of `second` in the object that is the value of `first` in `node`, or `nil`
     /// (no array is made for the path, unlike ``member(_:path:)``).
-    public func member(_ node: Node, _ first: String, _ second: String) -> Node? {
+    public func member(_ node: Node, _ first: StaticString, _ second: StaticString) -> Node? {
         member(node, first).flatMap { member($0, second) }
     }
 
     /// The value three keys down from `node`, or `nil`.
-    public func member(_ node: Node, _ first: String, _ second: String, _ third: String) -> Node? {
+    public func member(_ node: Node, _ first: StaticString, _ second: StaticString, _ third: StaticString) -> Node? {
         member(node, first).flatMap { member($0, second) }.flatMap { member($0, third) }
     }
 
-    /// The value at a dotted path of object keys (`"_dd.document_version"` is two keys), or `nil`.
+    /// The value at a path of object keys (`["_dd", "document_version"]` is two keys), or `nil`.
     public func member(_ node: Node, path: [String]) -> Node? {
         var current = node
         for key in path {
-            guard let next = member(current, key) else { return nil }
+            guard let next = member(current, named: key) else { return nil }
             current = next
         }
         return current
@@ -106,7 +121,33 @@ extension JSONDocument {
 
     /// The value of a number node as a `Double`, or `nil` for any other kind.
     public func number(_ node: Node) -> Double? {
-        numberText(node).flatMap { Double($0) }
+        // Both conversions round the same exact value to the nearest Double.
+        if let integer = integer(node) { return Double(integer) }
+        return numberText(node).flatMap { Double($0) }
+    }
+
+    /// The value of a number node written as a plain integer (an optional `-` and at most 18
+    /// digits, no fraction or exponent), read from its bytes; `nil` for any other node. Most
+    /// numbers in the sources' records are such (times, versions, durations), and reading them
+    /// makes no string.
+    public func integer(_ node: Node) -> Int64? {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .number else { return nil }
+        return bytes.withUnsafeBufferPointer { bytes in
+            var index = Int(entry.start)
+            let end = Int(entry.end)
+            let negative = bytes[index] == UInt8(ascii: "-")
+            if negative { index += 1 }
+            guard end - index <= 18 else { return nil }
+            var magnitude: Int64 = 0
+            while index < end {
+                let digit = bytes[index] &- 0x30
+                guard digit <= 9 else { return nil }
+                magnitude = magnitude &* 10 &+ Int64(digit)
+                index += 1
+            }
+            return negative ? -magnitude : magnitude
+        }
     }
 
     /// The value of a boolean node, or `nil` for any other kind.
@@ -171,5 +212,22 @@ extension JSONDocument {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension JSONDocument {
+    /// Calls `body` with the UTF-8 of the string node `node` (escapes decoded) and returns what
+    /// it returns, or `nil` when `node` is no string. An unescaped string's bytes are passed in
+    /// place, with no string made.
+    func withStringBytes<R>(_ node: Node, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .string else { return nil }
+        guard !entry.escaped else {
+            var text = decodeString(entry)
+            return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
+        return bytes.withUnsafeBytes { bytes in
+            body(UnsafeRawBufferPointer(rebasing: bytes[Int(entry.start)..<Int(entry.end)]))
+        }
     }
 }

@@ -30,12 +30,12 @@ struct RecordIssues {
     /// - Parameter kind: what the record should be, for the message ("a RUM event").
     /// - Throws: the issue saying why there is none (the record is no object, has no such key,
     ///   or its value is no string).
-    func stringMember(_ record: JSONDocument.Node, _ key: String, of kind: String) throws(ImportIssue) -> String {
+    func stringMember(_ record: JSONDocument.Node, _ key: StaticString, of kind: String) throws(ImportIssue) -> String {
         guard document.kind(record) == .object else {
             throw issue(.shape, record, "", "expected \(kind) (an object), found \(document.kind(record).name)")
         }
-        guard let node = document.member(record, key) else { throw issue(.shape, record, key, "\(skipped) has no \(key)") }
-        guard let text = document.string(node) else { throw issue(.shape, node, key, "expected a string, found \(document.kind(node).name)") }
+        guard let node = document.member(record, key) else { throw issue(.shape, record, "\(key)", "\(skipped) has no \(key)") }
+        guard let text = document.string(node) else { throw issue(.shape, node, "\(key)", "expected a string, found \(document.kind(node).name)") }
         return text
     }
 

@@ -110,7 +110,7 @@ public struct SentryConverter: RecordConverter {
             statistics.ignored += 1
             return
         }
-        let eventID = ["eventID", "event_id", "id"].lazy.compactMap { document.member(event, $0).flatMap { document.text($0) } }.first ?? ""
+        let eventID = (["eventID", "event_id", "id"] as [StaticString]).lazy.compactMap { document.member(event, $0).flatMap { document.text($0) } }.first ?? ""
         let sessionTag = Self.sessionTag(document, event)
         guard let sourceSession = sessionTag ?? (eventID.isEmpty ? nil : eventID) else {
             let reason = "the event has no event_id (or eventID, id) and no session tag, so it cannot be given a stable session id; it was skipped"
@@ -293,11 +293,11 @@ public struct SentryConverter: RecordConverter {
     /// inside the presented context; anything else is the window's own screen.
     private static func placement(_ data: JSONDocument.Node, _ document: JSONDocument) -> ImportedObservation.Placement {
         // A string field, or a boolean read as "true"/"false" (no string made for either).
-        func isTrue(_ name: String) -> Bool {
+        func isTrue(_ name: StaticString) -> Bool {
             guard let node = document.member(data, name) else { return false }
             return document.bool(node) ?? document.stringEquals(node, "true")
         }
-        func isText(_ name: String) -> Bool {
+        func isText(_ name: StaticString) -> Bool {
             guard let node = document.member(data, name) else { return false }
             return document.kind(node) == .string || document.kind(node) == .bool
         }

@@ -44,10 +44,10 @@ public enum ImportFuzzCheck {
         }
         var lines: [(String, [UInt8])] = []
         importer.feed(UnsafeRawBufferPointer(rebasing: input[..<split]), report: report)
-        importer.writeCompleted { session, line in lines.append((session, line)) }
+        try! importer.writeCompleted { session, line in lines.append((session, line)) }
         importer.feed(UnsafeRawBufferPointer(rebasing: input[split...]), report: report)
         importer.endFile(report: report)
-        importer.finish { session, line in lines.append((session, line)) }
+        try! importer.finish { session, line in lines.append((session, line)) }
         let statistics = importer.statistics
         guard statistics.events == lines.count else { fatalError("the statistics count \(statistics.events) events, \(lines.count) were written") }
         return lines

@@ -74,7 +74,7 @@ struct ImportCommand: ParsableCommand {
         // allocate one per file.
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         for path in files { try importFile(path, into: &importer, store: &store, chunk: &chunk) }
-        try importer.finish { try store.store($0, $1) }
+        try importer.finish(into: &store)
         try store.flush()
         do {
             try log.close()
@@ -121,7 +121,7 @@ struct ImportCommand: ParsableCommand {
             if n == 0 { break }
             chunk.withUnsafeBytes { importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), report: report) }
             // Sessions already complete (a Sentry event without a session tag) are stored now.
-            try importer.writeCompleted { try store.store($0, $1) }
+            try importer.writeCompleted(into: &store)
         }
         importer.endFile(report: report)
     }
@@ -147,19 +147,6 @@ struct ImportCommand: ParsableCommand {
             )
         }
         if statistics.skipped > 0 || store.rejected > 0 { throw ExitCode.failure }
-    }
-
-    /// The `seq` of a line the importer wrote (`…,"seq":N,…` right after `ts`).
-    static func sequence(of line: [UInt8]) -> UInt64? {
-        let key = Array(#""seq":"#.utf8)
-        guard let start = line.firstRange(of: key)?.upperBound else { return nil }
-        var value: UInt64 = 0
-        var index = start
-        while index < line.count, line[index] >= 0x30, line[index] <= 0x39 {
-            value = value &* 10 &+ UInt64(line[index] - 0x30)
-            index += 1
-        }
-        return index > start ? value : nil
     }
 
     /// The `(session, seq)` pairs stored for sessions whose id starts with `prefix`.

@@ -1,11 +1,13 @@
 import ArgumentParser
 import NavlogEvents
+import NavlogImport
 import NavlogStore
 
-/// Where `navlog import` puts the lines the importer writes: each goes through the daemon's
-/// validation (`EventLineParser`) into the log in batches, like `navlog ingest`'s, unless the
-/// log holds it already (an earlier import of the same files).
-struct ImportedLineStore {
+/// Where `navlog import` puts the events the importer writes: each goes through the daemon's
+/// validation (`EventLineParser`, built as tokens rather than written as JSON text and read
+/// back) into the log in batches, like `navlog ingest`'s, unless the log holds it already (an
+/// earlier import of the same files).
+struct ImportedLineStore: ImportedEventSink {
     /// The log stored into.
     let log: EventLog
     /// The `seq`s stored already, per session of the source (read before the import).
@@ -28,20 +30,28 @@ struct ImportedLineStore {
         self.peer = peer
     }
 
-    /// Stores one line of `session` (appended once a batch is full, or by ``flush()``).
+    /// Stores one event (appended once a batch is full, or by ``flush()``), built straight into
+    /// the parser's token form and validated as a line would be.
     /// - Throws: `ExitCode.failure` when the log cannot be appended to (reported).
-    mutating func store(_ session: String, _ line: [UInt8]) throws {
+    mutating func event(_ type: StaticString, session: String, timestamp: Int64, sequence: UInt64, _ fill: (inout EventLineBuilder) -> Void) throws {
         lineNumber += 1
-        if let sequences = stored[session], let sequence = ImportCommand.sequence(of: line), sequences.contains(sequence) {
+        if !stored.isEmpty, let sequences = stored[session], sequences.contains(sequence) {
             duplicates += 1
             return
         }
         do throws(EventRejection) {
-            _ = try line.withBytes { (raw) throws(EventRejection) in
-                try parser.parse(raw, lineNumber: lineNumber, receivedAt: currentMicroseconds(), peer: peer, into: &batch)
+            _ = try parser.parse(lineNumber: lineNumber, receivedAt: currentMicroseconds(), peer: peer, into: &batch) { line in
+                line.key("type")
+                line.string(utf8: UnsafeRawBufferPointer(start: type.utf8Start, count: type.utf8CodeUnitCount))
+                line.field("session", session)
+                line.key("ts")
+                line.integer(timestamp)
+                line.key("seq")
+                line.integer(sequence)
+                fill(&line)
             }
         } catch {
-            // A line the converter wrote that navlog rejects is a bug in the converter.
+            // An event the converter wrote that navlog rejects is a bug in the converter.
             rejected += 1
             printError("navlog import: converted event \(lineNumber) was rejected (\(error)); please report this with the record that produced it.")
         }

@@ -36,7 +36,7 @@ enum ImportTestSupport {
             let end = min(input.count, offset + chunk)
             input[offset..<end].withUnsafeBytes { importer.feed($0) { issues.append($0) } }
             if writeCompleted {
-                importer.writeCompleted { session, line in
+                try importer.writeCompleted { session, line in
                     raw.append(line)
                     sessions.append(session)
                 }
@@ -44,7 +44,7 @@ enum ImportTestSupport {
             offset = end
         } while offset < input.count
         importer.endFile { issues.append($0) }
-        importer.finish { session, line in
+        try importer.finish { session, line in
             raw.append(line)
             sessions.append(session)
         }

@@ -27,6 +27,8 @@ public struct EventLineParser: Sendable {
 
     /// Reset for every line; kept so its buffers are allocated once.
     private var tokenizer = JSONTokenizer()
+    /// For lines built without JSON text, made on first use (the daemon's parsers never need one).
+    private var builder: EventLineBuilder?
 
     /// Creates a parser.
     /// - Parameter maximumLineLength: longer lines are rejected with ``EventRejection/Code/tooLong``.
@@ -105,19 +107,33 @@ public struct EventLineParser: Sendable {
         guard tag == BodyToken.object.rawValue else {
             throw LineFailure(code: .notObject, offset: 0, reason: "each line must be a JSON object, found \(TokenCursor.describe(tokenizer.out[0]))")
         }
-        let members = tokenizer.members.elements
-        // A plain closure (not the generic `withBytes`): no generic metadata work per line.
-        var result: Line?
-        var failure: LineFailure?
-        tokenizer.out.withUnsafeBytes { raw in
-            do throws(LineFailure) {
-                result = try interpret(raw, members, receivedAt: receivedAt, peer: peer, lineNumber: lineNumber, into: &batch)
-            } catch {
-                failure = error
-            }
+        // The tokens stay where they are until the next line: no copy, no closure.
+        return try interpret(
+            UnsafeRawBufferPointer(tokenizer.out.elements), tokenizer.members.elements, receivedAt: receivedAt, peer: peer, lineNumber: lineNumber, into: &batch)
+    }
+
+    /// Validates a line built with ``EventLineBuilder`` (`fill` writes its members) and, if it
+    /// is an event, appends it to `batch`: the same checks and the same stored event as
+    /// ``parse(_:lineNumber:receivedAt:peer:into:)`` of the equivalent JSON line, without
+    /// writing and reading the JSON text. A rejection has no column (there is no line).
+    public mutating func parse(
+        lineNumber: Int,
+        receivedAt: Int64,
+        peer: PeerCredentials,
+        into batch: inout EventBatch,
+        building fill: (inout EventLineBuilder) -> Void
+    ) throws(EventRejection) -> Line {
+        var builder = self.builder.take() ?? EventLineBuilder(out: TokenBuffer(capacity: 1024), members: ScratchBuffer(capacity: 16))
+        defer { self.builder = builder }
+        builder.beginLine()
+        fill(&builder)
+        builder.endLine()
+        do {
+            return try interpret(
+                UnsafeRawBufferPointer(builder.out.elements), builder.members.elements, receivedAt: receivedAt, peer: peer, lineNumber: lineNumber, into: &batch)
+        } catch {
+            throw EventRejection(code: error.code, line: lineNumber, column: nil, path: error.path, reason: error.reason)
         }
-        if let failure { throw failure }
-        return result!
     }
 
     private func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
