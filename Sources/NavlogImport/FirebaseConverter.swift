@@ -1,3 +1,5 @@
+import NavlogEvents
+
 /// Firebase Analytics events as exported to BigQuery (`events_YYYYMMDD` rows, written as JSON
 /// Lines by `bq extract --destination_format NEWLINE_DELIMITED_JSON`) → navlog sessions.
 ///
@@ -67,13 +69,20 @@ public struct FirebaseConverter: RecordConverter {
     /// Where a row belongs: its session, its place in the session's order, and the parameters
     /// a `screen_view` is read for.
     private struct RowPlace {
-        /// `<user_pseudo_id>:<ga_session_id>`.
-        var sourceSession: String
+        /// `<user_pseudo_id>:<ga_session_id>`, as bytes (a string is made once per session).
+        var sourceSession: [UInt8]
         var rank: RowKey
         var parameters: Parameters
     }
 
-    private var sessions: [String: SessionState] = [:]
+    /// The sessions read, in the order first read; ``sessionIndex`` finds one by its key.
+    private var sessions: [SessionState] = []
+    /// Each session's key, by index (the order the sessions are written in).
+    private var sessionKeys: [String] = []
+    /// Each session's key (`firebase:<user_pseudo_id>:<ga_session_id>`) → its index in ``sessions``.
+    private var sessionIndex = ByteStringTable()
+    /// A row's session key, built here for each row (no string made unless the session is new).
+    private var keyBuffer: [UInt8] = []
     private var strings = StringInterner()
 
     /// A converter with nothing read.
@@ -85,6 +94,7 @@ public struct FirebaseConverter: RecordConverter {
 
     /// An integer written as a JSON number or as a string of digits (BigQuery's INT64 in JSON).
     static func integer(_ document: JSONDocument, _ node: JSONDocument.Node) -> Int64? {
+        if let value = document.integer(node) ?? document.digitString(node) { return value }
         if let text = document.numberText(node) ?? document.string(node) {
             if let value = Int64(text) { return value }
             if let value = Double(text), value == value.rounded(), abs(value) < 9e18 { return Int64(value) }
@@ -133,7 +143,10 @@ public struct FirebaseConverter: RecordConverter {
         }
         let bundle = document.member(row, "event_bundle_sequence_id").flatMap { Self.integer(document, $0) } ?? 0
         let batchIndex = document.member(row, "batch_event_index").flatMap { Self.integer(document, $0) } ?? 0
-        return RowPlace(sourceSession: user + ":" + String(gaSession), rank: RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex), parameters: parameters)
+        var sourceSession = Array(user.utf8)
+        sourceSession.append(UInt8(ascii: ":"))
+        sourceSession.append(contentsOf: String(gaSession).utf8)
+        return RowPlace(sourceSession: sourceSession, rank: RowKey(timestamp: timestamp, bundle: bundle, index: batchIndex), parameters: parameters)
     }
 
     /// The `event_params` navlog reads (`[{key, value: {string_value | int_value | float_value |
@@ -178,43 +191,69 @@ public struct FirebaseConverter: RecordConverter {
     /// `screen_view` skipped for want of a screen name), a lifecycle row can only move the
     /// session's start earlier, a `screen_view` is an appearance.
     private mutating func add(_ row: JSONDocument.Node, _ place: RowPlace, isScreen: Bool, _ issues: RecordIssues) throws(ImportIssue) {
-        let key = "firebase:" + place.sourceSession
-        // Taken out while it is added to, so that its observations are not copied.
-        var state =
-            sessions.removeValue(forKey: key)
-            ?? SessionState(session: ImportedSession(id: key, source: .firebase, app: "firebase", sourceSession: place.sourceSession))
-        defer { sessions[key] = state }
-        state.offerInfo(of: row, issues.document, rank: place.rank)
+        keyBuffer.removeAll(keepingCapacity: true)
+        keyBuffer.append(contentsOf: "firebase:".utf8)
+        keyBuffer.append(contentsOf: place.sourceSession)
+        let (reference, inserted) = keyBuffer.withUnsafeBytes { sessionIndex.insert($0) }
+        let index = Int(reference)
+        if inserted {
+            let sourceSession = String(decoding: place.sourceSession, as: UTF8.self)
+            let key = "firebase:" + sourceSession
+            sessionKeys.append(key)
+            sessions.append(SessionState(session: ImportedSession(id: key, source: .firebase, app: "firebase", sourceSession: sourceSession)))
+        }
+        // Changed in place, so that its observations are not copied.
+        sessions[index].offerInfo(of: row, issues.document, rank: place.rank)
         guard isScreen else {
-            state.session.earliest = min(state.session.earliest ?? .max, place.rank.timestamp)
+            sessions[index].session.earliest = min(sessions[index].session.earliest ?? .max, place.rank.timestamp)
             return
         }
-        state.session.observations.append(try screenView(row, place, issues))
+        let observation = try screenView(row, place, issues)
+        sessions[index].session.observations.append(observation)
     }
 
     /// A `screen_view`'s appearance: of the screen class (else the screen name), told apart by
     /// `firebase_screen_id`, as the window's screen (Firebase records no presentations).
     private mutating func screenView(_ row: JSONDocument.Node, _ place: RowPlace, _ issues: RecordIssues) throws(ImportIssue) -> ImportedObservation {
         let document = issues.document
-        let screenClass = document.nonEmptyString(place.parameters.screenClass)
-        let screenName = document.nonEmptyString(place.parameters.screen)
+        let screenClass = nonEmptyString(place.parameters.screenClass, document)
+        let screenName = nonEmptyString(place.parameters.screen, document)
         guard let className = screenClass ?? screenName else {
             throw issues.issue(.shape, row, "event_params", "a screen_view needs firebase_screen_class or firebase_screen")
         }
         let screenID = place.parameters.screenID.flatMap { document.text($0) }
-        let internedClass = strings.intern(ImportedController.cut(className))
+        let internedClass = cut(className)
         let controller = ImportedController(
-            id: strings.intern(ImportedController.cut(screenID.map { className + "#" + $0 } ?? className)), className: internedClass,
-            title: strings.intern(screenName.map { ImportedController.cut($0) }))
+            id: screenID.map { strings.intern(ImportedController.cut(className + "#" + $0)) } ?? internedClass, className: internedClass,
+            title: screenName.map { cut($0) })
         // Rows are ordered by time, then bundle sequence, then index in the batch.
         let rank = place.rank
         let order = Int(truncatingIfNeeded: min(max(rank.bundle, 0), 1 << 40) << 20 | min(max(rank.index, 0), (1 << 20) - 1))
         return ImportedObservation(timestamp: rank.timestamp, kind: .appear(controller, .screen), order: order)
     }
 
+    /// An interned string cut to ``ImportedController/maximumFieldBytes``, interned (most are
+    /// short enough to be kept as they are).
+    private mutating func cut(_ interned: String) -> String {
+        interned.utf8.count <= ImportedController.maximumFieldBytes ? interned : strings.intern(ImportedController.cut(interned))
+    }
+
+    /// The interned text of a string node unless it is empty (as ``JSONDocument/nonEmptyString(_:)``).
+    private mutating func nonEmptyString(_ node: JSONDocument.Node?, _ document: JSONDocument) -> String? {
+        guard let node, let text = strings.intern(document, node), !text.isEmpty else { return nil }
+        return text
+    }
+
     public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {
-        for key in sessions.keys.sorted() {
-            guard let state = sessions.removeValue(forKey: key), !state.session.observations.isEmpty else { continue }
+        let keys = sessionKeys
+        sessionKeys = []
+        sessionIndex = ByteStringTable()
+        // Sessions in order of their keys.
+        for index in keys.indices.sorted(by: { keys[$0] < keys[$1] }) {
+            // Taken out, so that its observations are not copied.
+            let state = sessions[index]
+            sessions[index] = SessionState(session: ImportedSession(id: "", source: .firebase, app: "", sourceSession: ""))
+            guard !state.session.observations.isEmpty else { continue }
             var session = state.session
             // A row repeated exactly (same time, bundle and index: `order` holds the last two) is
             // kept once; found here, where the rows are in order, rather than with a set per row.
@@ -237,5 +276,6 @@ public struct FirebaseConverter: RecordConverter {
             session.device = state.device?.value
             try body(session)
         }
+        sessions = []
     }
 }

@@ -29,6 +29,8 @@ public enum ImportTimestamp {
             if let integer = document.integer(node) { return fromInteger(integer, unit: unit) }
             return fromNumber(document.numberText(node) ?? "", unit: unit)
         case .string:
+            // BigQuery's JSON writes INT64 µs as a string of digits: read without making it.
+            if let integer = document.digitString(node) { return fromInteger(integer, unit: unit) }
             let text = document.string(node) ?? ""
             if let first = text.utf8.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39), !text.contains("T"), !text.contains(":") {
                 return fromNumber(text, unit: unit)

@@ -126,19 +126,21 @@ extension JSONDocument {
         return numberText(node).flatMap { Double($0) }
     }
 
-    /// The value of a number node written as a plain integer (an optional `-` and at most 18
-    /// digits, no fraction or exponent), read from its bytes; `nil` for any other node. Most
-    /// numbers in the sources' records are such (times, versions, durations), and reading them
-    /// makes no string.
-    public func integer(_ node: Node) -> Int64? {
+    /// The value of a string node whose text is a plain integer (an optional `-` and 1 to 18
+    /// digits, no escapes), as BigQuery's JSON writes an INT64; `nil` for any other node.
+    public func digitString(_ node: Node) -> Int64? {
         let entry = entries[Int(node.index)]
-        guard entry.kind == .number else { return nil }
-        return bytes.withUnsafeBufferPointer { bytes in
-            var index = Int(entry.start)
-            let end = Int(entry.end)
-            let negative = bytes[index] == UInt8(ascii: "-")
+        guard entry.kind == .string, !entry.escaped else { return nil }
+        return Self.plainInteger(bytes, from: Int(entry.start), to: Int(entry.end))
+    }
+
+    /// `bytes[start..<end]` read as an optional `-` and 1 to 18 digits, else `nil`.
+    private static func plainInteger(_ bytes: [UInt8], from start: Int, to end: Int) -> Int64? {
+        bytes.withUnsafeBufferPointer { bytes in
+            var index = start
+            let negative = index < end && bytes[index] == UInt8(ascii: "-")
             if negative { index += 1 }
-            guard end - index <= 18 else { return nil }
+            guard index < end, end - index <= 18 else { return nil }
             var magnitude: Int64 = 0
             while index < end {
                 let digit = bytes[index] &- 0x30
@@ -148,6 +150,16 @@ extension JSONDocument {
             }
             return negative ? -magnitude : magnitude
         }
+    }
+
+    /// The value of a number node written as a plain integer (an optional `-` and at most 18
+    /// digits, no fraction or exponent), read from its bytes; `nil` for any other node. Most
+    /// numbers in the sources' records are such (times, versions, durations), and reading them
+    /// makes no string.
+    public func integer(_ node: Node) -> Int64? {
+        let entry = entries[Int(node.index)]
+        guard entry.kind == .number else { return nil }
+        return Self.plainInteger(bytes, from: Int(entry.start), to: Int(entry.end))
     }
 
     /// The value of a boolean node, or `nil` for any other kind.
