@@ -18,22 +18,22 @@ public protocol ImportedEventSink {
 /// An imported event's own fields, as its writer (``ImportedSession/writeEvents(into:)``) gives them.
 public protocol ImportedEventFields {
     /// A string member.
-    mutating func field(_ name: StaticString, _ value: String)
+    mutating func field(_ name: FieldName, _ value: String)
     /// A view controller member, `{"id":…,"class":…,"title":…}` (no title when it has none or
     /// an empty one).
-    mutating func field(_ name: StaticString, _ controller: ImportedController)
+    mutating func field(_ name: FieldName, _ controller: ImportedController)
     /// The import mark's `props`: `{"source":…,"sourceSession":…}`.
     mutating func importProps(source: String, sourceSession: String)
 }
 
 extension JSONWriter: ImportedEventFields {
-    public mutating func field(_ name: StaticString, _ value: String) {
-        key(name)
+    public mutating func field(_ name: FieldName, _ value: String) {
+        key(escaping: name.name)
         string(value)
     }
 
-    public mutating func field(_ name: StaticString, _ controller: ImportedController) {
-        key(name)
+    public mutating func field(_ name: FieldName, _ controller: ImportedController) {
+        key(escaping: name.name)
         raw("{\"id\":")
         string(controller.id)
         member("class", controller.className)
@@ -51,29 +51,29 @@ extension JSONWriter: ImportedEventFields {
 }
 
 extension EventLineBuilder: ImportedEventFields {
-    public mutating func field(_ name: StaticString, _ value: String) {
+    public mutating func field(_ name: FieldName, _ value: String) {
         key(name)
         string(value)
     }
 
-    public mutating func field(_ name: StaticString, _ controller: ImportedController) {
+    public mutating func field(_ name: FieldName, _ controller: ImportedController) {
         key(name)
         beginObject()
-        key("id")
+        key(.id)
         string(controller.id)
-        key("class")
+        key(.class)
         string(controller.className)
         if let title = controller.title, !title.isEmpty {
-            key("title")
+            key(.title)
             string(title)
         }
         endObject()
     }
 
     public mutating func importProps(source: String, sourceSession: String) {
-        key("props")
+        key(.props)
         beginObject()
-        key("source")
+        key(.source)
         string(source)
         key("sourceSession")
         string(sourceSession)

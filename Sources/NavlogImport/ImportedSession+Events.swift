@@ -1,3 +1,4 @@
+import NavlogEvents
 import NavlogJSON
 
 extension ImportedSession {
@@ -34,13 +35,13 @@ extension ImportedSession {
     /// from a recorded one and traced back to the source, with nothing added to the contract.
     private func writeStart<Sink>(at start: Int64, into writer: inout ImportedEventWriter<Sink>, _ sink: inout Sink) throws {
         try writer.line("session.start", start, &sink) { line in
-            line.field("app", app)
-            if let version { line.field("version", ImportedController.cut(version)) }
-            if let os { line.field("os", ImportedController.cut(os)) }
-            if let device { line.field("device", ImportedController.cut(device)) }
+            line.field(.app, app)
+            if let version { line.field(.version, ImportedController.cut(version)) }
+            if let os { line.field(.os, ImportedController.cut(os)) }
+            if let device { line.field(.device, ImportedController.cut(device)) }
         }
         try writer.line("mark", start, &sink) { line in
-            line.field("name", "import")
+            line.field(.name, "import")
             line.importProps(source: source.rawValue, sourceSession: sourceSession)
         }
     }
@@ -95,8 +96,8 @@ private struct ImportedEventWriter<Sink: ImportedEventSink> {
             childrenShown.remove(vc.id)
             guard appeared.remove(vc.id) != nil else { return }
             try line("vc.disappear", ts, &sink) { writer in
-                writer.field("vc", vc)
-                writer.field("phase", "did")
+                writer.field(.vc, vc)
+                writer.field(.phase, "did")
             }
         case .appear(let vc, let placement):
             try appear(vc, placement, at: ts, &sink)
@@ -118,8 +119,8 @@ private struct ImportedEventWriter<Sink: ImportedEventSink> {
         }
         appeared.insert(vc.id)
         try line("vc.appear", ts, &sink) { writer in
-            writer.field("vc", vc)
-            writer.field("phase", "did")
+            writer.field(.vc, vc)
+            writer.field(.phase, "did")
         }
     }
 
@@ -137,7 +138,7 @@ private struct ImportedEventWriter<Sink: ImportedEventSink> {
         // Shown again: what was presented above it was dismissed. Called on the controller
         // shown again (it presents), R7 dismisses everything above it.
         let receiver = chain[index]
-        try line("dismiss", ts, &sink) { writer in writer.field("vc", receiver) }
+        try line("dismiss", ts, &sink) { writer in writer.field(.vc, receiver) }
         chain.removeSubrange((index + 1)...)
         return true
     }
@@ -154,7 +155,7 @@ private struct ImportedEventWriter<Sink: ImportedEventSink> {
         case .insidePresentation where chain.count > 1:
             // Another screen of the presented context: the context's content changed.
             let replaced = chain[chain.count - 1]
-            try line("dismiss", ts, &sink) { writer in writer.field("vc", replaced) }
+            try line("dismiss", ts, &sink) { writer in writer.field(.vc, replaced) }
             try present(vc, from: chain[chain.count - 2], at: ts, &sink)
             chain[chain.count - 1] = vc
         case .insidePresentation where chain.count == 1:
@@ -164,9 +165,9 @@ private struct ImportedEventWriter<Sink: ImportedEventSink> {
             if chain.count > 1 {
                 // On the window's screen, which presents: everything presented goes (R7).
                 let receiver = chain[0]
-                try line("dismiss", ts, &sink) { writer in writer.field("vc", receiver) }
+                try line("dismiss", ts, &sink) { writer in writer.field(.vc, receiver) }
             }
-            try line("window.root", ts, &sink) { writer in writer.field("vc", vc) }
+            try line("window.root", ts, &sink) { writer in writer.field(.vc, vc) }
             chain = [vc]
         }
     }
@@ -175,8 +176,8 @@ private struct ImportedEventWriter<Sink: ImportedEventSink> {
     @inline(__always)
     private mutating func present(_ vc: ImportedController, from presenter: ImportedController, at ts: Int64, _ sink: inout Sink) throws {
         try line("present", ts, &sink) { writer in
-            writer.field("from", presenter)
-            writer.field("vc", vc)
+            writer.field(.from, presenter)
+            writer.field(.vc, vc)
         }
     }
 }

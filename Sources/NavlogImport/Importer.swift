@@ -11,6 +11,8 @@ public struct Importer: Sendable {
     public private(set) var statistics = ImportStatistics()
     private var framer: JSONRecordFramer
     private var converter: any RecordConverter
+    /// The node table of the record read last, kept for the next one.
+    private var spareEntries: [JSONDocument.Entry] = []
     /// Whether the piece being handled is the last of a file (a record cut short there is a truncated file).
     private var atEnd = false
 
@@ -53,7 +55,7 @@ public struct Importer: Sendable {
         case .record(let bytes, let line):
             let document: JSONDocument
             do {
-                document = try JSONDocument(parsing: bytes)
+                document = try JSONDocument(parsing: bytes, reusing: &spareEntries)
             } catch {
                 statistics.records += 1
                 statistics.skipped += 1
@@ -67,6 +69,7 @@ public struct Importer: Sendable {
                 return
             }
             converter.convert(document, line: line, statistics: &statistics, report: report)
+            document.recycle(into: &spareEntries)
         }
     }
 

@@ -18,7 +18,16 @@ extension JSONDocument {
     /// Reads `bytes` as one JSON value (RFC 8259; white space around it allowed).
     /// - Throws: ``JSONSyntaxError`` with the offset of the first byte that does not fit.
     public init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
+        var spare: [Entry] = []
+        try self.init(parsing: bytes, reusing: &spare)
+    }
+
+    /// ``init(parsing:)`` into the storage of `spare` (a node table handed back by
+    /// ``recycle(into:)``), so that a stream of records does not allocate a table per record.
+    init(parsing bytes: [UInt8], reusing spare: inout [Entry]) throws(JSONSyntaxError) {
         self.bytes = bytes
+        swap(&entries, &spare)
+        entries.removeAll(keepingCapacity: true)
         entries.reserveCapacity(bytes.count / 8 + 4)
         var reader = Reader()
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) in
@@ -28,6 +37,12 @@ extension JSONDocument {
             reader.skipSpace()
             if reader.position < buffer.count { throw JSONSyntaxError(offset: reader.position, reason: "unexpected text after the JSON value") }
         }
+    }
+
+    /// Hands the node table's storage to `spare` for the next record (it is reused only if
+    /// nothing else holds this document).
+    consuming func recycle(into spare: inout [Entry]) {
+        swap(&entries, &spare)
     }
 
     /// A single pass over the bytes that appends nodes.

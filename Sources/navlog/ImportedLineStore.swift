@@ -41,12 +41,12 @@ struct ImportedLineStore: ImportedEventSink {
         }
         do throws(EventRejection) {
             _ = try parser.parse(lineNumber: lineNumber, receivedAt: currentMicroseconds(), peer: peer, into: &batch) { line in
-                line.key("type")
+                line.key(.type)
                 line.string(utf8: UnsafeRawBufferPointer(start: type.utf8Start, count: type.utf8CodeUnitCount))
-                line.field("session", session)
-                line.key("ts")
+                line.field(.session, session)
+                line.key(.ts)
                 line.integer(timestamp)
-                line.key("seq")
+                line.key(.seq)
                 line.integer(sequence)
                 fill(&line)
             }

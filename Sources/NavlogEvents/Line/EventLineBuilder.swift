@@ -47,6 +47,14 @@ public struct EventLineBuilder: Sendable {
         key(utf8: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
 
+    /// Writes the key of a vocabulary field (its code, as the tokenizer writes `"vc"`); its
+    /// value is written next.
+    public mutating func key(_ field: FieldName) {
+        let keyStart = out.count
+        out.append(field.rawValue)
+        keyWritten(at: keyStart)
+    }
+
     /// Writes a member's key from its UTF-8; its value is written next.
     public mutating func key(utf8 name: UnsafeRawBufferPointer) {
         let keyStart = out.count
@@ -56,6 +64,12 @@ public struct EventLineBuilder: Sendable {
             out.append(BodyToken.unknownKey)
             appendInline(name)
         }
+        keyWritten(at: keyStart)
+    }
+
+    /// Counts the key written at `keyStart` in its object; a top-level one starts a member.
+    @inline(__always)
+    private mutating func keyWritten(at keyStart: Int) {
         open[open.count - 1].members += 1
         if open.count == 1 { pending = (out[keyStart], keyStart, out.count) }
     }
