@@ -234,11 +234,14 @@ public struct SentryConverter: RecordConverter {
             return .skipped(.shape, crumb, place.description, "expected a breadcrumb object, found \(document.kind(crumb).name); it was skipped")
         }
         guard let categoryNode = document.member(crumb, "category") else { return .ignored }
-        guard let category = document.string(categoryNode) else {
+        guard document.kind(categoryNode) == .string else {
             return .skipped(
                 .shape, categoryNode, place.description + ".category", "expected a string, found \(document.kind(categoryNode).name); the breadcrumb was skipped")
         }
-        guard category == "ui.lifecycle" || category == "app.lifecycle" else { return .ignored }
+        // Compared in place: most crumbs are of other categories, and no string is made for them.
+        let isAppState = document.stringEquals(categoryNode, "app.lifecycle")
+        guard isAppState || document.stringEquals(categoryNode, "ui.lifecycle") else { return .ignored }
+        let category = isAppState ? "app.lifecycle" : "ui.lifecycle"
         guard let timeNode, let time else { return .skipped(.timestamp, crumb, place.description + ".timestamp", "the breadcrumb has no timestamp; it was skipped") }
         let timestamp: Int64
         switch time {
@@ -249,7 +252,7 @@ public struct SentryConverter: RecordConverter {
             let node = document.member(crumb, "data") ?? crumb
             return .skipped(.shape, node, place.description + ".data", "a \(category) breadcrumb needs a data object; it was skipped")
         }
-        if category == "app.lifecycle" { return Self.appStateCrumb(data, at: place, timestamp: timestamp, document) }
+        if isAppState { return Self.appStateCrumb(data, at: place, timestamp: timestamp, document) }
         return screenCrumb(data, at: place, timestamp: timestamp, document)
     }
 
@@ -273,18 +276,19 @@ public struct SentryConverter: RecordConverter {
         guard let screenNode = document.member(data, "screen") else {
             return .skipped(.shape, data, place.description + ".data.screen", "a ui.lifecycle breadcrumb needs data.screen (the controller's class); it was skipped")
         }
-        guard let screen = document.string(screenNode), !screen.isEmpty else {
+        // Interned from its bytes: a class name read again makes no string.
+        guard let screen = strings.intern(document, screenNode), !screen.isEmpty else {
             return .skipped(
                 .shape, screenNode, place.description + ".data.screen", "expected a non-empty string, found \(document.kind(screenNode).name); the breadcrumb was skipped")
         }
         guard ControllerClassification(className: screen) == .content else {
-            return .hold(timestamp: timestamp, screen: strings.intern(screen), .notScreen)
+            return .hold(timestamp: timestamp, screen: screen, .notScreen)
         }
         let placement = Self.placement(data, document)
-        let name = strings.intern(ImportedController.cut(screen))
+        let name = screen.utf8.count <= ImportedController.maximumFieldBytes ? screen : strings.intern(ImportedController.cut(screen))
         let title = document.member(data, "title").flatMap { Self.flagText(document, $0) }
         let controller = ImportedController(id: name, className: name, title: strings.intern(title.map { ImportedController.cut($0) }))
-        return .hold(timestamp: timestamp, screen: strings.intern(screen), .appear(controller, placement))
+        return .hold(timestamp: timestamp, screen: screen, .appear(controller, placement))
     }
 
     /// Where a content controller is, from what sentry-cocoa writes of it: the child of a
@@ -341,7 +345,7 @@ public struct SentryConverter: RecordConverter {
     /// oldest run first, then those in memory), each repeat kept once.
     private mutating func resolve(_ state: SessionState, spilled: [[UInt8]], statistics: inout ImportStatistics) -> ImportedSession {
         var session = state.session
-        var seen = Set<HeldCrumb.Key>()
+        var seen = Set<HeldCrumb.Key>(minimumCapacity: state.crumbs.count)
         func take(_ crumb: HeldCrumb) {
             guard seen.insert(crumb.key).inserted else {
                 statistics.superseded += 1
