@@ -24,33 +24,72 @@ extension JSONDocument {
 
     /// ``init(parsing:)`` into the storage of `spare` (a node table handed back by
     /// ``recycle(into:)``), so that a stream of records does not allocate a table per record.
+    ///
+    /// The table keeps the length of the largest record read with it: this record's nodes are
+    /// written over its start (nothing reads past the root's subtree), through a pointer, with
+    /// no check per node but that the table has room. A record with more nodes than that
+    /// grows the table and is read again.
     init(parsing bytes: [UInt8], reusing spare: inout [Entry]) throws(JSONSyntaxError) {
         self.bytes = bytes
         swap(&entries, &spare)
-        entries.removeAll(keepingCapacity: true)
-        entries.reserveCapacity(bytes.count / 8 + 4)
-        var reader = Reader()
-        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) in
-            reader.buffer = buffer
-            reader.skipSpace()
-            try reader.value(into: &entries, depth: 0)
-            reader.skipSpace()
-            if reader.position < buffer.count { throw JSONSyntaxError(offset: reader.position, reason: "unexpected text after the JSON value") }
+        let blank = Entry(kind: .null, escaped: false, flag: false, start: 0, end: 0, next: 0)
+        // About one node per eight bytes in the sources' records.
+        let expected = bytes.count / 8 + 16
+        if entries.count < expected { entries.append(contentsOf: repeatElement(blank, count: expected - entries.count)) }
+        while true {
+            var reader = Reader()
+            let failure: JSONSyntaxError? = entries.withUnsafeMutableBufferPointer { table in
+                bytes.withUnsafeBufferPointer { buffer in
+                    reader.buffer = buffer
+                    reader.table = table
+                    do throws(JSONSyntaxError) {
+                        reader.skipSpace()
+                        try reader.value(depth: 0)
+                        reader.skipSpace()
+                        if reader.position < buffer.count { throw JSONSyntaxError(offset: reader.position, reason: "unexpected text after the JSON value") }
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            guard let failure else { return }
+            guard reader.tableFull else { throw failure }
+            entries.append(contentsOf: repeatElement(blank, count: entries.count))
         }
     }
 
     /// Hands the node table's storage to `spare` for the next record (it is reused only if
-    /// nothing else holds this document).
+    /// nothing else holds this document), unless a huge record made it larger than 1 MiB.
     consuming func recycle(into spare: inout [Entry]) {
-        swap(&entries, &spare)
+        if entries.count <= 1 << 16 { swap(&entries, &spare) }
     }
 
     /// A single pass over the bytes that appends nodes.
     private struct Reader {
         var buffer: UnsafeBufferPointer<UInt8>
         var position = 0
+        /// Where the nodes go, and how many there are.
+        var table: UnsafeMutableBufferPointer<Entry>
+        var count = 0
+        /// Set when the table had no room for a node: the record is read again with a larger one.
+        var tableFull = false
 
-        init() { buffer = UnsafeBufferPointer(start: nil, count: 0) }
+        init() {
+            buffer = UnsafeBufferPointer(start: nil, count: 0)
+            table = UnsafeMutableBufferPointer(start: nil, count: 0)
+        }
+
+        /// Adds a node, unless the table is full (then reading stops).
+        @inline(__always)
+        mutating func append(_ entry: Entry) throws(JSONSyntaxError) {
+            guard count < table.count else {
+                tableFull = true
+                throw JSONSyntaxError(offset: position, reason: "the node table is full")
+            }
+            table[count] = entry
+            count += 1
+        }
 
         mutating func skipSpace() {
             while position < buffer.count {
@@ -76,14 +115,14 @@ extension JSONDocument {
             return byte == UInt8(ascii: ",")
         }
 
-        mutating func value(into entries: inout [Entry], depth: Int) throws(JSONSyntaxError) {
+        mutating func value(depth: Int) throws(JSONSyntaxError) {
             guard position < buffer.count else { throw fail("the value ends too early (a truncated record?)") }
             guard depth < JSONDocument.maximumDepth else { throw fail("values nested deeper than \(JSONDocument.maximumDepth) levels") }
-            let index = entries.count
+            let index = count
             let start = Int32(position)
             switch buffer[position] {
             case UInt8(ascii: "{"):
-                entries.append(Entry(kind: .object, escaped: false, flag: false, start: start, end: start, next: 0))
+                try append(Entry(kind: .object, escaped: false, flag: false, start: start, end: start, next: 0))
                 position += 1
                 skipSpace()
                 if position < buffer.count, buffer[position] == UInt8(ascii: "}") {
@@ -92,16 +131,16 @@ extension JSONDocument {
                     repeat {
                         skipSpace()
                         guard position < buffer.count, buffer[position] == UInt8(ascii: "\"") else { throw fail("expected a key in quotes") }
-                        try string(into: &entries)
+                        try string()
                         skipSpace()
                         guard position < buffer.count, buffer[position] == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
                         position += 1
                         skipSpace()
-                        try value(into: &entries, depth: depth + 1)
+                        try value(depth: depth + 1)
                     } while try moreFollow(closing: UInt8(ascii: "}"), in: "object")
                 }
             case UInt8(ascii: "["):
-                entries.append(Entry(kind: .array, escaped: false, flag: false, start: start, end: start, next: 0))
+                try append(Entry(kind: .array, escaped: false, flag: false, start: start, end: start, next: 0))
                 position += 1
                 skipSpace()
                 if position < buffer.count, buffer[position] == UInt8(ascii: "]") {
@@ -109,33 +148,33 @@ extension JSONDocument {
                 } else {
                     repeat {
                         skipSpace()
-                        try value(into: &entries, depth: depth + 1)
+                        try value(depth: depth + 1)
                     } while try moreFollow(closing: UInt8(ascii: "]"), in: "array")
                 }
             case UInt8(ascii: "\""):
-                try string(into: &entries)
+                try string()
                 return
             case UInt8(ascii: "t"):
                 try literal("true")
-                entries.append(Entry(kind: .bool, escaped: false, flag: true, start: start, end: Int32(position), next: Int32(index + 1)))
+                try append(Entry(kind: .bool, escaped: false, flag: true, start: start, end: Int32(position), next: Int32(index + 1)))
                 return
             case UInt8(ascii: "f"):
                 try literal("false")
-                entries.append(Entry(kind: .bool, escaped: false, flag: false, start: start, end: Int32(position), next: Int32(index + 1)))
+                try append(Entry(kind: .bool, escaped: false, flag: false, start: start, end: Int32(position), next: Int32(index + 1)))
                 return
             case UInt8(ascii: "n"):
                 try literal("null")
-                entries.append(Entry(kind: .null, escaped: false, flag: false, start: start, end: Int32(position), next: Int32(index + 1)))
+                try append(Entry(kind: .null, escaped: false, flag: false, start: start, end: Int32(position), next: Int32(index + 1)))
                 return
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 try number()
-                entries.append(Entry(kind: .number, escaped: false, flag: false, start: start, end: Int32(position), next: Int32(index + 1)))
+                try append(Entry(kind: .number, escaped: false, flag: false, start: start, end: Int32(position), next: Int32(index + 1)))
                 return
             default:
                 throw fail("expected a JSON value")
             }
-            entries[index].end = Int32(position)
-            entries[index].next = Int32(entries.count)
+            table[index].end = Int32(position)
+            table[index].next = Int32(count)
         }
 
         mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
@@ -169,7 +208,7 @@ extension JSONDocument {
             }
         }
 
-        mutating func string(into entries: inout [Entry]) throws(JSONSyntaxError) {
+        mutating func string() throws(JSONSyntaxError) {
             position += 1
             let start = position
             var escaped = false
@@ -199,8 +238,8 @@ extension JSONDocument {
                 }
                 position += 1
             }
-            let index = entries.count
-            entries.append(Entry(kind: .string, escaped: escaped, flag: false, start: Int32(start), end: Int32(position), next: Int32(index + 1)))
+            let index = count
+            try append(Entry(kind: .string, escaped: escaped, flag: false, start: Int32(start), end: Int32(position), next: Int32(index + 1)))
             position += 1
         }
     }
