@@ -36,6 +36,19 @@ struct DatadogConverterTests {
         #expect(result.statistics.superseded == 2)
     }
 
+    @Test("a record with far more values than bytes / 8 (a long array of digits) grows the reader's node table and is read again; the records around it read as before")
+    func recordWithManyNodes() throws {
+        let original = try ImportTestSupport.convert(.datadog, ImportTestSupport.fixture("datadog-views.jsonl"), base: Self.base)
+        var lines = try ImportTestSupport.fixture("datadog-views.jsonl").split(separator: 0x0A).map(Array.init)
+        // 20,000 one-digit elements: 40 KB holding 20,000 nodes, where the table expects 5,000.
+        let padding = Array("{\"_padding\":[".utf8) + Array(repeating: Array("0,".utf8), count: 19_999).flatMap { $0 } + Array("0],".utf8)
+        lines[2] = padding + lines[2].dropFirst()
+        let padded = try ImportTestSupport.convert(.datadog, Array(lines.joined(separator: [0x0A])) + [0x0A], base: Self.base)
+        #expect(padded.issues.isEmpty)
+        #expect(padded.lines == original.lines)
+        #expect(padded.statistics.records == original.statistics.records)
+    }
+
     @Test("a page of the search API: events under data[].attributes.attributes, the page's timestamp when date is missing, time_spent as a string")
     func searchPage() throws {
         let result = try ImportTestSupport.convert(.datadog, ImportTestSupport.fixture("datadog-search-page.json"), base: Self.base)

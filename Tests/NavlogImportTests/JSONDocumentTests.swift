@@ -17,6 +17,26 @@ struct JSONDocumentTests {
         #expect(document.member(document.root, "missing") == nil)
     }
 
+    @Test("plain integers are read from their bytes; longer, fractional or signed-with-plus ones fall back to their text")
+    func integers() throws {
+        let document = try JSONDocument(
+            parsing: Array(#"{"a":123,"b":-45,"c":12345678901234567890,"d":1.5,"e":"678","f":"-9","g":"+9","h":"1e3","i":0}"#.utf8))
+        func node(_ key: String) throws -> JSONDocument.Node { try #require(document.member(document.root, named: key)) }
+        #expect(document.integer(try node("a")) == 123)
+        #expect(document.integer(try node("b")) == -45)
+        #expect(document.integer(try node("c")) == nil)
+        #expect(document.number(try node("c")) == 12_345_678_901_234_567_890)
+        #expect(document.integer(try node("d")) == nil)
+        #expect(document.number(try node("d")) == 1.5)
+        #expect(document.integer(try node("e")) == nil)
+        #expect(document.digitString(try node("e")) == 678)
+        #expect(document.digitString(try node("f")) == -9)
+        #expect(document.digitString(try node("g")) == nil)
+        #expect(document.digitString(try node("h")) == nil)
+        #expect(document.integer(try node("i")) == 0)
+        #expect(document.digitString(try node("a")) == nil)
+    }
+
     @Test("a surrogate pair decodes to one character, a lone surrogate to U+FFFD")
     func surrogates() throws {
         let document = try JSONDocument(parsing: Array(#"["\ud83d\ude00","\ud800x"]"#.utf8))
