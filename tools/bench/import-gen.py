@@ -14,6 +14,8 @@ import json
 import random
 import sys
 
+if len(sys.argv) not in (4, 5) or sys.argv[1] not in ("sentry", "datadog", "firebase") or not sys.argv[2].isdigit():
+    sys.exit("usage: import-gen.py sentry|datadog|firebase RECORDS OUT [SEED]  (RECORDS: a whole number; OUT: the file to write)")
 source, records, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rng = random.Random(int(sys.argv[4]) if len(sys.argv) > 4 else 42)
 SCREENS = [f"{name}ViewController" for name in (
