@@ -223,8 +223,10 @@ public struct FirebaseConverter: RecordConverter {
         }
         let screenID = place.parameters.screenID.flatMap { document.text($0) }
         let internedClass = cut(className)
+        // The id of a screen instance is not interned: most are read once, and the interner
+        // would keep each one's bytes beside its string (56 MiB more at a 1 GB export).
         let controller = ImportedController(
-            id: screenID.map { strings.intern(ImportedController.cut(className + "#" + $0)) } ?? internedClass, className: internedClass,
+            id: screenID.map { ImportedController.cut(className + "#" + $0) } ?? internedClass, className: internedClass,
             title: screenName.map { cut($0) })
         // Rows are ordered by time, then bundle sequence, then index in the batch.
         let rank = place.rank
