@@ -80,11 +80,13 @@ public enum ControllerClassification: Sendable, Equatable {
         }
         guard !name.isEmpty else { return .content }
         if name[0] == UInt8(ascii: "_") || has(prefix: "UIKeyboard") || has(prefix: "UIInput") || has(prefix: "UIRemoteKeyboard") { return .system }
-        // Every system name begins with "UI": only those are looked up in the set.
-        if has(prefix: "UI"), systemNames.contains(String(decoding: name, as: UTF8.self)) { return .system }
+        // No system name ends as a container's does, so containers (UIKit's own among the most
+        // frequent names) are told first, without the set.
         if has(suffix: "NavigationController") || has(suffix: "TabBarController") || has(suffix: "SplitViewController") || has(suffix: "PageViewController") {
             return .container
         }
+        // Every system name begins with "UI": only those are looked up in the set.
+        if has(prefix: "UI"), systemNames.contains(String(decoding: name, as: UTF8.self)) { return .system }
         return .content
     }
 }

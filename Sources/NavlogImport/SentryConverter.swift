@@ -345,7 +345,8 @@ public struct SentryConverter: RecordConverter {
     /// oldest run first, then those in memory), each repeat kept once.
     private mutating func resolve(_ state: SessionState, spilled: [[UInt8]], statistics: inout ImportStatistics) -> ImportedSession {
         var session = state.session
-        var seen = Set<HeldCrumb.Key>(minimumCapacity: state.crumbs.count)
+        // Sized for every crumb: those in memory, and at most one per 17 spilled bytes (the least a crumb takes).
+        var seen = Set<HeldCrumb.Key>(minimumCapacity: state.crumbs.count + spilled.reduce(0) { $0 + $1.count } / 17)
         func take(_ crumb: HeldCrumb) {
             guard seen.insert(crumb.key).inserted else {
                 statistics.superseded += 1
