@@ -27,6 +27,14 @@ public enum ImportTimestamp {
         switch document.kind(node) {
         case .number:
             if let integer = document.integer(node) { return fromInteger(integer, unit: unit) }
+            // A fraction (Sentry's seconds) is never an exact integer of µs: it is scaled as a Double.
+            if let value = document.shortDecimal(node) {
+                let micros = (value * scale(of: value, unit: unit)).rounded()
+                guard micros >= 0, micros <= Double(latest) else {
+                    return .failure(TimestampError(reason: "\(document.numberText(node) ?? "") is outside 1970–9999"))
+                }
+                return .success(Int64(micros))
+            }
             return fromNumber(document.numberText(node) ?? "", unit: unit)
         case .string:
             // BigQuery's JSON writes INT64 µs as a string of digits: read without making it.

@@ -37,6 +37,34 @@ struct JSONDocumentTests {
         #expect(document.digitString(try node("a")) == nil)
     }
 
+    @Test("short decimals read from their bytes equal Double(text) to the bit, on 20,000 random ones and the edges")
+    func shortDecimals() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["0.0", "-0.0", "0.1", "1714644000.123", "999999999999999.9", "0.000000000000001", "123456789012345.6", "1.7976931348623157"]
+        for _ in 0..<20_000 {
+            let digits = Int.random(in: 1...16, using: &generator)
+            let point = Int.random(in: 1...digits, using: &generator)
+            var text = Int.random(in: 0...3, using: &generator) == 0 ? "-" : ""
+            for index in 0..<digits {
+                if index == point { text += "." }
+                text += String(Int.random(in: 0...9, using: &generator))
+            }
+            if point == digits { text += ".5" }
+            texts.append(text)
+        }
+        // JSON allows no leading zero before another digit.
+        func isJSON(_ text: String) -> Bool {
+            let body = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+            return !(body.first == "0" && body.dropFirst().first != ".")
+        }
+        for text in texts where isJSON(text) {
+            let document = try JSONDocument(parsing: Array("[\(text)]".utf8))
+            let node = try #require(document.elements(document.root).first)
+            let expected = try #require(Double(text))
+            #expect(document.number(node)?.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
     @Test("a surrogate pair decodes to one character, a lone surrogate to U+FFFD")
     func surrogates() throws {
         let document = try JSONDocument(parsing: Array(#"["\ud83d\ude00","\ud800x"]"#.utf8))
