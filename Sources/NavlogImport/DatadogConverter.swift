@@ -157,8 +157,8 @@ public struct DatadogConverter: RecordConverter {
         statistics.records += 1
         let issues = RecordIssues(document: document, path: path, line: line, skipped: "the event")
         do throws(ImportIssue) {
-            let type = try issues.stringMember(event, "type", of: "a RUM event")
-            guard type == "view" else {
+            let type = try issues.stringNode(event, "type", of: "a RUM event")
+            guard issues.document.stringEquals(type, "view") else {
                 statistics.ignored += 1
                 return
             }

@@ -13,6 +13,8 @@ import NavlogEvents
 public struct FirebaseConverter: RecordConverter {
     /// Event names of the app lifecycle: they begin a session and record no navigation.
     public static let lifecycleEvents: Set<String> = ["first_open", "session_start", "app_update", "os_update"]
+    /// ``lifecycleEvents`` as the converter compares them with a row's `event_name`.
+    private static let lifecycleEventNames: [StaticString] = ["first_open", "session_start", "app_update", "os_update"]
 
     private struct RowKey: Hashable {
         var timestamp: Int64
@@ -110,9 +112,10 @@ public struct FirebaseConverter: RecordConverter {
         statistics.records += 1
         let issues = RecordIssues(document: document, path: path, line: line, skipped: "the row")
         do throws(ImportIssue) {
-            let name = try issues.stringMember(row, "event_name", of: "a BigQuery export row")
-            let isScreen = name == "screen_view"
-            guard isScreen || Self.lifecycleEvents.contains(name) else {
+            // Compared in place: most rows are of other events, and no string is made for them.
+            let name = try issues.stringNode(row, "event_name", of: "a BigQuery export row")
+            let isScreen = document.stringEquals(name, "screen_view")
+            guard isScreen || Self.lifecycleEventNames.contains(where: { document.stringEquals(name, $0) }) else {
                 statistics.ignored += 1
                 return
             }

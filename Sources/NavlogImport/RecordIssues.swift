@@ -26,17 +26,17 @@ struct RecordIssues {
         return ImportIssue(code: code, line: line + document.lineOffset(of: document.offset(node)), path: at, reason: reason)
     }
 
-    /// The string value of `key` in the object `record`.
+    /// The node of the string value of `key` in the object `record` (no string is made).
     /// - Parameter kind: what the record should be, for the message ("a RUM event").
     /// - Throws: the issue saying why there is none (the record is no object, has no such key,
     ///   or its value is no string).
-    func stringMember(_ record: JSONDocument.Node, _ key: StaticString, of kind: String) throws(ImportIssue) -> String {
+    func stringNode(_ record: JSONDocument.Node, _ key: StaticString, of kind: String) throws(ImportIssue) -> JSONDocument.Node {
         guard document.kind(record) == .object else {
             throw issue(.shape, record, "", "expected \(kind) (an object), found \(document.kind(record).name)")
         }
         guard let node = document.member(record, key) else { throw issue(.shape, record, "\(key)", "\(skipped) has no \(key)") }
-        guard let text = document.string(node) else { throw issue(.shape, node, "\(key)", "expected a string, found \(document.kind(node).name)") }
-        return text
+        guard document.kind(node) == .string else { throw issue(.shape, node, "\(key)", "expected a string, found \(document.kind(node).name)") }
+        return node
     }
 
     /// The time at `node` (µs since the epoch), read in `unit`.
