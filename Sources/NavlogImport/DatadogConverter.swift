@@ -178,8 +178,8 @@ public struct DatadogConverter: RecordConverter {
         let viewID = document.withStringBytes(viewNode) { ViewKey(utf8: $0) }!
         let session = strings.intern(document, try Self.requiredString(event, "session", "id", issues))!
         let view = document.member(event, "view")
-        let name = nonEmptyString(view.flatMap { document.member($0, "name") }, document)
-        let url = nonEmptyString(view.flatMap { document.member($0, "url") }, document)
+        let name = strings.nonEmpty(document, view.flatMap { document.member($0, "name") })
+        let url = strings.nonEmpty(document, view.flatMap { document.member($0, "url") })
         guard let className = name ?? url else { throw issues.issue(.shape, event, "view.name", "a view event needs view.name or view.url to name its screen") }
         var version: Int64 = 0
         if let node = document.member(event, "_dd", "document_version") {
@@ -191,18 +191,6 @@ public struct DatadogConverter: RecordConverter {
         let start = try Self.startTime(of: event, fallbackTime: fallbackTime, issues)
         let spent = try Self.timeSpent(of: event, issues)
         return ViewFields(viewID: viewID, session: session, className: className, url: url, version: version, start: start, timeSpent: spent)
-    }
-
-    /// An interned string cut to ``ImportedController/maximumFieldBytes``, interned (most are
-    /// short enough to be kept as they are).
-    private mutating func cut(_ interned: String) -> String {
-        interned.utf8.count <= ImportedController.maximumFieldBytes ? interned : strings.intern(ImportedController.cut(interned))
-    }
-
-    /// The interned text of a string node unless it is empty (as ``JSONDocument/nonEmptyString(_:)``).
-    private mutating func nonEmptyString(_ node: JSONDocument.Node?, _ document: JSONDocument) -> String? {
-        guard let node, let text = strings.intern(document, node), !text.isEmpty else { return nil }
-        return text
     }
 
     /// The node of the non-empty string at `object.key`, which a view event must have (`view.id`, `session.id`).
@@ -251,12 +239,12 @@ public struct DatadogConverter: RecordConverter {
             statistics.superseded += 1
             if views[Int(position)].version >= fields.version { return }
         }
-        let screenID = cut(fields.url ?? fields.className)
+        let screenID = strings.cut(fields.url ?? fields.className)
         let sessionKey = fields.session
         let view = View(
             version: fields.version, session: sessionKey, start: fields.start, timeSpent: Int64(fields.timeSpent / 1000),
             active: document.member(event, "view", "is_active").flatMap { document.bool($0) } ?? false,
-            controller: ImportedController(id: screenID, className: cut(fields.className)), order: order)
+            controller: ImportedController(id: screenID, className: strings.cut(fields.className)), order: order)
         if let position {
             views[Int(position)] = view
         } else {

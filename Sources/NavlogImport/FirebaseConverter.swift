@@ -12,8 +12,8 @@ import NavlogEvents
 /// then `batch_event_index`. A row repeated exactly (same time, bundle and index) is kept once.
 public struct FirebaseConverter: RecordConverter {
     /// Event names of the app lifecycle: they begin a session and record no navigation.
-    public static let lifecycleEvents: Set<String> = ["first_open", "session_start", "app_update", "os_update"]
-    /// ``lifecycleEvents`` as the converter compares them with a row's `event_name`.
+    public static var lifecycleEvents: Set<String> { Set(lifecycleEventNames.map { "\($0)" }) }
+    /// ``lifecycleEvents`` as the converter compares them with a row's `event_name`, in place.
     private static let lifecycleEventNames: [StaticString] = ["first_open", "session_start", "app_update", "os_update"]
 
     private struct RowKey: Hashable {
@@ -219,34 +219,22 @@ public struct FirebaseConverter: RecordConverter {
     /// `firebase_screen_id`, as the window's screen (Firebase records no presentations).
     private mutating func screenView(_ row: JSONDocument.Node, _ place: RowPlace, _ issues: RecordIssues) throws(ImportIssue) -> ImportedObservation {
         let document = issues.document
-        let screenClass = nonEmptyString(place.parameters.screenClass, document)
-        let screenName = nonEmptyString(place.parameters.screen, document)
+        let screenClass = strings.nonEmpty(document, place.parameters.screenClass)
+        let screenName = strings.nonEmpty(document, place.parameters.screen)
         guard let className = screenClass ?? screenName else {
             throw issues.issue(.shape, row, "event_params", "a screen_view needs firebase_screen_class or firebase_screen")
         }
         let screenID = place.parameters.screenID.flatMap { document.text($0) }
-        let internedClass = cut(className)
+        let internedClass = strings.cut(className)
         // The id of a screen instance is not interned: most are read once, and the interner
         // would keep each one's bytes beside its string (56 MiB more at a 1 GB export).
         let controller = ImportedController(
             id: screenID.map { ImportedController.cut(className + "#" + $0) } ?? internedClass, className: internedClass,
-            title: screenName.map { cut($0) })
+            title: screenName.map { strings.cut($0) })
         // Rows are ordered by time, then bundle sequence, then index in the batch.
         let rank = place.rank
         let order = Int(truncatingIfNeeded: min(max(rank.bundle, 0), 1 << 40) << 20 | min(max(rank.index, 0), (1 << 20) - 1))
         return ImportedObservation(timestamp: rank.timestamp, kind: .appear(controller, .screen), order: order)
-    }
-
-    /// An interned string cut to ``ImportedController/maximumFieldBytes``, interned (most are
-    /// short enough to be kept as they are).
-    private mutating func cut(_ interned: String) -> String {
-        interned.utf8.count <= ImportedController.maximumFieldBytes ? interned : strings.intern(ImportedController.cut(interned))
-    }
-
-    /// The interned text of a string node unless it is empty (as ``JSONDocument/nonEmptyString(_:)``).
-    private mutating func nonEmptyString(_ node: JSONDocument.Node?, _ document: JSONDocument) -> String? {
-        guard let node, let text = strings.intern(document, node), !text.isEmpty else { return nil }
-        return text
     }
 
     public mutating func finish(statistics: inout ImportStatistics, _ body: (ImportedSession) throws -> Void) rethrows {

@@ -29,11 +29,7 @@ public enum ImportTimestamp {
             if let integer = document.integer(node) { return fromInteger(integer, unit: unit) }
             // A fraction (Sentry's seconds) is never an exact integer of µs: it is scaled as a Double.
             if let value = document.shortDecimal(node) {
-                let micros = (value * scale(of: value, unit: unit)).rounded()
-                guard micros >= 0, micros <= Double(latest) else {
-                    return .failure(TimestampError(reason: "\(document.numberText(node) ?? "") is outside 1970–9999"))
-                }
-                return .success(Int64(micros))
+                return scaled(value, by: scale(of: value, unit: unit)) { document.numberText(node) ?? "" }
             }
             return fromNumber(document.numberText(node) ?? "", unit: unit)
         case .string:
@@ -63,8 +59,14 @@ public enum ImportTimestamp {
         if scale == 1 {
             return integer >= 0 && integer <= latest ? .success(integer) : .failure(TimestampError(reason: "\(integer) is outside 1970–9999"))
         }
+        return scaled(value, by: scale) { "\(integer)" }
+    }
+
+    /// `value` × `scale` rounded to whole µs, if it falls in 1970–9999; `text` is the number as
+    /// written, for the message.
+    private static func scaled(_ value: Double, by scale: Double, text: () -> String) -> Result<Int64, TimestampError> {
         let micros = (value * scale).rounded()
-        guard micros >= 0, micros <= Double(latest) else { return .failure(TimestampError(reason: "\(integer) is outside 1970–9999")) }
+        guard micros >= 0, micros <= Double(latest) else { return .failure(TimestampError(reason: "\(text()) is outside 1970–9999")) }
         return .success(Int64(micros))
     }
 
@@ -89,9 +91,7 @@ public enum ImportTimestamp {
         if scale == 1, let exact = Int64(text) {
             return exact >= 0 && exact <= latest ? .success(exact) : .failure(TimestampError(reason: "\(text) is outside 1970–9999"))
         }
-        let micros = (value * scale).rounded()
-        guard micros >= 0, micros <= Double(latest) else { return .failure(TimestampError(reason: "\(text) is outside 1970–9999")) }
-        return .success(Int64(micros))
+        return scaled(value, by: scale) { text }
     }
 }
 

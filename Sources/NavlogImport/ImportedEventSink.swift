@@ -108,3 +108,24 @@ public struct ImportedJSONLines: ImportedEventSink {
         try emit(session, buffer)
     }
 }
+
+extension EventLineParser {
+    /// Validates one imported event built as tokens, as `navlog import`'s store does: the
+    /// envelope (`type`, `session`, `ts`, `seq`, in the order ``ImportedJSONLines`` writes it),
+    /// then what `fill` writes, appended to `batch` when accepted.
+    public mutating func parseImported(
+        _ type: StaticString, session: String, timestamp: Int64, sequence: UInt64, lineNumber: Int, receivedAt: Int64, peer: PeerCredentials,
+        into batch: inout EventBatch, _ fill: (inout EventLineBuilder) -> Void
+    ) throws(EventRejection) {
+        _ = try parse(lineNumber: lineNumber, receivedAt: receivedAt, peer: peer, into: &batch) { line in
+            line.key(.type)
+            line.string(utf8: UnsafeRawBufferPointer(start: type.utf8Start, count: type.utf8CodeUnitCount))
+            line.field(.session, session)
+            line.key(.ts)
+            line.integer(timestamp)
+            line.key(.seq)
+            line.integer(sequence)
+            fill(&line)
+        }
+    }
+}

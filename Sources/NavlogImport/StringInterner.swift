@@ -36,6 +36,19 @@ struct StringInterner: Sendable {
         text.map { intern($0) }
     }
 
+    /// An interned string cut to ``ImportedController/maximumFieldBytes``, the cut one interned
+    /// too (most are short enough to be kept as they are, with no second lookup).
+    mutating func cut(_ interned: String) -> String {
+        interned.utf8.count <= ImportedController.maximumFieldBytes ? interned : intern(ImportedController.cut(interned))
+    }
+
+    /// The kept copy of a string node's text unless it is empty (as
+    /// ``JSONDocument/nonEmptyString(_:)``); `nil` for no node or any other kind.
+    mutating func nonEmpty(_ document: JSONDocument, _ node: JSONDocument.Node?) -> String? {
+        guard let node, let text = intern(document, node), !text.isEmpty else { return nil }
+        return text
+    }
+
     /// The kept copy of the string node `node`'s text (escapes decoded), or `nil` when it is
     /// no string.
     mutating func intern(_ document: JSONDocument, _ node: JSONDocument.Node) -> String? {

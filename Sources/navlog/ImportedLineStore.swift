@@ -40,16 +40,9 @@ struct ImportedLineStore: ImportedEventSink {
             return
         }
         do throws(EventRejection) {
-            _ = try parser.parse(lineNumber: lineNumber, receivedAt: currentMicroseconds(), peer: peer, into: &batch) { line in
-                line.key(.type)
-                line.string(utf8: UnsafeRawBufferPointer(start: type.utf8Start, count: type.utf8CodeUnitCount))
-                line.field(.session, session)
-                line.key(.ts)
-                line.integer(timestamp)
-                line.key(.seq)
-                line.integer(sequence)
-                fill(&line)
-            }
+            try parser.parseImported(
+                type, session: session, timestamp: timestamp, sequence: sequence, lineNumber: lineNumber, receivedAt: currentMicroseconds(), peer: peer,
+                into: &batch, fill)
         } catch {
             // An event the converter wrote that navlog rejects is a bug in the converter.
             rejected += 1

@@ -17,16 +17,9 @@ struct ImportedEventSinkTests {
 
         mutating func event(_ type: StaticString, session: String, timestamp: Int64, sequence: UInt64, _ fill: (inout EventLineBuilder) -> Void) throws {
             do throws(EventRejection) {
-                _ = try parser.parse(lineNumber: batch.count + 1, receivedAt: 0, peer: ImportedEventSinkTests.peer, into: &batch) { line in
-                    line.key(.type)
-                    line.string(utf8: UnsafeRawBufferPointer(start: type.utf8Start, count: type.utf8CodeUnitCount))
-                    line.field(.session, session)
-                    line.key(.ts)
-                    line.integer(timestamp)
-                    line.key(.seq)
-                    line.integer(sequence)
-                    fill(&line)
-                }
+                try parser.parseImported(
+                    type, session: session, timestamp: timestamp, sequence: sequence, lineNumber: batch.count + 1, receivedAt: 0,
+                    peer: ImportedEventSinkTests.peer, into: &batch, fill)
             } catch {
                 rejections.append(error)
             }
