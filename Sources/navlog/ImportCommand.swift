@@ -75,7 +75,7 @@ struct ImportCommand: ParsableCommand {
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         for path in files { try importFile(path, into: &importer, store: &store, chunk: &chunk) }
         try importer.finish(into: &store)
-        try store.flush()
+        try store.finish()
         do {
             try log.close()
         } catch {

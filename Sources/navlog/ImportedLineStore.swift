@@ -6,7 +6,9 @@ import NavlogStore
 /// Where `navlog import` puts the events the importer writes: each goes through the daemon's
 /// validation (`EventLineParser`, built as tokens rather than written as JSON text and read
 /// back) into the log in batches, like `navlog ingest`'s, unless the log holds it already (an
-/// earlier import of the same files).
+/// earlier import of the same files). The batches are appended on a thread of their own
+/// (``BackgroundAppender``) while the next ones are built: call ``finish()`` before using the
+/// log again.
 struct ImportedLineStore: ImportedEventSink {
     /// The log stored into.
     let log: EventLog
@@ -14,6 +16,8 @@ struct ImportedLineStore: ImportedEventSink {
     let stored: [String: Set<UInt64>]
     /// Who stores the lines, as the daemon would record a client.
     let peer: PeerCredentials
+    /// Appends the full batches to ``log``.
+    private let appender: BackgroundAppender
     private var parser = EventLineParser()
     private var batch = EventBatch()
     /// Lines left out because the log holds them already.
@@ -28,6 +32,8 @@ struct ImportedLineStore: ImportedEventSink {
         self.log = log
         self.stored = stored
         self.peer = peer
+        appender = BackgroundAppender(
+            log: log, command: "import", advice: "Run the command again once the problem is fixed; events already stored are not stored twice.")
     }
 
     /// Stores one event (appended once a batch is full, or by ``flush()``), built straight into
@@ -51,17 +57,27 @@ struct ImportedLineStore: ImportedEventSink {
         if batch.count >= 16_384 { try flush() }
     }
 
-    /// Appends the lines held to the log.
-    /// - Throws: `ExitCode.failure` when the log cannot be appended to (reported).
+    /// Hands the events held to the appender.
+    /// - Throws: `ExitCode.failure` when an earlier batch could not be appended (reported).
     mutating func flush() throws {
-        try log.append(
-            &batch, command: "import", advice: "Run the command again once the problem is fixed; events already stored are not stored twice.")
+        try appender.append(&batch)
+    }
+
+    /// Stores the events held and waits until every batch is appended: the log is the
+    /// caller's again.
+    /// - Throws: `ExitCode.failure` when a batch could not be appended (reported).
+    mutating func finish() throws {
+        try flush()
+        try appender.finish()
     }
 
     /// Stores what is held and closes the log, when the import stops before the end of its
     /// files: the sessions written so far stay stored, and a run again stores nothing twice.
     mutating func closeEarly() throws {
-        try flush()
+        var failure: (any Error)?
+        do { try flush() } catch { failure = error }
+        do { try appender.finish() } catch { failure = failure ?? error }
         try? log.close()
+        if let failure { throw failure }
     }
 }

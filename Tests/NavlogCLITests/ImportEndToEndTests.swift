@@ -141,6 +141,18 @@ struct ImportEndToEndTests {
             let missing = try ProcessRunner.navlog(["import", "--from", "sentry", "--data-dir", data, dir.appendingPathComponent("none.json").path])
             #expect(missing.status == 1)
             #expect(missing.errorOutput.contains("cannot open"), "\(missing.errorOutput)")
+            // A file that cannot be opened after one that imported: the sessions converted before
+            // it are stored (appended on the appender's thread, waited for), so a run again of
+            // that file stores nothing new.
+            let sentryData = dir.appendingPathComponent("sentry").path
+            let cut = try ProcessRunner.navlog([
+                "import", "--from", "sentry", "--data-dir", sentryData, Self.fixture("sentry-event-api.json"), dir.appendingPathComponent("none.json").path,
+            ])
+            #expect(cut.status == 1)
+            #expect(cut.errorOutput.contains("cannot open") && cut.errorOutput.contains("Sessions completed in earlier files are stored"), "\(cut.errorOutput)")
+            let again = try ProcessRunner.navlog(["import", "--from", "sentry", "--data-dir", sentryData, Self.fixture("sentry-event-api.json")])
+            #expect(again.status == 0, "\(again.errorOutput)")
+            #expect(again.output.contains(" 0 events stored") && !again.output.contains(" 0 duplicates"), "\(again.output)")
             let help = try ProcessRunner.navlog(["import", "--help"])
             #expect(help.output.contains("sentry") && help.output.contains("datadog") && help.output.contains("firebase"))
         }
