@@ -2,26 +2,27 @@
 /// `navlog import` with no I/O (the command reads the files and stores the lines).
 ///
 /// Feed each file's bytes with ``feed(_:report:)`` and end it with ``endFile(report:)``;
-/// once every file is read, ``finish(_:)`` writes the sessions. Records that cannot be
-/// imported are reported (line, JSON path, why) and counted; the rest import.
+/// once every file is read, ``finish(into:)`` writes the sessions. Records that cannot be
+/// imported are reported (line, JSON path, why) and counted; the rest import. The reading half
+/// (framing and JSON) can run elsewhere: a ``RecordReader`` fills ``ReadRecords`` that
+/// ``convert(_:report:)`` takes.
 public struct Importer: Sendable {
     /// The source being read.
     public let source: ImportSource
     /// Counts so far.
     public private(set) var statistics = ImportStatistics()
-    private var framer: JSONRecordFramer
+    /// The reading half, for ``feed(_:report:)``.
+    private var reader: RecordReader
     private var converter: any RecordConverter
-    /// The node table of the record read last, kept for the next one.
-    private var spareEntries: [JSONDocument.Entry] = []
-    /// Whether the piece being handled is the last of a file (a record cut short there is a truncated file).
-    private var atEnd = false
+    /// Records read by ``feed(_:report:)`` and not yet converted (kept for its storage).
+    private var pending = ReadRecords()
 
     /// An importer of `source`'s records, each at most `maximumRecordBytes` long.
     /// - Parameter maximumHeldCrumbs: Sentry: how many crumbs of sessions still open (tied by a
     ///   session tag) are held in memory before they are spilled to a temporary file.
     public init(source: ImportSource, maximumRecordBytes: Int = 32 << 20, maximumHeldCrumbs: Int = 1 << 18) {
         self.source = source
-        framer = JSONRecordFramer(maximumRecordBytes: maximumRecordBytes)
+        reader = RecordReader(maximumRecordBytes: maximumRecordBytes)
         switch source {
         case .sentry: converter = SentryConverter(maximumHeldCrumbs: maximumHeldCrumbs)
         case .datadog: converter = DatadogConverter()
@@ -31,46 +32,42 @@ public struct Importer: Sendable {
 
     /// Reads the next bytes of the current file.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, report: (ImportIssue) -> Void) {
-        var framer = self.framer
-        framer.feed(chunk) { piece in handle(piece, report: report) }
-        self.framer = framer
+        var records = takePending()
+        reader.read(chunk, into: &records)
+        convert(&records, report: report)
+        pending = records
     }
 
     /// Ends the current file (a record still open is reported as truncated); the next bytes fed
     /// begin a new file, counted from line 1.
     public mutating func endFile(report: (ImportIssue) -> Void) {
-        var framer = self.framer
-        atEnd = true
-        defer { atEnd = false }
-        framer.finish { piece in handle(piece, report: report) }
-        self.framer = JSONRecordFramer(maximumRecordBytes: framer.maximumRecordBytes)
+        var records = takePending()
+        reader.endFile(into: &records)
+        convert(&records, report: report)
+        pending = records
     }
 
-    private mutating func handle(_ piece: JSONRecordFramer.Piece, report: (ImportIssue) -> Void) {
-        switch piece {
-        case .malformed(let line, let reason):
-            statistics.records += 1
-            statistics.skipped += 1
-            report(ImportIssue(code: reason.contains("longer than") ? .tooLarge : .syntax, line: line, reason: reason))
-        case .record(let bytes, let line):
-            let document: JSONDocument
-            do {
-                document = try JSONDocument(parsing: bytes, reusing: &spareEntries)
-            } catch {
+    /// ``pending``, moved out (so that its storage is not shared).
+    private mutating func takePending() -> ReadRecords {
+        var records = ReadRecords()
+        swap(&records, &pending)
+        return records
+    }
+
+    /// Converts the records a ``RecordReader`` read, in order, reporting those it could not
+    /// read; `records` is left empty, its storage for the reader to reuse.
+    public mutating func convert(_ records: inout ReadRecords, report: (ImportIssue) -> Void) {
+        for item in records.items {
+            switch item {
+            case .skipped(let issue):
                 statistics.records += 1
                 statistics.skipped += 1
-                let within = bytes[..<min(error.offset, bytes.count)].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-                if error.offset >= bytes.count {
-                    let reason = atEnd ? "the input ends inside this record (a truncated file?)" : "the line ends before its JSON value does (a truncated or split record)"
-                    report(ImportIssue(code: .syntax, line: line, reason: reason))
-                } else {
-                    report(ImportIssue(code: .syntax, line: line + within, reason: "not valid JSON: \(error.reason) (byte \(error.offset + 1) of the record); it was skipped"))
-                }
-                return
+                report(issue)
+            case .record(let line, let byteStart, let rootIndex):
+                converter.convert(records.document(byteStart: byteStart, rootIndex: rootIndex), line: line, statistics: &statistics, report: report)
             }
-            converter.convert(document, line: line, statistics: &statistics, report: report)
-            document.recycle(into: &spareEntries)
         }
+        records.removeAll()
     }
 
     /// Writes the sessions already known to be complete (see

@@ -18,51 +18,53 @@ extension JSONDocument {
     /// Reads `bytes` as one JSON value (RFC 8259; white space around it allowed).
     /// - Throws: ``JSONSyntaxError`` with the offset of the first byte that does not fit.
     public init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
-        var spare: [Entry] = []
-        try self.init(parsing: bytes, reusing: &spare)
+        var table: [Entry] = []
+        let failure: JSONSyntaxError? = bytes.withUnsafeBufferPointer { buffer in
+            do throws(JSONSyntaxError) {
+                _ = try Self.read(buffer, from: 0, into: &table, at: 0)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        self.init(bytes: bytes, entries: table, byteStart: 0, rootIndex: 0)
     }
 
-    /// ``init(parsing:)`` into the storage of `spare` (a node table handed back by
-    /// ``recycle(into:)``), so that a stream of records does not allocate a table per record.
+    /// Reads the JSON value that runs from `start` to the end of `buffer` into `table` from
+    /// index `first` on: its nodes' offsets are `buffer`'s, their indexes `table`'s, so that
+    /// many records can share one byte array and one table (``RecordReader`` does).
     ///
-    /// The table keeps the length of the largest record read with it: this record's nodes are
-    /// written over its start (nothing reads past the root's subtree), through a pointer, with
-    /// no check per node but that the table has room. A record with more nodes than that
-    /// grows the table and is read again.
-    init(parsing bytes: [UInt8], reusing spare: inout [Entry]) throws(JSONSyntaxError) {
-        self.bytes = bytes
-        swap(&entries, &spare)
+    /// Nodes are written through a pointer, with no check per node but that the table has
+    /// room; when it has none, the table grows and the value is read again.
+    /// - Returns: the index past the value's last node.
+    /// - Throws: ``JSONSyntaxError`` with the offset from `start` of the first byte that does not fit.
+    static func read(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, into table: inout [Entry], at first: Int) throws(JSONSyntaxError) -> Int {
         let blank = Entry(kind: .null, escaped: false, flag: false, start: 0, end: 0, next: 0)
         // About one node per eight bytes in the sources' records.
-        let expected = bytes.count / 8 + 16
-        if entries.count < expected { entries.append(contentsOf: repeatElement(blank, count: expected - entries.count)) }
+        let expected = first + (buffer.count - start) / 8 + 16
+        if table.count < expected { table.append(contentsOf: repeatElement(blank, count: expected - table.count)) }
         while true {
             var reader = Reader()
-            let failure: JSONSyntaxError? = entries.withUnsafeMutableBufferPointer { table in
-                bytes.withUnsafeBufferPointer { buffer in
-                    reader.buffer = buffer
-                    reader.table = table
-                    do throws(JSONSyntaxError) {
-                        reader.skipSpace()
-                        try reader.value(depth: 0)
-                        reader.skipSpace()
-                        if reader.position < buffer.count { throw JSONSyntaxError(offset: reader.position, reason: "unexpected text after the JSON value") }
-                        return nil
-                    } catch {
-                        return error
-                    }
+            reader.buffer = buffer
+            reader.position = start
+            reader.count = first
+            let failure: JSONSyntaxError? = table.withUnsafeMutableBufferPointer { nodes in
+                reader.table = nodes
+                do throws(JSONSyntaxError) {
+                    reader.skipSpace()
+                    try reader.value(depth: 0)
+                    reader.skipSpace()
+                    if reader.position < buffer.count { throw JSONSyntaxError(offset: reader.position, reason: "unexpected text after the JSON value") }
+                    return nil
+                } catch {
+                    return error
                 }
             }
-            guard let failure else { return }
-            guard reader.tableFull else { throw failure }
-            entries.append(contentsOf: repeatElement(blank, count: entries.count))
+            guard let failure else { return reader.count }
+            guard reader.tableFull else { throw JSONSyntaxError(offset: failure.offset - start, reason: failure.reason) }
+            table.append(contentsOf: repeatElement(blank, count: table.count))
         }
-    }
-
-    /// Hands the node table's storage to `spare` for the next record (it is reused only if
-    /// nothing else holds this document), unless a huge record made it larger than 1 MiB.
-    consuming func recycle(into spare: inout [Entry]) {
-        if entries.count <= 1 << 16 { swap(&entries, &spare) }
     }
 
     /// A single pass over the bytes that appends nodes.

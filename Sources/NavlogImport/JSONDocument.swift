@@ -53,24 +53,30 @@ public struct JSONDocument: Sendable {
         var next: Int32
     }
 
-    /// The value's bytes.
+    /// The bytes the value is in (a ``RecordReader`` keeps a chunk's records in one array):
+    /// the value's are those from ``byteStart`` on.
     let bytes: [UInt8]
-    /// The node table, in document order (a parent before its children).
-    var entries: [Entry] = []
+    /// The node table the value's nodes are in, in document order (a parent before its
+    /// children): those from ``rootIndex`` on.
+    let entries: [Entry]
+    /// Where the value begins in ``bytes``.
+    let byteStart: Int
+    /// The index of the value's node in ``entries``.
+    let rootIndex: Int32
 
     /// The top-level value.
-    public var root: Node { Node(index: 0) }
+    public var root: Node { Node(index: rootIndex) }
 
     /// What `node` is.
     public func kind(_ node: Node) -> Kind { entries[Int(node.index)].kind }
 
-    /// The byte offset where `node` begins (for messages: line numbers inside a record).
-    public func offset(_ node: Node) -> Int { Int(entries[Int(node.index)].start) }
+    /// The byte offset in the value where `node` begins (for messages: line numbers inside a record).
+    public func offset(_ node: Node) -> Int { Int(entries[Int(node.index)].start) - byteStart }
 
-    /// How many lines into the value the byte at `offset` is (0 for the first line).
+    /// How many lines into the value the byte at `offset` (from the value's start) is (0 for the first line).
     public func lineOffset(of offset: Int) -> Int {
         var lines = 0
-        for byte in bytes[..<min(offset, bytes.count)] where byte == 0x0A { lines += 1 }
+        for byte in bytes[byteStart..<min(byteStart + max(offset, 0), bytes.count)] where byte == 0x0A { lines += 1 }
         return lines
     }
 }

@@ -14,8 +14,9 @@
 public struct JSONRecordFramer: Sendable {
     /// What the framer found.
     public enum Piece {
-        /// A complete value's bytes, and the line it begins on (1-based).
-        case record([UInt8], line: Int)
+        /// A complete value's bytes (valid during the call only: the framer's buffer, reused
+        /// for the next record), and the line it begins on (1-based).
+        case record(UnsafeRawBufferPointer, line: Int)
         /// Bytes that cannot be a record, the line they begin on, and why.
         case malformed(line: Int, reason: String)
     }
@@ -101,7 +102,7 @@ public struct JSONRecordFramer: Sendable {
             try body(.malformed(line: line, reason: "expected a JSON object, found text that is not one"))
             return
         }
-        try body(.record(buffer, line: line))
+        try buffer.withUnsafeBytes { bytes in try body(.record(bytes, line: line)) }
     }
 
     /// Byte by byte, tracking strings and brackets: until the layout is known, and for whole
@@ -173,7 +174,7 @@ public struct JSONRecordFramer: Sendable {
                     if tooLong {
                         try body(.malformed(line: recordLine, reason: tooLongReason))
                     } else {
-                        try body(.record(buffer, line: recordLine))
+                        try buffer.withUnsafeBytes { bytes in try body(.record(bytes, line: recordLine)) }
                     }
                     if layout == .lines {
                         // The rest of this line (white space, or text after the value) is one more piece.

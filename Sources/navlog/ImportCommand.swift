@@ -70,10 +70,7 @@ struct ImportCommand: ParsableCommand {
         var store = ImportedLineStore(log: log, stored: stored, peer: PeerCredentials(uid: getuid(), gid: getgid(), pid: getpid()))
         let firstLSN = log.nextLSN
         var importer = Importer(source: source, maximumRecordBytes: maxRecordBytes)
-        // One 1 MiB buffer for all the files: an export of thousands of one-event files does not
-        // allocate one per file.
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        for path in files { try importFile(path, into: &importer, store: &store, chunk: &chunk) }
+        try importFiles(into: &importer, store: &store)
         try importer.finish(into: &store)
         try store.finish()
         do {
@@ -90,40 +87,29 @@ struct ImportCommand: ParsableCommand {
         try data.openLog(command: "import")
     }
 
-    /// Reads one file (`-`: standard input) into the importer 1 MiB at a time, storing the
-    /// sessions complete after each read (so that memory does not hold them), then ends the
-    /// file (a record it cuts short is reported).
-    /// - Throws: `ExitCode.failure` when the file cannot be opened or read, once what was
+    /// Converts the records of every file, read on a thread of its own (``ImportReadAhead``),
+    /// storing the sessions complete after each chunk (so that memory does not hold them).
+    /// - Throws: `ExitCode.failure` when a file cannot be opened or read, once what was
     ///   converted so far is stored: a run again stores nothing twice.
-    private func importFile(_ path: String, into importer: inout Importer, store: inout ImportedLineStore, chunk: inout [UInt8]) throws {
-        let name = path == "-" ? "<stdin>" : path
-        let report: (ImportIssue) -> Void = { issue in
-            guard !quiet else { return }
-            printError("\(name): \(issue)")
-        }
-        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            printError(
-                "navlog import: cannot open \(path): \(String(cString: strerror(errno))). Sessions completed in earlier files are stored; check the path and run the command again (nothing is stored twice)."
-            )
-            try store.closeEarly()
-            throw ExitCode.failure
-        }
-        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                printError("navlog import: reading \(name) failed: \(String(cString: strerror(errno))). Run the command again once it can be read (nothing is stored twice).")
+    private func importFiles(into importer: inout Importer, store: inout ImportedLineStore) throws {
+        let readAhead = ImportReadAhead(files: files, maximumRecordBytes: maxRecordBytes)
+        defer { readAhead.stop() }
+        while let delivery = readAhead.next() {
+            switch delivery {
+            case .records(var records, let file, let endsFile):
+                importer.convert(&records) { issue in
+                    guard !quiet else { return }
+                    printError("\(file): \(issue)")
+                }
+                readAhead.giveBack(records)
+                // Sessions already complete (a Sentry event without a session tag) are stored now.
+                if !endsFile { try importer.writeCompleted(into: &store) }
+            case .failed(let message):
+                printError(message)
                 try store.closeEarly()
                 throw ExitCode.failure
             }
-            if n == 0 { break }
-            chunk.withUnsafeBytes { importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<n]), report: report) }
-            // Sessions already complete (a Sentry event without a session tag) are stored now.
-            try importer.writeCompleted(into: &store)
         }
-        importer.endFile(report: report)
     }
 
     /// The summary line (standard output), then, when anything was skipped, what to do about it

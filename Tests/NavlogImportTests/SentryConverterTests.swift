@@ -167,6 +167,28 @@ struct SentryConverterTests {
         #expect(result.statistics.skipped == 10)
     }
 
+    @Test("a bad crumb's line counts from its own record's first line when records before it were read from the same chunk (the reader keeps a chunk's records in one buffer)")
+    func badCrumbAfterOtherRecords() throws {
+        let before = try ImportTestSupport.fixture("sentry-event-api.json")
+        let bad = Array(
+            """
+            {"event_id":"e1","breadcrumbs":[
+            {"timestamp":"2024-05-02T10:00:01Z","category":"ui.lifecycle","data":{"screen":"AViewController"}},
+            {"timestamp":"soon","category":"ui.lifecycle","data":{"screen":"CViewController"}}
+            ]}
+            {"broken": tru}
+
+            """.utf8)
+        let linesBefore = before.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        #expect(before.last == 0x0A)
+        let result = try ImportTestSupport.convert(.sentry, before + bad, base: Self.base, chunk: 1 << 20)
+        #expect(
+            result.issues.map(\.description) == [
+                "line \(linesBefore + 3), breadcrumbs[1].timestamp: \"soon\" is neither an ISO 8601 time nor a number; the breadcrumb was skipped",
+                "line \(linesBefore + 5): not valid JSON: expected a JSON value (byte 12 of the record); it was skipped",
+            ])
+    }
+
     @Test("a truncated file: the records before the cut import, the cut one is reported")
     func truncated() throws {
         let full = try ImportTestSupport.fixture("sentry-events.jsonl")
