@@ -451,14 +451,18 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         // A connection with nothing in the queue may always hand over one batch (a read's worth,
         // which the shared read budget keeps small): a client sending a batch a second is
         // never held behind a flood it has no part in; the floods wait for their turn.
-        let overBudget = queued >= configuration.maximumQueuedBytes && pendingBatches > 0
+        // A connection that asks no acks may have more in the queue: nobody waits on its events,
+        // and it reads on while the writer seals a block (``DaemonConfiguration/unacknowledgedQueueBytes``).
+        let unacknowledged = ack == .none
+        let budget = unacknowledged ? max(configuration.unacknowledgedQueueBytes, configuration.maximumQueuedBytes) : configuration.maximumQueuedBytes
+        let queueLimit = unacknowledged ? max(configuration.unacknowledgedQueueBytes, configuration.writerQueueBytes) : configuration.writerQueueBytes
+        let overBudget = queued >= budget && pendingBatches > 0
         // Its fair share of the budget: with many connections streaming, each may hold only its
         // part in the writer (16 KiB at least: a read's batch or two), so a thousand flooders
         // hold about the budget, not a thousand times their pending batches.
-        let share = max(16 << 10, configuration.maximumQueuedBytes / max(1, readBudget?.openConnections ?? 1))
+        let share = max(16 << 10, budget / max(1, readBudget?.openConnections ?? 1))
         let overShare = pendingBytes >= share && queued >= share
-        let writerFull =
-            overBudget || overShare || (pendingBatches >= configuration.maximumPendingBatchesPerConnection && queued >= configuration.writerQueueBytes)
+        let writerFull = overBudget || overShare || (pendingBatches >= configuration.maximumPendingBatchesPerConnection && queued >= queueLimit)
         let repliesUnread = !context.channel.isWritable
         let shouldPause = writerFull || repliesUnread
         if overBudget && !waitingForRoom {
@@ -466,7 +470,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             waitingForRoom = true
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            writer.whenRoom(below: configuration.maximumQueuedBytes) {
+            writer.whenRoom(below: budget) {
                 eventLoop.execute {
                     let (handler, context) = loopBound.value
                     handler.waitingForRoom = false

@@ -52,6 +52,14 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     /// memory however many connections stream at once: 1000 clients flat out (8M events) took
     /// navlogd to 395 MiB peak before it, 148 MiB with 2 MiB (126 MiB over 4M events).
     public var maximumQueuedBytes = 2 << 20
+    /// Bytes of events from connections that ask no acks (`"ack":"none"`) the writer's queue
+    /// may hold before such a connection is no longer read, in place of ``writerQueueBytes``
+    /// and ``maximumQueuedBytes``. Nobody waits on those events, so the queue may absorb the
+    /// writer sealing a full block (131,072 events: tens of milliseconds of zstd), which at
+    /// 2 MiB stopped a fast client's reads every block and left both threads idle in turn:
+    /// one client flat out stored 0.96M events/s, 1.3M with 16 MiB (docs/BENCHMARKS.md). It
+    /// bounds what such connections hold in memory together.
+    public var unacknowledgedQueueBytes = 16 << 20
     /// Bytes of one connection's batches the writer takes per round at most (one batch at
     /// least): every connection with batches waiting gets a turn each round, so a quiet client's
     /// batch waits for one round, not for a flood's backlog. 0 takes the whole queue at once
@@ -153,7 +161,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, relayUIDs, relayGIDs, maximumConnections, maximumLineBytes
         case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes,
-            writerRoundBytes
+            unacknowledgedQueueBytes, writerRoundBytes
         case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, sealedCompressionLevel, compactionIntervalSeconds, shutdownTimeoutSeconds, eventLoopThreads,
             lossGraceSeconds, metricsAddress
     }

@@ -298,6 +298,8 @@ struct ConnectionHandlerTests {
         var configuration = TestConnection.configuration()
         configuration.maximumPendingBatchesPerConnection = 2
         configuration.writerQueueBytes = 1 << 20
+        // Its lines ask no acks: with unacknowledgedQueueBytes 0 it has the limits of one that does.
+        configuration.unacknowledgedQueueBytes = 0
         let connection = try TestConnection(configuration: configuration)
         // Under writerQueueBytes, more batches than the limit are still read.
         for seq in 1...3 { try connection.send(Lines.mark(seq: seq)) }
@@ -321,6 +323,7 @@ struct ConnectionHandlerTests {
     func pausedAtItsShareOfTheBudget() throws {
         var configuration = TestConnection.configuration()
         configuration.maximumQueuedBytes = 64 << 10
+        configuration.unacknowledgedQueueBytes = 0
         let budget = SharedReadBudget(budget: configuration.maximumQueuedBytes)
         for _ in 0..<4 { budget.opened() }
         // 64 KiB over 4 connections: 16 KiB each.
@@ -344,6 +347,7 @@ struct ConnectionHandlerTests {
     func pausedAtTheDaemonWideBudget() throws {
         var configuration = TestConnection.configuration()
         configuration.maximumQueuedBytes = 64 << 10
+        configuration.unacknowledgedQueueBytes = 0
         let connection = try TestConnection(configuration: configuration)
         connection.writer.otherConnectionsBytes = 64 << 10
         try connection.send(Lines.mark(seq: 1))
@@ -354,6 +358,38 @@ struct ConnectionHandlerTests {
         connection.runEventLoop()
         #expect(connection.reads.count == 1, "woken by the room in the queue, before its own batch is stored")
         #expect(connection.writer.incomplete == 1)
+    }
+
+    @Test(
+        "a connection that asks no acks reads on past writerQueueBytes and maximumQueuedBytes while the queue holds less than unacknowledgedQueueBytes (the writer may be sealing a block); one that asks acks stops at maximumQueuedBytes"
+    )
+    func unacknowledgedReadsOnWhileTheWriterSeals() throws {
+        var configuration = TestConnection.configuration()
+        configuration.maximumPendingBatchesPerConnection = 2
+        configuration.writerQueueBytes = 1 << 20
+        configuration.maximumQueuedBytes = 2 << 20
+        configuration.unacknowledgedQueueBytes = 16 << 20
+        let connection = try TestConnection(configuration: configuration)
+        connection.writer.otherConnectionsBytes = 4 << 20
+        for seq in 1...5 { try connection.send(Lines.mark(seq: seq)) }
+        #expect(connection.writer.submitted.count == 5)
+        #expect(connection.statistics.snapshot().readPausesWriterBehind == 0, "5 batches pending, 4 MiB queued: still read")
+        connection.writer.otherConnectionsBytes = 16 << 20
+        try connection.send(Lines.mark(seq: 6))
+        #expect(connection.statistics.snapshot().readPausesWriterBehind == 1, "stopped at unacknowledgedQueueBytes")
+        #expect(connection.reads.count == 0)
+        connection.writer.takeQueue()
+        connection.writer.completeAll { request in .stored(request.batch.count, firstLSN: 1) }
+        connection.runEventLoop()
+        #expect(connection.reads.count == 1, "reads again once the writer took the queue")
+
+        let acked = try TestConnection(configuration: configuration)
+        try acked.send(Lines.hello(ack: "batch"))
+        acked.writer.completeAll { _ in .stored(0, firstLSN: 1) }
+        acked.runEventLoop()
+        acked.writer.otherConnectionsBytes = 4 << 20
+        try acked.send(Lines.mark(seq: 1))
+        #expect(acked.statistics.snapshot().readPausesWriterBehind == 1, "a client waiting for acks is not queued behind 4 MiB more")
     }
 
     @Test("a client that leaves replies unread is not read from, and its reports are dropped and counted, until it reads again")
