@@ -17,7 +17,7 @@ final class BackgroundAppender: Sendable {
     private let emptied = BlockingChannel<EventBatch>(capacity: 4)
     /// Whether an append failed (what happened is printed): later batches are not appended.
     private let failed = Atomic<Bool>(false)
-    /// 1 once the thread has appended everything handed over, or stopped at a failure.
+    /// The thread's answer once everything handed over is appended (true) or an append failed (false).
     private let finished = BlockingChannel<Bool>(capacity: 1)
 
     /// The log, handed to the append thread.
@@ -63,6 +63,9 @@ final class BackgroundAppender: Sendable {
     /// - Throws: `ExitCode.failure` when an append failed (it was reported).
     func finish() throws {
         handedOver.close()
-        guard finished.receive() == true else { throw ExitCode.failure }
+        let succeeded = finished.receive() ?? false
+        // Kept for a later call, which would otherwise wait for an answer that never comes.
+        finished.send(succeeded)
+        guard succeeded else { throw ExitCode.failure }
     }
 }
