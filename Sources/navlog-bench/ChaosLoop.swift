@@ -29,6 +29,14 @@ enum ChaosBehaviour: String, CaseIterable, Codable {
     /// Connects, sends nothing, a hello, one event, a partial line or garbage, disconnects,
     /// and again, every few tens of milliseconds.
     case churn
+    /// Asks for durable acks and writes 300 valid events at once on each whole second of the
+    /// clock, as every other `burst` connection does; reads acks. (Issue 34's fairness loads:
+    /// not in the default mix.)
+    case burst
+    /// Asks for durable acks and streams valid events as fast as navlogd takes them; reads acks.
+    case stream
+    /// Like `stream`, and never reads a byte: its acks pile up in navlogd.
+    case silentStream
 
     /// Default shares of the connections, in percent.
     var weight: Int {
@@ -40,6 +48,7 @@ enum ChaosBehaviour: String, CaseIterable, Codable {
         case .controlFlood: 4
         case .badInput: 20
         case .churn: 17
+        case .burst, .stream, .silentStream: 0
         }
     }
 }
@@ -104,14 +113,14 @@ private final class ChaosConnection {
         self.behaviour = behaviour
         rng = SplitMix64(seed: seed)
         switch behaviour {
-        case .slowBytes, .slowLines, .neverRead, .controlFlood, .churn:
+        case .slowBytes, .slowLines, .neverRead, .controlFlood, .churn, .burst, .stream, .silentStream:
             generator = WorkloadGenerator(WorkloadConfiguration(seed: seed, concurrentSessions: 2))
         case .idle, .badInput:
             generator = nil
         }
     }
 
-    var reads: Bool { behaviour != .neverRead && behaviour != .controlFlood }
+    var reads: Bool { behaviour != .neverRead && behaviour != .controlFlood && behaviour != .silentStream }
     var pending: Int { outbox.count - outboxOffset }
 
     func random(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &rng) }
@@ -244,6 +253,12 @@ final class ChaosLoop {
         case .neverRead, .controlFlood:
             queue(connection, #"{"hello":1,"client":"chaos-never-reads","ack":"batch"}"# + "\n")
             connection.nextAction = now + connection.random(0.001...0.100)
+        case .burst:
+            queue(connection, #"{"hello":1,"client":"chaos-burst","ack":"durable"}"# + "\n")
+            connection.nextAction = Self.nextWholeSecond(after: now)
+        case .stream, .silentStream:
+            queue(connection, #"{"hello":1,"client":"chaos-stream","ack":"durable"}"# + "\n")
+            connection.nextAction = now + connection.random(0.001...0.010)
         case .badInput:
             if connection.rng.next() & 1 == 0 { queue(connection, #"{"hello":1,"client":"chaos-bad","ack":"batch"}"# + "\n") }
             connection.nextAction = now + connection.random(0.001...0.030)
@@ -310,8 +325,28 @@ final class ChaosLoop {
         case .badInput:
             if connection.pending == 0 { sendBadLine(connection, now) }
             if connection.fd >= 0 { connection.nextAction = now + connection.random(0.020...0.060) }
+        case .burst:
+            // All at once: a burst still being written when the next is due is not added to.
+            if connection.pending == 0 {
+                for _ in 0..<300 { connection.appendEvent(to: &connection.outbox) }
+                flush(connection, now)
+            } else {
+                counts[.burst]!.writesBlocked += 1
+            }
+            connection.nextAction = Self.nextWholeSecond(after: now)
+        case .stream, .silentStream:
+            // As fast as navlogd takes them, in writes of 64 lines, with little queued here.
+            if connection.pending < 16_384 {
+                for _ in 0..<64 { connection.appendEvent(to: &connection.outbox) }
+                flush(connection, now)
+            }
+            connection.nextAction = now + 0.001
         }
     }
+
+    /// The next whole second of the monotonic clock after `now`, when every `burst`
+    /// connection writes its next burst.
+    private static func nextWholeSecond(after now: Double) -> Double { (now + 1).rounded(.down) }
 
     /// Queues (and starts writing) one bad line of a random kind.
     private func sendBadLine(_ connection: ChaosConnection, _ now: Double) {

@@ -89,6 +89,55 @@ struct ChaosLoadTests {
         }
     }
 
+    @Test(
+        "issue 34's fairness loads (tools/bench/fairness): bursting, streaming and never-reading durable connections each have their events stored, the bursts all at once, beside a served good client"
+    )
+    func fairnessLoads() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let bench = TestEnvironment.binaries.appendingPathComponent("navlog-bench")
+            try #require(
+                FileManager.default.isExecutableFile(atPath: bench.path), "navlog-bench is not built in \(TestEnvironment.binaries.path) (swift build --build-tests builds it)")
+            let daemon = try DaemonProcess(directory: dir)
+            let mix = "idle=0,slowBytes=0,slowLines=0,neverRead=0,controlFlood=0,badInput=0,churn=0,burst=1,stream=1,silentStream=1"
+            let run = try ProcessRunner.run(
+                bench,
+                ["chaos-load", "--socket", daemon.socket, "--connections", "60", "--seconds", "2.5", "--good", "1", "--good-rate", "200", "--max-wait", "10", "--mix", mix],
+                timeout: 60)
+            #expect(run.status == 0, "chaos-load failed: \(run.output)\(run.errorOutput)\nnavlogd: \(daemon.logForReport)")
+            let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
+            let report = try #require(
+                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "no JSON line from chaos-load: \(run.output)\(run.errorOutput)")
+            #expect(report["goodServed"] as? Bool == true, "good client not served: \(report["goodProblems"] ?? "?")")
+            let behaviours = try #require(report["behaviours"] as? [String: [String: Any]])
+            func count(_ behaviour: String, _ key: String) -> Int { behaviours[behaviour]?[key] as? Int ?? -1 }
+            for behaviour in ["burst", "stream", "silentStream"] {
+                #expect(count(behaviour, "connections") == 20, "\(behaviour): \(behaviours[behaviour] ?? [:])")
+                #expect(count(behaviour, "closedByDaemon") == 0 && count(behaviour, "rejections") == 0, "\(behaviour): \(behaviours[behaviour] ?? [:])")
+            }
+            // Whole bursts of 300 events (and a hello per connection), at least one each.
+            let burstLines = count("burst", "linesSent")
+            #expect(burstLines >= 20 * 301 && (burstLines - 20) % 300 == 0, "burst lines sent: \(burstLines)")
+            #expect(count("burst", "acks") > 0 && count("stream", "acks") > 0, "burst and stream connections read their acks")
+            #expect(count("silentStream", "acks") == 0, "silentStream never reads")
+            #expect(count("stream", "linesSent") > 20 * 64 && count("silentStream", "linesSent") > 20 * 64)
+            // Every line of theirs but the hello is an event. navlogd stores each one the burst
+            // and stream connections wrote whole, and never more than everyone wrote (a
+            // silentStream connection closed on its unread acks may leave lines unread).
+            let events = { (behaviour: String) in count(behaviour, "linesSent") - 20 }
+            let good = report["goodEventsSent"] as? Int ?? 0
+            let lower = events("burst") + events("stream") + good
+            let upper = lower + events("silentStream")
+            var accepted = 0
+            for _ in 0..<200 {
+                accepted = try daemon.stats()["accepted"] as? Int ?? 0
+                if accepted >= lower { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            #expect(accepted >= lower && accepted <= upper, "navlogd stored \(accepted) events; burst, stream and good clients wrote \(lower), with silentStream \(upper)")
+            #expect(daemon.terminate() == 0, "SIGTERM stops navlogd cleanly: \(daemon.logForReport)")
+        }
+    }
+
     /// navlogd used to abort here ("Simultaneous accesses … modification requires exclusive
     /// access"): a rejection report flushed while the line framer was still running hit a
     /// closed socket, NIO drained the socket and delivered the rest of the data re-entrantly
