@@ -442,6 +442,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Room: a few batches always, more while the writer's queue (all connections) is under its
     /// byte budget. A paused connection has batches waiting, so one of their completions calls
     /// this again: a pause cannot outlive the writer's backlog.
+    /// Bytes a connection may hold in the writer's queue and still read on whatever the queue
+    /// holds: the writer serves such a connection first (``WriterQueue/lightFlowBytes``), so a
+    /// paced client's next line is read while its last batch waits. A thousand connections
+    /// hold 16 MiB this way at most, as they could before with one read's batch each.
+    static let lightConnectionBytes = WriterQueue.lightFlowBytes
+
     private func updateReading(_ context: ChannelHandlerContext) {
         guard !inputClosed else { return }
         let queued = writer.queuedBytes
@@ -456,13 +462,17 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         let unacknowledged = ack == .none
         let budget = unacknowledged ? max(configuration.unacknowledgedQueueBytes, configuration.maximumQueuedBytes) : configuration.maximumQueuedBytes
         let queueLimit = unacknowledged ? max(configuration.unacknowledgedQueueBytes, configuration.writerQueueBytes) : configuration.writerQueueBytes
-        let overBudget = queued >= budget && pendingBatches > 0
+        // A connection holding less than ``lightConnectionBytes`` in the queue reads on past
+        // the budget and its batch count: a paced client's line is read when it comes, not
+        // once its previous batch is acknowledged (under a flood, rounds later).
+        let light = pendingBytes < Self.lightConnectionBytes
+        let overBudget = queued >= budget && pendingBatches > 0 && !light
         // Its fair share of the budget: with many connections streaming, each may hold only its
         // part in the writer (16 KiB at least: a read's batch or two), so a thousand flooders
         // hold about the budget, not a thousand times their pending batches.
         let share = max(16 << 10, budget / max(1, readBudget?.openConnections ?? 1))
         let overShare = pendingBytes >= share && queued >= share
-        let writerFull = overBudget || overShare || (pendingBatches >= configuration.maximumPendingBatchesPerConnection && queued >= queueLimit)
+        let writerFull = overBudget || overShare || (!light && pendingBatches >= configuration.maximumPendingBatchesPerConnection && queued >= queueLimit)
         let repliesUnread = !context.channel.isWritable
         let shouldPause = writerFull || repliesUnread
         if overBudget && !waitingForRoom {

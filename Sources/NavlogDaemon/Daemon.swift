@@ -43,7 +43,7 @@ public struct Daemon: Sendable {
         }
         let writer = try LogWriter(
             log: log, statistics: statistics, flushInterval: configuration.flushIntervalSeconds, lossGrace: configuration.lossGraceSeconds,
-            roundBytes: configuration.writerRoundBytes, logger: logger)
+            roundBytes: configuration.writerRoundBytes, roundLimitBytes: configuration.writerRoundLimitBytes, logger: logger)
         let writerService = WriterService(writer: writer)
         let server = SocketServer(configuration: configuration, writer: writer, statistics: statistics, logger: logger, environment: environment)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: writerService), .init(service: server)]

@@ -65,6 +65,12 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     /// batch waits for one round, not for a flood's backlog. 0 takes the whole queue at once
     /// (the behaviour before rounds; the fairness benchmark's baseline).
     public var writerRoundBytes = 64 << 10
+    /// Bytes the writer takes in one round at most (one connection's turn at least); the next
+    /// round goes on with the connections not yet served. A connection whose batch arrives
+    /// with nothing of it waiting goes first, so a quiet client waits for about one such round
+    /// while a thousand connections burst or stream, not for a turn of each. 0: no limit (a
+    /// turn of every connection each round).
+    public var writerRoundLimitBytes = 1 << 20
     /// A segment is sealed at this size.
     public var segmentBytes = 64 << 20
     /// Delete the oldest segments beyond this total size (bytes); nil = keep all.
@@ -161,7 +167,7 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case socketPath, dataDirectory, socketMode, allowedUIDs, allowedGIDs, relayUIDs, relayGIDs, maximumConnections, maximumLineBytes
         case rateLimitIntervalSeconds, rateLimitBurst, flushIntervalSeconds, maximumPendingBatchesPerConnection, writerQueueBytes, maximumQueuedBytes,
-            unacknowledgedQueueBytes, writerRoundBytes
+            unacknowledgedQueueBytes, writerRoundBytes, writerRoundLimitBytes
         case segmentBytes, retentionBytes, retentionSeconds, compressionLevel, sealedCompressionLevel, compactionIntervalSeconds, shutdownTimeoutSeconds, eventLoopThreads,
             lossGraceSeconds, metricsAddress
     }

@@ -137,14 +137,18 @@ final class LogWriter: Sendable {
     ///   status 75; the next start recovers from what is on disk and rebuilds dedupe from it,
     ///   so clients' resends of what was not acknowledged are stored again.
     init(
-        log: EventLog, statistics: DaemonStatistics, flushInterval: Double, lossGrace: Double = 300, roundBytes: Int = 64 << 10, logger: Logger,
+        log: EventLog, statistics: DaemonStatistics, flushInterval: Double, lossGrace: Double = 300, roundBytes: Int = 64 << 10, roundLimitBytes: Int = 1 << 20,
+        logger: Logger,
         fatal: @escaping @Sendable (String) -> Void = LogWriter.exitAfterFsyncFailure
     ) throws {
         self.statistics = statistics
         self.syncer = Syncer(statistics: statistics, logger: logger, fatal: fatal)
         self.flushInterval = flushInterval
         self.logger = logger
-        handoff.withLockedValue { $0.queue.roundBytes = roundBytes > 0 ? roundBytes : Int.max }
+        handoff.withLockedValue {
+            $0.queue.roundBytes = roundBytes > 0 ? roundBytes : Int.max
+            $0.queue.roundLimitBytes = roundLimitBytes > 0 ? roundLimitBytes : Int.max
+        }
         var tracker = SequenceTracker(grace: Int64(lossGrace * 1_000_000))
         // Dedupe survives restarts: every stored (session, seq) is known again, and what is
         // missing gets a whole grace window from now.

@@ -120,8 +120,13 @@ public final class SocketServer: Service, Sendable {
         logger.info("Stopping: no new connections; draining open ones.")
         try? await server.close()
         // Every byte a connection already read was handed to the writer synchronously; closing
-        // now drops only partial lines (incomplete events). The writer service then flushes.
+        // now drops only partial lines (incomplete events).
         await children.closeAll()
+        // The writer stores and fsyncs what is queued before the event loops end: each batch's
+        // completion runs on its connection's loop, and a loop that has shut down cannot take
+        // it (NIO says so for each one; with a thousand connections' batches queued, hundreds).
+        // The writer service's own stop then finds it stopped and reports how it ended.
+        _ = await waitOffThePool { writer.stop() }
         try? await group.shutdownGracefully()
     }
 }

@@ -2,8 +2,9 @@ import Logging
 import NavlogStore
 public import ServiceLifecycle
 
-/// The log writer as a `Service`. It is the first service of the group, so it stops last:
-/// after the server has stopped taking events, it writes and fsyncs everything queued.
+/// The log writer as a `Service`. It is the first service of the group, so it stops last: the
+/// server, once it has stopped taking events, has the writer write and fsync everything queued
+/// before its event loops end (``SocketServer``); this stop then reports how that ended.
 public final class WriterService: Service, Sendable {
     let writer: LogWriter
 

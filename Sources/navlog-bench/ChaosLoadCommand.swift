@@ -51,6 +51,9 @@ struct ChaosLoadCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Events per second each good client sends (0: as fast as its window allows).", valueName: "events/s"))
     var goodRate = defaults.goodRate
 
+    @Option(help: ArgumentHelp("Events per second each stream or silentStream connection sends (0: as fast as navlogd takes them).", valueName: "events/s"))
+    var streamRate = defaults.streamRate
+
     @Option(help: ArgumentHelp("Unacknowledged lines a good client may have in flight.", valueName: "lines"))
     var goodWindow = defaults.goodWindow
 
@@ -83,6 +86,7 @@ struct ChaosLoadCommand: ParsableCommand {
         guard seconds >= 0.1 && seconds.isFinite else { throw ValidationError("--seconds must be at least 0.1 (got \(seconds)).") }
         guard good >= 1 else { throw ValidationError("--good must be at least 1 client (got \(good)).") }
         guard goodRate >= 0 && goodRate.isFinite else { throw ValidationError("--good-rate must be 0 (as fast as the window allows) or more (got \(goodRate)).") }
+        guard streamRate >= 0 && streamRate.isFinite else { throw ValidationError("--stream-rate must be 0 (as fast as navlogd takes them) or more (got \(streamRate)).") }
         guard goodWindow >= 1 else { throw ValidationError("--good-window must be at least 1 line (got \(goodWindow)).") }
         guard maximumWait >= 0.01 && maximumWait.isFinite else { throw ValidationError("--max-wait must be at least 0.01 s (got \(maximumWait)).") }
         _ = try weights()
@@ -111,6 +115,7 @@ struct ChaosLoadCommand: ParsableCommand {
         options.good = good
         options.goodRate = goodRate
         options.goodWindow = goodWindow
+        options.streamRate = streamRate
         options.maximumWait = maximumWait
         if let seed { options.seed = seed }
         options.dataDirectory = dataDirectory

@@ -12,6 +12,9 @@ struct ChaosLoadOptions {
     /// Events per second each good client sends (0: as fast as its window of unacknowledged
     /// lines allows).
     var goodRate = 500.0
+    /// Events per second each `stream` and `silentStream` connection sends (0: as fast as
+    /// navlogd takes them).
+    var streamRate = 0.0
     /// Unacknowledged lines a good client may have in flight.
     var goodWindow = 512
     /// The longest a good client may wait for an ack before it counts as stalled.

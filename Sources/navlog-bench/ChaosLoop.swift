@@ -33,7 +33,8 @@ enum ChaosBehaviour: String, CaseIterable, Codable {
     /// clock, as every other `burst` connection does; reads acks. (Issue 34's fairness loads:
     /// not in the default mix.)
     case burst
-    /// Asks for durable acks and streams valid events as fast as navlogd takes them; reads acks.
+    /// Asks for durable acks and streams valid events at `--stream-rate` events/s (0: as fast
+    /// as navlogd takes them), in writes of up to 64 lines; reads acks.
     case stream
     /// Like `stream`, and never reads a byte: its acks pile up in navlogd.
     case silentStream
@@ -108,6 +109,9 @@ private final class ChaosConnection {
     var linesOnConnection = 0
     /// Whether it has been connected at least once.
     var everOpened = false
+    /// When a `stream` connection started sending, and the events it queued since.
+    var streamStart = 0.0
+    var streamed = 0
 
     init(behaviour: ChaosBehaviour, seed: UInt64) {
         self.behaviour = behaviour
@@ -335,12 +339,15 @@ final class ChaosLoop {
             }
             connection.nextAction = Self.nextWholeSecond(after: now)
         case .stream, .silentStream:
-            // As fast as navlogd takes them, in writes of 64 lines, with little queued here.
-            if connection.pending < 16_384 {
-                for _ in 0..<64 { connection.appendEvent(to: &connection.outbox) }
+            // At its rate, or as fast as navlogd takes them; little queued here either way.
+            if connection.streamStart == 0 { connection.streamStart = now }
+            let due = options.streamRate > 0 ? Int((now - connection.streamStart) * options.streamRate) - connection.streamed : 64
+            if due > 0 && connection.pending < 16_384 {
+                for _ in 0..<min(due, 64) { connection.appendEvent(to: &connection.outbox) }
+                connection.streamed += min(due, 64)
                 flush(connection, now)
             }
-            connection.nextAction = now + 0.001
+            connection.nextAction = now + (options.streamRate > 0 ? connection.random(0.005...0.015) : 0.001)
         }
     }
 

@@ -293,6 +293,12 @@ struct ConnectionHandlerTests {
 
     // MARK: - Backpressure
 
+    /// 40 marks of ~500 bytes from seq `first` on, one batch of ~20 KB: more than a light
+    /// connection holds (``ConnectionHandler/lightConnectionBytes``), so the limits apply.
+    static func heavy(_ first: Int) -> String {
+        (first..<(first + 40)).map { Lines.mark(seq: $0, name: String(repeating: "s", count: 400)) }.joined()
+    }
+
     @Test("with maximumPendingBatchesPerConnection batches in the writer and its queue at writerQueueBytes, reading stops until a batch completes")
     func pausedWhileWriterBehind() throws {
         var configuration = TestConnection.configuration()
@@ -302,18 +308,18 @@ struct ConnectionHandlerTests {
         configuration.unacknowledgedQueueBytes = 0
         let connection = try TestConnection(configuration: configuration)
         // Under writerQueueBytes, more batches than the limit are still read.
-        for seq in 1...3 { try connection.send(Lines.mark(seq: seq)) }
+        for batch in 0..<3 { try connection.send(Self.heavy(batch * 40 + 1)) }
         #expect(connection.statistics.snapshot().readPausesWriterBehind == 0)
         connection.writer.completeAll { request in .stored(request.batch.count, firstLSN: 1) }
         connection.runEventLoop()
         // Other connections fill the writer's queue: this one may still hand over 2 batches.
         connection.writer.otherConnectionsBytes = 1 << 20
-        try connection.send(Lines.mark(seq: 4))
+        try connection.send(Self.heavy(121))
         #expect(connection.statistics.snapshot().readPausesWriterBehind == 0)
-        try connection.send(Lines.mark(seq: 5))
+        try connection.send(Self.heavy(161))
         #expect(connection.statistics.snapshot().readPausesWriterBehind == 1, "stopped reading at its second pending batch")
         #expect(connection.reads.count == 0)
-        connection.writer.completeFirst { _ in .stored(1, firstLSN: 4) }
+        connection.writer.completeFirst { _ in .stored(40, firstLSN: 121) }
         connection.runEventLoop()
         #expect(connection.reads.count == 1, "reads again once one of its batches is done")
         #expect(connection.statistics.snapshot().readPausesWriterBehind == 1)
@@ -350,7 +356,7 @@ struct ConnectionHandlerTests {
         configuration.unacknowledgedQueueBytes = 0
         let connection = try TestConnection(configuration: configuration)
         connection.writer.otherConnectionsBytes = 64 << 10
-        try connection.send(Lines.mark(seq: 1))
+        try connection.send(Self.heavy(1))
         #expect(connection.writer.submitted.count == 1, "a connection with nothing queued may always hand over one batch")
         #expect(connection.statistics.snapshot().readPausesWriterBehind == 1)
         #expect(connection.reads.count == 0)
@@ -371,11 +377,11 @@ struct ConnectionHandlerTests {
         configuration.unacknowledgedQueueBytes = 16 << 20
         let connection = try TestConnection(configuration: configuration)
         connection.writer.otherConnectionsBytes = 4 << 20
-        for seq in 1...5 { try connection.send(Lines.mark(seq: seq)) }
+        for batch in 0..<5 { try connection.send(Self.heavy(batch * 40 + 1)) }
         #expect(connection.writer.submitted.count == 5)
         #expect(connection.statistics.snapshot().readPausesWriterBehind == 0, "5 batches pending, 4 MiB queued: still read")
         connection.writer.otherConnectionsBytes = 16 << 20
-        try connection.send(Lines.mark(seq: 6))
+        try connection.send(Self.heavy(201))
         #expect(connection.statistics.snapshot().readPausesWriterBehind == 1, "stopped at unacknowledgedQueueBytes")
         #expect(connection.reads.count == 0)
         connection.writer.takeQueue()
@@ -388,8 +394,29 @@ struct ConnectionHandlerTests {
         acked.writer.completeAll { _ in .stored(0, firstLSN: 1) }
         acked.runEventLoop()
         acked.writer.otherConnectionsBytes = 4 << 20
-        try acked.send(Lines.mark(seq: 1))
+        try acked.send(Self.heavy(1))
         #expect(acked.statistics.snapshot().readPausesWriterBehind == 1, "a client waiting for acks is not queued behind 4 MiB more")
+    }
+
+    @Test(
+        "a light connection (less than 16 KiB in the writer's queue) reads on past the daemon-wide budget and its batch count, so a paced client's next line is read while its last batch waits; once it holds more, the limits apply"
+    )
+    func lightConnectionReadsOn() throws {
+        var configuration = TestConnection.configuration()
+        configuration.maximumPendingBatchesPerConnection = 2
+        configuration.writerQueueBytes = 1 << 20
+        configuration.maximumQueuedBytes = 2 << 20
+        let connection = try TestConnection(configuration: configuration)
+        try connection.send(Lines.hello(ack: "durable"))
+        connection.writer.completeAll { _ in .stored(0, firstLSN: 1) }
+        connection.runEventLoop()
+        connection.writer.otherConnectionsBytes = 4 << 20
+        for seq in 1...5 { try connection.send(Lines.mark(seq: seq)) }
+        #expect(connection.writer.submitted.count == 6, "the hello's batch and five of one event each")
+        #expect(connection.statistics.snapshot().readPausesWriterBehind == 0, "5 one-event batches pending, 4 MiB queued: still read")
+        try connection.send(Self.heavy(6))
+        #expect(connection.statistics.snapshot().readPausesWriterBehind == 1, "holding ~22 KB: stopped at the budget")
+        #expect(connection.reads.count == 0)
     }
 
     @Test("a client that leaves replies unread is not read from, and its reports are dropped and counted, until it reads again")

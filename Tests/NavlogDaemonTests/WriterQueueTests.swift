@@ -3,9 +3,11 @@ import Testing
 
 @testable import NavlogDaemon
 
-/// The writer's rounds (issue 18, fair under floods): a connection that sends one batch is
-/// served in the next round however much a flooding connection has queued before it, and each
-/// connection's batches are taken in the order it sent them.
+/// The writer's rounds (issue 18, fair under floods; issue 34, under bursts): a connection that
+/// sends a few events is served first in the next round however much other connections have
+/// queued before it, a round is bounded however many connections wait, a connection that fell
+/// behind is not starved by light ones, and each connection's batches are taken in the order
+/// it sent them.
 @Suite("Writer queue rounds")
 struct WriterQueueTests {
     /// A batch of `events` events of about 400 bytes each, from `connection`, tagged `tag` in its session id.
@@ -25,7 +27,7 @@ struct WriterQueueTests {
 
     static func tag(_ request: WriteRequest) -> String { request.batch.withSession(of: 0) { String(decoding: $0, as: UTF8.self) } }
 
-    @Test("a quiet connection's batch, queued behind a flood, goes in the first round; a flooder's batches keep their order")
+    @Test("a quiet connection's batch, queued behind a flood, goes first in the first round; a flooder's batches keep their order")
     func quietConnectionServedNextRound() throws {
         let flooder = ConnectionOrder(), other = ConnectionOrder(), quiet = ConnectionOrder()
         var queue = WriterQueue()
@@ -36,9 +38,9 @@ struct WriterQueueTests {
         let totalEvents = 40 * 100 + 10 * 100 + 1
         #expect(queue.events == totalEvents)
         let first = queue.takeRound()
-        #expect(first.contains { Self.tag($0) == "q" }, "the quiet connection's batch is in the first round")
-        // 64 KiB a connection a round: two ~40 KB batches each (the second crosses the quantum).
-        #expect(first.map(Self.tag) == ["f0", "f1", "o0", "o1", "q"])
+        // The quiet (light) one first; then 64 KiB a connection a round: two ~40 KB batches
+        // each (the second crosses the quantum).
+        #expect(first.map(Self.tag) == ["q", "f0", "f1", "o0", "o1"])
         var order: [String] = first.map(Self.tag)
         var rounds = 1
         while !queue.isEmpty {
@@ -60,5 +62,47 @@ struct WriterQueueTests {
         queue.append(try Self.request(quiet, tag: "q", events: 1))
         #expect(queue.takeRound().map(Self.tag) == ["f0", "f1", "f2", "f3", "f4", "q"])
         #expect(queue.isEmpty && queue.bytes == 0)
+    }
+
+    @Test("a round is bounded however many connections wait (writerRoundLimitBytes), and the next goes on where it stopped; a quiet batch goes in the next round")
+    func boundedRounds() throws {
+        var queue = WriterQueue()
+        queue.roundLimitBytes = 256 << 10
+        let streamers = (0..<200).map { _ in ConnectionOrder() }
+        // ~20 KB each: more than a light flow holds.
+        for (number, streamer) in streamers.enumerated() { queue.append(try Self.request(streamer, tag: "s\(number)", events: 50)) }
+        let size = try Self.request(streamers[0], tag: "x", events: 50).memoryBytes
+        let first = queue.takeRound()
+        #expect(first.count == (256 << 10) / size + 1, "turns until the round holds its limit: \(first.count) of \(size) bytes")
+        #expect(first.map(Self.tag) == (0..<first.count).map { "s\($0)" })
+        let quiet = ConnectionOrder()
+        queue.append(try Self.request(quiet, tag: "q", events: 1))
+        let second = queue.takeRound()
+        #expect(second.first.map(Self.tag) == "q", "the quiet batch first in the next round")
+        #expect(second.dropFirst().first.map(Self.tag) == "s\(first.count)", "the rotation goes on where the first round stopped")
+        var taken = first.count + second.count
+        while !queue.isEmpty { taken += queue.takeRound().count }
+        #expect(taken == 201 && queue.events == 0 && queue.bytes == 0)
+    }
+
+    @Test("a connection that fell behind gets turns while light batches keep coming")
+    func backloggedNotStarved() throws {
+        var queue = WriterQueue()
+        // Light flows may take the round but for one backlogged turn (16 KiB: one batch).
+        queue.roundLimitBytes = 32 << 10
+        queue.roundBytes = 16 << 10
+        let behind = ConnectionOrder()
+        for number in 0..<6 { queue.append(try Self.request(behind, tag: "b\(number)", events: 50)) }
+        var lightNumber = 0
+        var order: [String] = []
+        for _ in 0..<12 {
+            // More light batches each round than a round takes.
+            for _ in 0..<60 {
+                queue.append(try Self.request(ConnectionOrder(), tag: "l\(lightNumber)", events: 1))
+                lightNumber += 1
+            }
+            order += queue.takeRound().map(Self.tag).filter { $0.hasPrefix("b") }
+        }
+        #expect(order == (0..<6).map { "b\($0)" }, "each round takes one of its batches: \(order)")
     }
 }
