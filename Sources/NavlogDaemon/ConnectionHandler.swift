@@ -437,17 +437,18 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Reads only while this connection has room in the writer and its client reads our replies.
-    ///
-    /// Room: a few batches always, more while the writer's queue (all connections) is under its
-    /// byte budget. A paused connection has batches waiting, so one of their completions calls
-    /// this again: a pause cannot outlive the writer's backlog.
     /// Bytes a connection may hold in the writer's queue and still read on whatever the queue
     /// holds: the writer serves such a connection first (``WriterQueue/lightFlowBytes``), so a
     /// paced client's next line is read while its last batch waits. A thousand connections
     /// hold 16 MiB this way at most, as they could before with one read's batch each.
     static let lightConnectionBytes = WriterQueue.lightFlowBytes
 
+    /// Reads only while this connection has room in the writer and its client reads our replies.
+    ///
+    /// Room: a few batches always, more while the writer's queue (all connections) is under its
+    /// byte budget, and always while it holds less than ``lightConnectionBytes``. A paused
+    /// connection has batches waiting, so one of their completions calls this again: a pause
+    /// cannot outlive the writer's backlog.
     private func updateReading(_ context: ChannelHandlerContext) {
         guard !inputClosed else { return }
         let queued = writer.queuedBytes

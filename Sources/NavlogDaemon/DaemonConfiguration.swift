@@ -66,10 +66,10 @@ public struct DaemonConfiguration: Sendable, Codable, Equatable {
     /// (the behaviour before rounds; the fairness benchmark's baseline).
     public var writerRoundBytes = 64 << 10
     /// Bytes the writer takes in one round at most (one connection's turn at least); the next
-    /// round goes on with the connections not yet served. A connection whose batch arrives
-    /// with nothing of it waiting goes first, so a quiet client waits for about one such round
-    /// while a thousand connections burst or stream, not for a turn of each. 0: no limit (a
-    /// turn of every connection each round).
+    /// round goes on with the connections not yet served. A connection with less than 16 KiB
+    /// waiting goes first (``WriterQueue/lightFlowBytes``), so a quiet client waits for about
+    /// one such round while a thousand connections burst or stream, not for a turn of each.
+    /// 0: no limit (a turn of every connection each round).
     public var writerRoundLimitBytes = 1 << 20
     /// A segment is sealed at this size.
     public var segmentBytes = 64 << 20

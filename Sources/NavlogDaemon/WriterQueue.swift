@@ -13,8 +13,8 @@ import NavlogEvents
 /// A flow whose batch arrives while it has less than ``lightFlowBytes`` waiting is light and
 /// served first, as fq_codel serves sparse flows first: a client sending a few events at a
 /// time is not queued behind a thousand streams or bursts, and one that sends more becomes
-/// one of the backlogged flows, whose turns rotate. A connection's batches keep their order. Measured with `tools/bench/fairness`
-/// (docs/BENCHMARKS.md).
+/// one of the backlogged flows, whose turns rotate. A connection's batches keep their order.
+/// Measured with `tools/bench/fairness` (docs/BENCHMARKS.md).
 struct WriterQueue {
     /// One connection's waiting batches, from ``head`` on.
     private struct Flow {

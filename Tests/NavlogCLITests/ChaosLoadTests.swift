@@ -33,33 +33,42 @@ struct ChaosLoadTests {
         return log.contains("BaseSocketChannel.swift:888") && log.contains("Assertion failed")
     }
 
+    /// Runs `navlog-bench chaos-load` against `daemon` with `arguments` (after its socket).
+    static func runChaosLoad(_ daemon: DaemonProcess, _ arguments: [String]) throws -> ProcessResult {
+        let bench = TestEnvironment.binaries.appendingPathComponent("navlog-bench")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: bench.path), "navlog-bench is not built in \(TestEnvironment.binaries.path) (swift build --build-tests builds it)")
+        return try ProcessRunner.run(bench, ["chaos-load", "--socket", daemon.socket] + arguments, timeout: 60)
+    }
+
+    /// The JSON line a chaos-load run printed last, once it exited 0.
+    static func report(of run: ProcessResult, _ daemon: DaemonProcess) throws -> [String: Any] {
+        #expect(run.status == 0, "chaos-load failed: \(run.output)\(run.errorOutput)\nnavlogd: \(daemon.logForReport)")
+        let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
+        return try #require(
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "no JSON line from chaos-load: \(run.output)\(run.errorOutput)")
+    }
+
     @Test("300 misbehaving connections for 5 s: good clients keep being served, every good event stored once in order, bad input counted")
     func chaosLoad() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            let bench = TestEnvironment.binaries.appendingPathComponent("navlog-bench")
-            try #require(
-                FileManager.default.isExecutableFile(atPath: bench.path), "navlog-bench is not built in \(TestEnvironment.binaries.path) (swift build --build-tests builds it)")
             let daemon = try DaemonProcess(directory: dir)
             let goodEvents = dir.appendingPathComponent("good.jsonl")
             // --max-wait is generous: a debug navlogd on a shared 2-core CI machine is slow, and
             // the test is about being served at all, not about latency.
-            let run = try ProcessRunner.run(
-                bench,
+            let run = try Self.runChaosLoad(
+                daemon,
                 [
-                    "chaos-load", "--socket", daemon.socket, "--connections", "300", "--seconds", "5", "--good", "4", "--good-rate", "300", "--max-wait", "10",
+                    "--connections", "300", "--seconds", "5", "--good", "4", "--good-rate", "300", "--max-wait", "10",
                     "--seed", "\(UInt64(Date().timeIntervalSince1970 * 1000) & 0xFFFF_FFFF)", "--data-dir", daemon.dataDirectory, "--good-events", goodEvents.path,
-                ],
-                timeout: 60)
+                ])
             if Self.hitNIODebugAssertion(daemon) {
                 withKnownIssue("swift-nio's debug-build assertion in unregisterForReadable (BaseSocketChannel.swift:888)", isIntermittent: true) {
                     Issue.record("navlogd (a debug build) stopped at swift-nio's assertion: \(daemon.logForReport)")
                 }
                 return
             }
-            #expect(run.status == 0, "chaos-load failed: \(run.output)\(run.errorOutput)\nnavlogd: \(daemon.logForReport)")
-            let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
-            let report = try #require(
-                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "no JSON line from chaos-load: \(run.output)\(run.errorOutput)")
+            let report = try Self.report(of: run, daemon)
             #expect(report["goodServed"] as? Bool == true, "good clients not served: \(report["goodProblems"] ?? "?")")
             #expect(report["connections"] as? Int ?? 0 >= 300, "fewer connections than asked for: \(report["connections"] ?? "?")")
             #expect(report["errorsSeen"] as? Int ?? 0 > 0, "the bad-input clients saw no rejection reports")
@@ -94,19 +103,10 @@ struct ChaosLoadTests {
     )
     func fairnessLoads() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
-            let bench = TestEnvironment.binaries.appendingPathComponent("navlog-bench")
-            try #require(
-                FileManager.default.isExecutableFile(atPath: bench.path), "navlog-bench is not built in \(TestEnvironment.binaries.path) (swift build --build-tests builds it)")
             let daemon = try DaemonProcess(directory: dir)
             let mix = "idle=0,slowBytes=0,slowLines=0,neverRead=0,controlFlood=0,badInput=0,churn=0,burst=1,stream=1,silentStream=1"
-            let run = try ProcessRunner.run(
-                bench,
-                ["chaos-load", "--socket", daemon.socket, "--connections", "60", "--seconds", "2.5", "--good", "1", "--good-rate", "200", "--max-wait", "10", "--mix", mix],
-                timeout: 60)
-            #expect(run.status == 0, "chaos-load failed: \(run.output)\(run.errorOutput)\nnavlogd: \(daemon.logForReport)")
-            let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
-            let report = try #require(
-                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "no JSON line from chaos-load: \(run.output)\(run.errorOutput)")
+            let run = try Self.runChaosLoad(daemon, ["--connections", "60", "--seconds", "2.5", "--good", "1", "--good-rate", "200", "--max-wait", "10", "--mix", mix])
+            let report = try Self.report(of: run, daemon)
             #expect(report["goodServed"] as? Bool == true, "good client not served: \(report["goodProblems"] ?? "?")")
             let behaviours = try #require(report["behaviours"] as? [String: [String: Any]])
             func count(_ behaviour: String, _ key: String) -> Int { behaviours[behaviour]?[key] as? Int ?? -1 }

@@ -299,6 +299,16 @@ struct ConnectionHandlerTests {
         (first..<(first + 40)).map { Lines.mark(seq: $0, name: String(repeating: "s", count: 400)) }.joined()
     }
 
+    /// 2 pending batches, a 1 MiB writer queue and a 2 MiB daemon-wide budget: limits that a
+    /// test's few batches and the writer's other connections (``ScriptedWriter/otherConnectionsBytes``) reach.
+    static func smallLimits() -> DaemonConfiguration {
+        var configuration = TestConnection.configuration()
+        configuration.maximumPendingBatchesPerConnection = 2
+        configuration.writerQueueBytes = 1 << 20
+        configuration.maximumQueuedBytes = 2 << 20
+        return configuration
+    }
+
     @Test("with maximumPendingBatchesPerConnection batches in the writer and its queue at writerQueueBytes, reading stops until a batch completes")
     func pausedWhileWriterBehind() throws {
         var configuration = TestConnection.configuration()
@@ -370,10 +380,7 @@ struct ConnectionHandlerTests {
         "a connection that asks no acks reads on past writerQueueBytes and maximumQueuedBytes while the queue holds less than unacknowledgedQueueBytes (the writer may be sealing a block); one that asks acks stops at maximumQueuedBytes"
     )
     func unacknowledgedReadsOnWhileTheWriterSeals() throws {
-        var configuration = TestConnection.configuration()
-        configuration.maximumPendingBatchesPerConnection = 2
-        configuration.writerQueueBytes = 1 << 20
-        configuration.maximumQueuedBytes = 2 << 20
+        var configuration = Self.smallLimits()
         configuration.unacknowledgedQueueBytes = 16 << 20
         let connection = try TestConnection(configuration: configuration)
         connection.writer.otherConnectionsBytes = 4 << 20
@@ -402,11 +409,7 @@ struct ConnectionHandlerTests {
         "a light connection (less than 16 KiB in the writer's queue) reads on past the daemon-wide budget and its batch count, so a paced client's next line is read while its last batch waits; once it holds more, the limits apply"
     )
     func lightConnectionReadsOn() throws {
-        var configuration = TestConnection.configuration()
-        configuration.maximumPendingBatchesPerConnection = 2
-        configuration.writerQueueBytes = 1 << 20
-        configuration.maximumQueuedBytes = 2 << 20
-        let connection = try TestConnection(configuration: configuration)
+        let connection = try TestConnection(configuration: Self.smallLimits())
         try connection.send(Lines.hello(ack: "durable"))
         connection.writer.completeAll { _ in .stored(0, firstLSN: 1) }
         connection.runEventLoop()
