@@ -64,6 +64,25 @@ public enum ReplayFiles {
 
     static func remove(_ path: String) { unlink(path) }
 
+    /// The name of the file whose lock a refresh holds (``ReplayIndex/refresh(progress:)``).
+    static let refreshLockName = ".refresh.lock"
+
+    /// Waits for, then holds, the exclusive lock (`flock`) on `directory`'s refresh lock file;
+    /// returns the descriptor that holds it (closing it lets go), or nil when the file cannot
+    /// be opened (the refresh then goes on without it). The lock goes with the process that
+    /// holds it, so a build that crashes never blocks the next.
+    static func lockForRefresh(_ directory: String) -> Int32? {
+        let descriptor = open(directory + "/" + refreshLockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return nil }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                close(descriptor)
+                return nil
+            }
+        }
+        return descriptor
+    }
+
     /// The absolute form of `path`, relative paths taken from the working directory.
     public static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }

@@ -83,6 +83,14 @@ public final class ReplayIndex {
             lastRefresh = report
             return
         }
+        // One refresh at a time (`navlog index --follow` and the commands that refresh on their
+        // own): a second one waits for the first, rather than replaying the same events beside
+        // it, and then reads the log again, since the file the first wrote may cover blocks
+        // this view of the log had not seen (such a file would look stale to it, and the whole
+        // segment would be built again).
+        let lock = ReplayFiles.lockForRefresh(directory)
+        defer { if let lock { close(lock) } }
+        try? log.refresh()
         // Files a build that crashed was writing.
         DurableFile.removeAbandonedTemporaries(inDirectory: directory)
         let segments = log.segments
@@ -189,9 +197,12 @@ public final class ReplayIndex {
             for session in existing.sessions() {
                 guard let pieces = existing.pieces(of: session) else { continue }
                 for piece in pieces where piece.block != ReplayPiece.endOfSegment {
-                    let state = existing.state(piece)
-                    guard let state else { return try build(segment: number, extending: nil, progress: progress) }
-                    try withUTF8(session) { raw in try writer.add(session: raw, piece: piece, state: piece.frame == ReplayPiece.noState ? nil : state) }
+                    guard piece.frame != ReplayPiece.noState else {
+                        try withUTF8(session) { raw in try writer.add(session: raw, piece: piece, state: nil) }
+                        continue
+                    }
+                    guard let encoded = existing.encodedState(piece) else { return try build(segment: number, extending: nil, progress: progress) }
+                    try withUTF8(session) { raw in try writer.add(session: raw, piece: piece, encodedState: encoded) }
                 }
                 if let end = pieces.last, end.block == ReplayPiece.endOfSegment {
                     withUTF8(session) { raw in

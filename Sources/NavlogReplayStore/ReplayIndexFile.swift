@@ -145,6 +145,21 @@ enum ReplayIndexFile {
             sessions[Int(number)].pieces.append(piece)
         }
 
+        /// Adds a piece for `session` whose state is `encoded` as a checkpoint (read from the
+        /// file an extension carries on: ``Reader/encodedState(_:)``), as it is: decoding and
+        /// encoding every carried state again was a third of an extension's time.
+        mutating func add(session: UnsafeRawBufferPointer, piece: ReplayPiece, encodedState encoded: ArraySlice<UInt8>) throws(ZstdError) {
+            var piece = piece
+            piece.frame = UInt32(frameTable.count)
+            piece.stateOffset = UInt32(pending.count)
+            piece.stateLength = UInt32(encoded.count)
+            pending.append(contentsOf: encoded)
+            if pending.count >= ReplayIndexFile.frameTarget { try flushFrame() }
+            let (number, inserted) = sessionNumbers.insert(session)
+            if inserted { sessions.append((Array(session), [])) }
+            sessions[Int(number)].pieces.append(piece)
+        }
+
         private mutating func flushFrame() throws(ZstdError) {
             guard !pending.isEmpty else { return }
             let start = frames.count
@@ -390,6 +405,15 @@ enum ReplayIndexFile {
             return frame.withUnsafeBytes { raw in
                 SessionReplayer(checkpoint: UnsafeRawBufferPointer(rebasing: raw[Int(piece.stateOffset)..<Int(piece.stateOffset + piece.stateLength)]))
             }
+        }
+
+        /// The checkpoint `piece` holds, as encoded (nil when its frame is damaged, or for a
+        /// piece without a state): what an extension carries on without decoding it.
+        func encodedState(_ piece: ReplayPiece) -> ArraySlice<UInt8>? {
+            guard piece.frame != ReplayPiece.noState, let frame = frame(piece.frame),
+                UInt64(piece.stateOffset) + UInt64(piece.stateLength) <= UInt64(frame.count)
+            else { return nil }
+            return frame[Int(piece.stateOffset)..<Int(piece.stateOffset + piece.stateLength)]
         }
 
         /// The focus journal as stored (zstd frames), nil when damaged.

@@ -276,9 +276,13 @@ final class ReplayIndexWorker: @unchecked Sendable {
     func writeSettledEndPieces(of live: inout LiveSessions, shared: ReplayIndexBuildContext) throws {
         for slot in live.states.indices where !live.late[slot] && !live.ended[slot] {
             if let carried = live.carriedEnd[slot] {
-                // Untouched in this pass: its end piece as the file had it.
-                let state = carried.hasEndState ? try shared.carriedState(carried) : nil
-                try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: state) }
+                // Untouched in this pass: its end piece as the file had it, its state as encoded.
+                if carried.hasEndState {
+                    let encoded = try shared.carriedEncodedState(carried)
+                    try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, encodedState: encoded) }
+                } else {
+                    try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: nil) }
+                }
                 continue
             }
             try writeEndPiece(of: slot, in: &live)
@@ -557,6 +561,18 @@ final class ReplayIndexBuildContext: @unchecked Sendable {
     func previousState(of session: UnsafeRawBufferPointer, before segment: Int) throws -> ReplayIndex.PreviousEnd {
         let id = String(decoding: session, as: UTF8.self)
         return try lock.withLock { _ in try index.previousState(of: id, before: segment) }
+    }
+
+    /// The end state an extended file holds at `piece`, as encoded (a session the pass left
+    /// untouched keeps it as it is); a damaged one is handled as ``carriedState(_:)`` does.
+    func carriedEncodedState(_ piece: ReplayPiece) throws -> ArraySlice<UInt8> {
+        try lock.withLock { _ in
+            guard let encoded = existing?.encodedState(piece) else {
+                index.discard(segment)
+                throw ReplayIndex.RebuildFrom(segment: segment)
+            }
+            return encoded
+        }
     }
 
     /// The end state an extended file holds at `piece`; a damaged one removes the file and

@@ -14,7 +14,8 @@ struct IndexFollower: Service {
     let dataDirectory: String
     /// Where the index is (nil: `<data-dir>/replay`).
     let indexDirectory: String?
-    /// How long to wait between two looks at the log.
+    /// How long to wait between two looks at the log while it keeps up (sooner while it is
+    /// behind: ``FollowCadence``).
     let interval: Duration
     /// Cores a build uses (``ReplayIndex/workers``).
     var workers = ReplayIndex.defaultWorkers
@@ -25,7 +26,8 @@ struct IndexFollower: Service {
         try await cancelWhenGracefulShutdown { try await follow() }
     }
 
-    /// Refreshes the index every ``interval`` until the task is cancelled.
+    /// Refreshes the index every ``interval`` (sooner while it is behind: ``FollowCadence``)
+    /// until the task is cancelled.
     private func follow() async throws {
         // The reader and index are this task's own (neither is Sendable). The data directory
         // may not exist yet (started before navlogd's first start): wait for it, saying so once.
@@ -48,13 +50,16 @@ struct IndexFollower: Service {
                 message: "found no writable place for the replay index in \(dataDirectory). Give one with --index-dir DIR, or run as a user who may write there.")
         }
         var damageSaid = Set<String>()
+        let cadence = FollowCadence(interval: interval)
         while !Task.isCancelled {
+            var wait = interval
             do {
                 try reader.refresh()
                 let clock = ContinuousClock()
                 let started = clock.now
                 try index.refresh()
                 let refresh = index.lastRefresh
+                wait = cadence.wait(afterIndexing: refresh.eventsReplayed, took: clock.now - started)
                 if refresh.filesOfAnotherVersion > 0 {
                     report("the index was written by another navlog version; rebuilt \(refresh.filesOfAnotherVersion) file(s) for this one.")
                 }
@@ -72,7 +77,7 @@ struct IndexFollower: Service {
                 // say it and try again at the next look.
                 report("could not bring the index up to date: \(error). Trying again in \(interval).")
             }
-            try? await Task.sleep(for: interval)
+            try? await Task.sleep(for: wait)
         }
     }
 

@@ -322,4 +322,64 @@ struct ReplayIndexTests {
             try log.close()
         }
     }
+
+    @Test("a refresh whose view of the log is older than the file another refresh wrote reads the log again and extends it, instead of building the segment again")
+    func refreshBehindAnotherWriter() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            let lines = Self.generatedLines(6_000, seed: 11)
+            let log = try EventLog(directory: dir.path, options: Self.options)
+            try Self.append(lines[0..<3_000], to: log)
+            // A query's view, taken before the follower's refresh below.
+            let behind = ReplayIndex(log: try LogReader(directory: dir.path))
+            try Self.append(lines[3_000..<6_000], to: log)
+            let follower = ReplayIndex(log: try LogReader(directory: dir.path))
+            try follower.refresh()
+            #expect(follower.lastRefresh.eventsReplayed == 6_000)
+            try behind.refresh()
+            #expect(behind.lastRefresh.eventsReplayed == 0, "the other's files cover every event; replayed \(behind.lastRefresh.eventsReplayed) again")
+            #expect(behind.lastRefresh.filesWritten == 0)
+            try Self.compare(SessionSeeker(index: behind), try Self.sessions(dir.path), points: 15, seed: 3)
+            try log.close()
+        }
+    }
+
+    @Test("a refresh waits while another holds the index's refresh lock, then finds the log indexed")
+    func refreshWaitsForAnother() async throws {
+        try await TestEnvironment.withTemporaryDirectory { dir in
+            let log = try EventLog(directory: dir.path, options: Self.options)
+            try Self.append(Self.generatedLines(2_000, seed: 5)[...], to: log)
+            try log.close()
+            try ReplayIndex(log: try LogReader(directory: dir.path)).refresh()
+            // Another refresher (a follower's pass) holds the lock.
+            let lockPath = dir.path + "/replay/.refresh.lock"
+            let held = open(lockPath, O_RDWR | O_CREAT, 0o644)
+            #expect(held >= 0 && flock(held, LOCK_EX) == 0)
+            let path = dir.path
+            let waiting = Task.detached { () throws -> Int in
+                let index = ReplayIndex(log: try LogReader(directory: path))
+                try index.refresh()
+                return index.lastRefresh.eventsReplayed
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            // Still waiting: releasing the lock lets it go on (and it has nothing to replay).
+            var probe = open(lockPath, O_RDWR)
+            #expect(flock(probe, LOCK_EX | LOCK_NB) != 0, "the lock is held while the other refresh waits")
+            close(probe)
+            close(held)
+            #expect(try await waiting.value == 0)
+            probe = open(lockPath, O_RDWR)
+            #expect(flock(probe, LOCK_EX | LOCK_NB) == 0, "let go once the refresh ends")
+            close(probe)
+        }
+    }
+
+    @Test("a follower looks again at its interval while it keeps up, and as soon as its last look took (at least 0.1 s) while it is behind")
+    func followCadence() {
+        let cadence = FollowCadence(interval: .seconds(1))
+        #expect(cadence.wait(afterIndexing: 0, took: .milliseconds(5)) == .seconds(1))
+        #expect(cadence.wait(afterIndexing: 9_999, took: .milliseconds(400)) == .seconds(1))
+        #expect(cadence.wait(afterIndexing: 10_000, took: .milliseconds(400)) == .milliseconds(400))
+        #expect(cadence.wait(afterIndexing: 50_000, took: .milliseconds(20)) == .milliseconds(100))
+        #expect(cadence.wait(afterIndexing: 2_000_000, took: .seconds(3)) == .seconds(1))
+    }
 }
