@@ -69,16 +69,21 @@ public enum ReplayFiles {
 
     /// Waits for, then holds, the exclusive lock (`flock`) on `directory`'s refresh lock file;
     /// returns the descriptor that holds it (closing it lets go), or nil when the file cannot
-    /// be opened (the refresh then goes on without it). The lock goes with the process that
-    /// holds it, so a build that crashes never blocks the next.
-    static func lockForRefresh(_ directory: String) -> Int32? {
+    /// be opened or the lock is still held after `patience` (a stopped or hung refresher must
+    /// not stop every reader: the refresh then goes on without the lock, as two did before
+    /// it existed, each writing whole files). The lock goes with the process that holds it,
+    /// so a build that crashes never blocks the next.
+    static func lockForRefresh(_ directory: String, patience: Duration = .seconds(120)) -> Int32? {
         let descriptor = open(directory + "/" + refreshLockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return nil }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
+        let clock = ContinuousClock()
+        let deadline = clock.now + patience
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, clock.now < deadline else {
                 close(descriptor)
                 return nil
             }
+            usleep(5_000)
         }
         return descriptor
     }

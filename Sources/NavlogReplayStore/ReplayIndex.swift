@@ -88,7 +88,7 @@ public final class ReplayIndex {
         // it, and then reads the log again, since the file the first wrote may cover blocks
         // this view of the log had not seen (such a file would look stale to it, and the whole
         // segment would be built again).
-        let lock = ReplayFiles.lockForRefresh(directory)
+        let lock = ReplayFiles.lockForRefresh(directory, patience: refreshLockPatience)
         defer { if let lock { close(lock) } }
         try? log.refresh()
         // Files a build that crashed was writing.
@@ -281,6 +281,10 @@ public final class ReplayIndex {
         }
         if !worker.wroteSettledEnds { try worker.writeSettledEndPieces(of: &live, shared: shared) }
     }
+
+    /// How long a refresh waits for another one (``refresh(progress:)``) before it goes on
+    /// without the lock: a refresher stopped or hung must not stop every reader.
+    public var refreshLockPatience = Duration.seconds(120)
 
     /// Workers a build uses, each on a core of its own (a build is CPU-bound): 1, 2 or 4, as
     /// many as there are processors online (a grouped block's group count is a multiple of 2,

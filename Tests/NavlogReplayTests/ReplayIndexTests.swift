@@ -370,6 +370,14 @@ struct ReplayIndexTests {
             probe = open(lockPath, O_RDWR)
             #expect(flock(probe, LOCK_EX | LOCK_NB) == 0, "let go once the refresh ends")
             close(probe)
+            // A refresher that holds it past the patience (stopped, hung) does not stop readers.
+            let stuck = open(lockPath, O_RDWR)
+            #expect(flock(stuck, LOCK_EX) == 0)
+            defer { close(stuck) }
+            let impatient = ReplayIndex(log: try LogReader(directory: path))
+            impatient.refreshLockPatience = .milliseconds(200)
+            try impatient.refresh()
+            #expect(impatient.lastRefresh.eventsReplayed == 0)
         }
     }
 
