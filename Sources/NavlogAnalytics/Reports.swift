@@ -34,23 +34,38 @@ public struct ScreensReport: DerivedTableSink {
         var storyboardID: String?
     }
 
-    private var dwells: [Key: [Int64]] = [:]
-    private var sessions: [Key: Set<Int>] = [:]
+    /// Per screen, its place in the lists below: one lookup (one hash of the screen's name) per
+    /// visit, not one per list.
+    private var places: [Key: Int] = [:]
+    private var keys: [Key] = []
+    private var dwells: [[Int64]] = []
+    private var sessions: [Set<Int>] = []
 
     public init() {}
 
     public mutating func visit(_ row: ScreenVisit) {
         let key = Key(screen: row.view.screen, storyboardID: row.view.storyboardID)
-        dwells[key, default: []].append(row.view.dwell)
-        sessions[key, default: []].insert(row.sessionNumber)
+        let place: Int
+        if let known = places[key] {
+            place = known
+        } else {
+            place = keys.count
+            places[key] = place
+            keys.append(key)
+            dwells.append([])
+            sessions.append([])
+        }
+        dwells[place].append(row.view.dwell)
+        sessions[place].insert(row.sessionNumber)
     }
 
     /// The rows, most viewed first.
     public var rows: [Row] {
-        dwells.map { key, values in
+        keys.indices.map { place in
+            let (key, values) = (keys[place], dwells[place])
             let sorted = values.sorted()
             return Row(
-                screen: key.screen, storyboardID: key.storyboardID, views: values.count, sessions: sessions[key]?.count ?? 0,
+                screen: key.screen, storyboardID: key.storyboardID, views: values.count, sessions: sessions[place].count,
                 dwellTotal: values.reduce(0, +), dwellP50: percentile(sorted: sorted, 0.5), dwellP90: percentile(sorted: sorted, 0.9))
         }.sorted { ($1.views, $0.screen, $0.storyboardID ?? "") < ($0.views, $1.screen, $1.storyboardID ?? "") }
     }

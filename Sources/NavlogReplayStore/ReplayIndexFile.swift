@@ -427,17 +427,27 @@ enum ReplayIndexFile {
         /// The focus journal's frames, each a string table and its records; nil when damaged.
         func journal() -> [[UInt8]]? {
             guard let compressed = compressedJournal() else { return nil }
-            var output: [[UInt8]] = []
-            var offset = 0
-            while offset < compressed.count {
-                let rest = Array(compressed[offset...])
-                guard let size = try? rest.withUnsafeBytes({ (raw) throws(ZstdError) in try ZstdDecompressor.frameSize(in: raw) }), size > 0,
-                    let frame = try? decompressor.decompress(frame: Array(rest.prefix(size)), limit: 1 << 30)
-                else { return nil }
-                output.append(frame)
-                offset += size
+            // Each frame read where it is: a copy of the rest of the journal per frame was 5% of
+            // a `query screens` at 10M events.
+            return compressed.withUnsafeBytes { raw -> [[UInt8]]? in
+                var output: [[UInt8]] = []
+                var offset = 0
+                while offset < raw.count {
+                    let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                    guard let size = try? ZstdDecompressor.frameSize(in: rest), size > 0,
+                        let declared = ZstdDecompressor.declaredContentSize(of: rest), declared <= 1 << 30
+                    else { return nil }
+                    var frame: [UInt8] = []
+                    do {
+                        try decompressor.decompress(frame: UnsafeRawBufferPointer(rebasing: rest[..<size]), expectedSize: declared, into: &frame)
+                    } catch {
+                        return nil
+                    }
+                    output.append(frame)
+                    offset += size
+                }
+                return output
             }
-            return output
         }
 
         /// Frame `number`, decompressed after its CRC is checked.
