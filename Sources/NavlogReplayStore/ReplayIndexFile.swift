@@ -427,8 +427,8 @@ enum ReplayIndexFile {
         /// The focus journal's frames, each a string table and its records; nil when damaged.
         func journal() -> [[UInt8]]? {
             guard let compressed = compressedJournal() else { return nil }
-            // Each frame read where it is: a copy of the rest of the journal per frame was 5% of
-            // a `query screens` at 10M events.
+            // Each frame read where it is: a copy of the rest of the journal for each frame took
+            // time quadratic in the frames.
             return compressed.withUnsafeBytes { raw -> [[UInt8]]? in
                 var output: [[UInt8]] = []
                 var offset = 0
