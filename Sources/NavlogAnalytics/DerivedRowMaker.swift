@@ -52,11 +52,13 @@ struct DerivedRowMaker {
                 (filter.session.map { $0 == id } ?? true) && (filter.app.map { $0 == app } ?? true) && (filter.version.map { $0 == version } ?? true)
                 && (filter.idiom.map { $0 == idiom } ?? true)
         case .view(let view):
-            session.screens.insert(view.screen)
+            if receiver.wantsSessions { session.screens.insert(view.screen) }
             guard session.included else { return }
             // The view's transition in counts by its start, the view by its end.
-            if filter.contains(view.start) { receiver.transition(transition(into: view, session: id, number: number, tags: session.tags)) }
-            if filter.contains(timestamp) { receiver.visit(ScreenVisit(session: id, sessionNumber: number, tags: session.tags, view: view)) }
+            if receiver.wantsTransitions, filter.contains(view.start) {
+                receiver.transition(transition(into: view, session: id, number: number, tags: session.tags))
+            }
+            if receiver.wantsVisits, filter.contains(timestamp) { receiver.visit(ScreenVisit(session: id, sessionNumber: number, tags: session.tags, view: view)) }
         case .background(let screen):
             guard session.included, filter.contains(timestamp), let screen else { return }
             receiver.exit(ExitRow(session: id, sessionNumber: number, tags: session.tags, timestamp: timestamp, screen: screen, reason: "background"))

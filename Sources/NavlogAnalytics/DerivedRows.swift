@@ -161,6 +161,12 @@ public protocol DerivedTableSink {
     /// Given once, after the other rows, by a scan whose sink ``wantsEvents`` or
     /// ``takesEventSource``: the `events` rows. By default, each goes to ``event(_:)``.
     mutating func events(_ source: EventRowSource) throws
+    /// Whether the sink reads ``visit(_:)``, ``transition(_:)`` and ``session(_:)`` rows (true
+    /// by default): a report of one table says false for the others, and the scan then does
+    /// not make them (a session row's distinct screens cost a set insertion per view).
+    var wantsVisits: Bool { get }
+    var wantsTransitions: Bool { get }
+    var wantsSessions: Bool { get }
 }
 
 extension DerivedTableSink {
@@ -172,6 +178,9 @@ extension DerivedTableSink {
     public mutating func exit(_ row: ExitRow) {}
     public var wantsEvents: Bool { false }
     public var takesEventSource: Bool { false }
+    public var wantsVisits: Bool { true }
+    public var wantsTransitions: Bool { true }
+    public var wantsSessions: Bool { true }
     public mutating func events(_ source: EventRowSource) throws {
         try source.forEach { event($0) }
     }

@@ -43,6 +43,9 @@ public struct ScreensReport: DerivedTableSink {
 
     public init() {}
 
+    public var wantsTransitions: Bool { false }
+    public var wantsSessions: Bool { false }
+
     public mutating func visit(_ row: ScreenVisit) {
         let key = Key(screen: row.view.screen, storyboardID: row.view.storyboardID)
         let place: Int
@@ -90,6 +93,9 @@ public struct TransitionsReport: DerivedTableSink {
     private var counts: [Key: Int] = [:]
 
     public init() {}
+
+    public var wantsVisits: Bool { false }
+    public var wantsSessions: Bool { false }
 
     public mutating func transition(_ row: TransitionRow) {
         counts[Key(from: row.from, to: row.to, how: row.how), default: 0] += 1
