@@ -133,16 +133,11 @@ enum ReplayIndexFile {
             if let state {
                 let start = pending.count
                 state.encodeCheckpoint(into: &pending)
-                piece.frame = UInt32(frameTable.count)
-                piece.stateOffset = UInt32(start)
-                piece.stateLength = UInt32(pending.count - start)
-                if pending.count >= ReplayIndexFile.frameTarget { try flushFrame() }
+                try placeState(of: &piece, from: start)
             } else {
                 piece.frame = ReplayPiece.noState
             }
-            let (number, inserted) = sessionNumbers.insert(session)
-            if inserted { sessions.append((Array(session), [])) }
-            sessions[Int(number)].pieces.append(piece)
+            append(piece, of: session)
         }
 
         /// Adds a piece for `session` whose state is `encoded` as a checkpoint (read from the
@@ -150,11 +145,23 @@ enum ReplayIndexFile {
         /// encoding every carried state again was a third of an extension's time.
         mutating func add(session: UnsafeRawBufferPointer, piece: ReplayPiece, encodedState encoded: ArraySlice<UInt8>) throws(ZstdError) {
             var piece = piece
-            piece.frame = UInt32(frameTable.count)
-            piece.stateOffset = UInt32(pending.count)
-            piece.stateLength = UInt32(encoded.count)
+            let start = pending.count
             pending.append(contentsOf: encoded)
+            try placeState(of: &piece, from: start)
+            append(piece, of: session)
+        }
+
+        /// Points `piece` at the state written to the frame being filled from `start` on, and
+        /// compresses the frame once it is full.
+        private mutating func placeState(of piece: inout ReplayPiece, from start: Int) throws(ZstdError) {
+            piece.frame = UInt32(frameTable.count)
+            piece.stateOffset = UInt32(start)
+            piece.stateLength = UInt32(pending.count - start)
             if pending.count >= ReplayIndexFile.frameTarget { try flushFrame() }
+        }
+
+        /// Adds `piece` to `session`'s pieces.
+        private mutating func append(_ piece: ReplayPiece, of session: UnsafeRawBufferPointer) {
             let (number, inserted) = sessionNumbers.insert(session)
             if inserted { sessions.append((Array(session), [])) }
             sessions[Int(number)].pieces.append(piece)
@@ -401,10 +408,8 @@ enum ReplayIndexFile {
         /// stored state is damaged.
         func state(_ piece: ReplayPiece) -> SessionReplayer? {
             guard piece.frame != ReplayPiece.noState else { return SessionReplayer() }
-            guard let frame = frame(piece.frame), UInt64(piece.stateOffset) + UInt64(piece.stateLength) <= UInt64(frame.count) else { return nil }
-            return frame.withUnsafeBytes { raw in
-                SessionReplayer(checkpoint: UnsafeRawBufferPointer(rebasing: raw[Int(piece.stateOffset)..<Int(piece.stateOffset + piece.stateLength)]))
-            }
+            guard let encoded = encodedState(piece) else { return nil }
+            return encoded.withUnsafeBytes { SessionReplayer(checkpoint: $0) }
         }
 
         /// The checkpoint `piece` holds, as encoded (nil when its frame is damaged, or for a
@@ -427,27 +432,19 @@ enum ReplayIndexFile {
         /// The focus journal's frames, each a string table and its records; nil when damaged.
         func journal() -> [[UInt8]]? {
             guard let compressed = compressedJournal() else { return nil }
-            // Each frame read where it is: a copy of the rest of the journal for each frame took
-            // time quadratic in the frames.
-            return compressed.withUnsafeBytes { raw -> [[UInt8]]? in
-                var output: [[UInt8]] = []
-                var offset = 0
-                while offset < raw.count {
-                    let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                    guard let size = try? ZstdDecompressor.frameSize(in: rest), size > 0,
-                        let declared = ZstdDecompressor.declaredContentSize(of: rest), declared <= 1 << 30
-                    else { return nil }
-                    var frame: [UInt8] = []
-                    do {
-                        try decompressor.decompress(frame: UnsafeRawBufferPointer(rebasing: rest[..<size]), expectedSize: declared, into: &frame)
-                    } catch {
-                        return nil
-                    }
-                    output.append(frame)
-                    offset += size
-                }
-                return output
+            var output: [[UInt8]] = []
+            var offset = 0
+            while offset < compressed.count {
+                // Each frame's size found where it is (a copy of the rest of the journal for each
+                // frame took time quadratic in the frames); the frame alone is copied.
+                guard
+                    let size = try? compressed.withUnsafeBytes({ (raw) throws(ZstdError) in try ZstdDecompressor.frameSize(in: UnsafeRawBufferPointer(rebasing: raw[offset...])) }),
+                    size > 0, let frame = try? decompressor.decompress(frame: Array(compressed[offset..<(offset + size)]), limit: 1 << 30)
+                else { return nil }
+                output.append(frame)
+                offset += size
             }
+            return output
         }
 
         /// Frame `number`, decompressed after its CRC is checked.

@@ -277,11 +277,12 @@ final class ReplayIndexWorker: @unchecked Sendable {
         for slot in live.states.indices where !live.late[slot] && !live.ended[slot] {
             if let carried = live.carriedEnd[slot] {
                 // Untouched in this pass: its end piece as the file had it, its state as encoded.
-                if carried.hasEndState {
+                if carried.hasEndState, carried.frame != ReplayPiece.noState {
                     let encoded = try shared.carriedEncodedState(carried)
                     try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, encodedState: encoded) }
                 } else {
-                    try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: nil) }
+                    let state = carried.hasEndState ? SessionReplayer() : nil
+                    try live.sessionNumbers.withString(UInt32(slot)) { raw in try writer.add(session: raw, piece: carried, state: state) }
                 }
                 continue
             }
@@ -566,26 +567,23 @@ final class ReplayIndexBuildContext: @unchecked Sendable {
     /// The end state an extended file holds at `piece`, as encoded (a session the pass left
     /// untouched keeps it as it is); a damaged one is handled as ``carriedState(_:)`` does.
     func carriedEncodedState(_ piece: ReplayPiece) throws -> ArraySlice<UInt8> {
-        try lock.withLock { _ in
-            guard let encoded = existing?.encodedState(piece) else {
-                index.discard(segment)
-                throw ReplayIndex.RebuildFrom(segment: segment)
-            }
-            return encoded
-        }
+        guard let encoded = lock.withLock({ _ in existing?.encodedState(piece) }) else { throw rebuildingFromThisSegment() }
+        return encoded
     }
 
     /// The end state an extended file holds at `piece`; a damaged one removes the file and
     /// has the build start again from this segment (a session started afresh would make
     /// every later checkpoint of it wrong).
     func carriedState(_ piece: ReplayPiece) throws -> SessionReplayer {
-        try lock.withLock { _ in
-            guard let state = existing?.state(piece) else {
-                index.discard(segment)
-                throw ReplayIndex.RebuildFrom(segment: segment)
-            }
-            return state
-        }
+        guard piece.frame != ReplayPiece.noState else { return SessionReplayer() }
+        guard let state = try carriedEncodedState(piece).withUnsafeBytes({ SessionReplayer(checkpoint: $0) }) else { throw rebuildingFromThisSegment() }
+        return state
+    }
+
+    /// Removes this segment's damaged file; the error that has the build start again from it.
+    private func rebuildingFromThisSegment() -> ReplayIndex.RebuildFrom {
+        lock.withLock { _ in index.discard(segment) }
+        return ReplayIndex.RebuildFrom(segment: segment)
     }
 }
 

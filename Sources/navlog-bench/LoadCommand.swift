@@ -58,6 +58,9 @@ struct LoadCommand: ParsableCommand {
             valueName: "n"))
     var seed: UInt64?
 
+    @Flag(help: "Send workload.md's production shape: 560 live sessions shared among the clients, mixed recording styles (default: 20 sessions a client, recorded in full).")
+    var production = false
+
     func validate() throws {
         let targets = [socket != nil, tcp != nil, datagram != nil].filter { $0 }.count
         guard targets == 1 else {
@@ -85,6 +88,7 @@ struct LoadCommand: ParsableCommand {
         generator.chunk = chunk
         generator.threads = threads
         generator.rate = rate
+        generator.production = production
         generator.seed = seed ?? UInt64(UInt64(monotonic() * 1_000_000) & 0xFFFF_FFFF)
         let connections = generator.prepare()
         var before = 0

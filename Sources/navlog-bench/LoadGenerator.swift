@@ -28,6 +28,10 @@ struct LoadGenerator {
     var chunk = 64
     var threads = 2
     var seed: UInt64 = 7
+    /// Whether the clients together send workload.md's production shape (560 live sessions
+    /// shared among them, mixed recording styles) instead of 20 sessions each, all recorded
+    /// in full (what the ingest benchmarks have always measured).
+    var production = false
     /// Events per second across all connections (0 = as fast as possible).
     var rate: Double = 0
 
@@ -57,7 +61,13 @@ struct LoadGenerator {
     func prepare() -> [Connection] {
         (0..<clients).map { index in
             let connection = Connection()
-            var generator = WorkloadGenerator(WorkloadConfiguration(seed: seed &+ UInt64(index) &* 7919, concurrentSessions: 20))
+            let clientSeed = seed &+ UInt64(index) &* 7919
+            var configuration = WorkloadConfiguration(seed: clientSeed, concurrentSessions: 20)
+            if production {
+                configuration = .production(seed: clientSeed)
+                configuration.concurrentSessions = max(1, configuration.concurrentSessions / clients)
+            }
+            var generator = WorkloadGenerator(configuration)
             var bytes: [UInt8] = []
             if case .navlogd = target {
                 bytes.append(contentsOf: Array("{\"hello\":1,\"client\":\"bench\",\"ack\":\"\(ack)\"}\n".utf8))

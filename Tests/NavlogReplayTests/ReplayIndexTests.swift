@@ -5,6 +5,7 @@ import NavlogReplayStore
 import NavlogStore
 import NavlogTesting
 import NavlogWorkload
+import Synchronization
 import Testing
 
 /// Replay checkpoints: replaying any point through them gives exactly what replaying the
@@ -355,19 +356,22 @@ struct ReplayIndexTests {
             let held = open(lockPath, O_RDWR | O_CREAT, 0o644)
             #expect(held >= 0 && flock(held, LOCK_EX) == 0)
             let path = dir.path
+            let finished = Atomic<Bool>(false)
             let waiting = Task.detached { () throws -> Int in
                 let index = ReplayIndex(log: try LogReader(directory: path))
                 try index.refresh()
+                finished.store(true, ordering: .sequentiallyConsistent)
                 return index.lastRefresh.eventsReplayed
             }
             try await Task.sleep(for: .milliseconds(300))
             // Still waiting: releasing the lock lets it go on (and it has nothing to replay).
-            var probe = open(lockPath, O_RDWR)
-            #expect(flock(probe, LOCK_EX | LOCK_NB) != 0, "the lock is held while the other refresh waits")
-            close(probe)
+            let finishedEarly = finished.load(ordering: .sequentiallyConsistent)
+            #expect(!finishedEarly, "the refresh waits while another holds the lock")
             close(held)
             #expect(try await waiting.value == 0)
-            probe = open(lockPath, O_RDWR)
+            let finishedAfter = finished.load(ordering: .sequentiallyConsistent)
+            #expect(finishedAfter)
+            let probe = open(lockPath, O_RDWR)
             #expect(flock(probe, LOCK_EX | LOCK_NB) == 0, "let go once the refresh ends")
             close(probe)
             // A refresher that holds it past the patience (stopped, hung) does not stop readers.
