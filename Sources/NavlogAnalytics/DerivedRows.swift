@@ -167,6 +167,9 @@ public protocol DerivedTableSink {
     var wantsVisits: Bool { get }
     var wantsTransitions: Bool { get }
     var wantsSessions: Bool { get }
+    /// Whether the sink reads a visit's ``ScreenView/controller`` (true by default): a scan of
+    /// the journals otherwise leaves it empty (writing an address out is a string per visit).
+    var wantsControllerIDs: Bool { get }
 }
 
 extension DerivedTableSink {
@@ -181,6 +184,7 @@ extension DerivedTableSink {
     public var wantsVisits: Bool { true }
     public var wantsTransitions: Bool { true }
     public var wantsSessions: Bool { true }
+    public var wantsControllerIDs: Bool { true }
     public mutating func events(_ source: EventRowSource) throws {
         try source.forEach { event($0) }
     }

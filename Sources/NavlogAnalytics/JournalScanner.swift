@@ -51,7 +51,7 @@ public struct JournalScanner {
             return found
         }
         // Every journal is checked before the first record is given, so a fallback never follows rows.
-        let usable = try index.forEachJournalRecord(frameStarted: { frameSessions.removeAll(keepingCapacity: true) }) { record, key in
+        let usable = try index.forEachJournalRecord(controllerIDs: sink.wantsControllerIDs, frameStarted: { frameSessions.removeAll(keepingCapacity: true) }) { record, key in
             let n = number(record.session, key)
             maker.rows(of: record.change, at: record.timestamp, session: record.session, number: n, &sessions[n], ended: true, into: &sink)
         }

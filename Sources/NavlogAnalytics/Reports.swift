@@ -15,6 +15,53 @@ public func percentile(sorted: [Int64], _ q: Double) -> Int64 {
     return sorted[min(max(rank, 0), sorted.count - 1)]
 }
 
+/// The values at quantiles `low` ≤ `high` of `values`, nearest rank as ``percentile(_:_:)``,
+/// found by selection rather than a sort (a screen of a large log has millions of views).
+public func percentiles(_ values: [Int64], _ low: Double, _ high: Double) -> (Int64, Int64) {
+    guard !values.isEmpty else { return (0, 0) }
+    func rank(_ q: Double) -> Int { min(max(Int((q * Double(values.count)).rounded(.up)) - 1, 0), values.count - 1) }
+    var values = values
+    let (lowRank, highRank) = (rank(low), rank(high))
+    return values.withUnsafeMutableBufferPointer { buffer in
+        let highValue = select(highRank, in: buffer, 0..<buffer.count)
+        // Everything below the high rank is now at most its value: the low one is among them.
+        let lowValue = lowRank == highRank ? highValue : select(lowRank, in: buffer, 0..<highRank)
+        return (lowValue, highValue)
+    }
+}
+
+/// Moves the `k`-th smallest of `buffer[range]` to `buffer[k]`, the smaller ones before it and
+/// the larger after (quickselect, the pivot a median of three), and returns it.
+private func select(_ k: Int, in buffer: UnsafeMutableBufferPointer<Int64>, _ range: Range<Int>) -> Int64 {
+    var (low, high) = (range.lowerBound, range.upperBound - 1)
+    while low < high {
+        let middle = low + (high - low) / 2
+        // Median of three to `middle`, so sorted or constant runs do not go quadratic.
+        if buffer[middle] < buffer[low] { buffer.swapAt(middle, low) }
+        if buffer[high] < buffer[low] { buffer.swapAt(high, low) }
+        if buffer[high] < buffer[middle] { buffer.swapAt(high, middle) }
+        let pivot = buffer[middle]
+        var (i, j) = (low, high)
+        while i <= j {
+            while buffer[i] < pivot { i += 1 }
+            while buffer[j] > pivot { j -= 1 }
+            if i <= j {
+                buffer.swapAt(i, j)
+                i += 1
+                j -= 1
+            }
+        }
+        if k <= j {
+            high = j
+        } else if k >= i {
+            low = i
+        } else {
+            break
+        }
+    }
+    return buffer[k]
+}
+
 /// `screens`: per screen, views, unique sessions, and foreground dwell total / p50 / p90 (F4).
 public struct ScreensReport: DerivedTableSink {
     /// One screen's figures.
@@ -40,11 +87,14 @@ public struct ScreensReport: DerivedTableSink {
     private var keys: [Key] = []
     private var dwells: [[Int64]] = []
     private var sessions: [Set<Int>] = []
+    /// Per screen, the session of its last visit (-1: none yet).
+    private var lastSession: [Int] = []
 
     public init() {}
 
     public var wantsTransitions: Bool { false }
     public var wantsSessions: Bool { false }
+    public var wantsControllerIDs: Bool { false }
 
     public mutating func visit(_ row: ScreenVisit) {
         let key = Key(screen: row.view.screen, storyboardID: row.view.storyboardID)
@@ -57,19 +107,25 @@ public struct ScreensReport: DerivedTableSink {
             keys.append(key)
             dwells.append([])
             sessions.append([])
+            lastSession.append(-1)
         }
         dwells[place].append(row.view.dwell)
-        sessions[place].insert(row.sessionNumber)
+        // A session's visits come together (the journals group each session's records), so
+        // most repeat the last session counted here: no set insertion for them.
+        if lastSession[place] != row.sessionNumber {
+            lastSession[place] = row.sessionNumber
+            sessions[place].insert(row.sessionNumber)
+        }
     }
 
     /// The rows, most viewed first.
     public var rows: [Row] {
         keys.indices.map { place in
             let (key, values) = (keys[place], dwells[place])
-            let sorted = values.sorted()
+            let (p50, p90) = percentiles(values, 0.5, 0.9)
             return Row(
                 screen: key.screen, storyboardID: key.storyboardID, views: values.count, sessions: sessions[place].count,
-                dwellTotal: values.reduce(0, +), dwellP50: percentile(sorted: sorted, 0.5), dwellP90: percentile(sorted: sorted, 0.9))
+                dwellTotal: values.reduce(0, +), dwellP50: p50, dwellP90: p90)
         }.sorted { ($1.views, $0.screen, $0.storyboardID ?? "") < ($0.views, $1.screen, $1.storyboardID ?? "") }
     }
 }
@@ -96,6 +152,7 @@ public struct TransitionsReport: DerivedTableSink {
 
     public var wantsVisits: Bool { false }
     public var wantsSessions: Bool { false }
+    public var wantsControllerIDs: Bool { false }
 
     public mutating func transition(_ row: TransitionRow) {
         counts[Key(from: row.from, to: row.to, how: row.how), default: 0] += 1
@@ -130,6 +187,8 @@ public struct PathsReport: DerivedTableSink {
         self.from = from
         self.to = to
     }
+
+    public var wantsControllerIDs: Bool { false }
 
     public mutating func visit(_ row: ScreenVisit) {
         current[row.sessionNumber, default: []].append(row.view.screen)
@@ -187,6 +246,8 @@ public struct FunnelReport: DerivedTableSink {
         times = Array(repeating: [], count: steps.count)
     }
 
+    public var wantsControllerIDs: Bool { false }
+
     public mutating func visit(_ row: ScreenVisit) {
         guard steps.contains(row.view.screen) else { return }
         visits[row.sessionNumber, default: []].append((row.view.screen, row.view.start))
@@ -241,6 +302,8 @@ public struct ExitsReport: DerivedTableSink {
 
     public init() {}
 
+    public var wantsControllerIDs: Bool { false }
+
     public mutating func exit(_ row: ExitRow) {
         counts[row.reason, default: [:]][row.screen, default: 0] += 1
     }
@@ -280,6 +343,8 @@ public struct AnomalyCountsReport: DerivedTableSink {
     private var sessions: [Key: Set<Int>] = [:]
 
     public init() {}
+
+    public var wantsControllerIDs: Bool { false }
 
     public mutating func anomaly(_ row: AnomalyRow) {
         let key = Key(code: row.code, app: row.tags.app, version: row.tags.version)
@@ -323,6 +388,8 @@ public struct SessionsReport: DerivedTableSink {
     private var anomalies: [Int64] = []
 
     public init() {}
+
+    public var wantsControllerIDs: Bool { false }
 
     public mutating func session(_ row: SessionRow) {
         durations.append(row.last - row.first)
@@ -382,6 +449,7 @@ public struct CombinedSink<A: DerivedTableSink, B: DerivedTableSink>: DerivedTab
         second.exit(row)
     }
     public var wantsEvents: Bool { first.wantsEvents || second.wantsEvents }
+    public var wantsControllerIDs: Bool { first.wantsControllerIDs || second.wantsControllerIDs }
 }
 
 // MARK: - The rows as JSON (the analytics page's screens, transitions and funnel)

@@ -2,8 +2,10 @@ import NavlogEvents
 import NavlogReplay
 
 extension FocusJournal {
-    static func decode(_ bytes: UnsafeRawBufferPointer, makeStrings: Bool, _ visitor: (Record, Int) throws -> Void) rethrows -> Bool {
-        guard var decoder = FrameDecoder(bytes, makeStrings: makeStrings) else { return false }
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, makeStrings: Bool, controllerIDs: Bool = true, _ visitor: (Record, Int) throws -> Void
+    ) rethrows -> Bool {
+        guard var decoder = FrameDecoder(bytes, makeStrings: makeStrings, controllerIDs: controllerIDs) else { return false }
         return try decoder.decodeRecords(visitor)
     }
 
@@ -26,10 +28,13 @@ extension FocusJournal {
         private let tableCount: Int
         /// Whether strings are made (false: the structure is only checked).
         private let makeStrings: Bool
+        /// Whether a visit's controller id is made (false: it is left empty; an id kept as an
+        /// address is written out in hex, a string per visit that most reports never read).
+        private let makeControllerIDs: Bool
         private var previous: [SessionPrevious]
 
         /// Reads the frame's header; nil when it is malformed.
-        init?(_ bytes: UnsafeRawBufferPointer, makeStrings: Bool) {
+        init?(_ bytes: UnsafeRawBufferPointer, makeStrings: Bool, controllerIDs: Bool) {
             var reader = ByteReader(bytes)
             guard FocusJournal.readRederived(&reader, makeStrings: false) != nil, let tableCount = reader.readCount(limit: bytes.count) else { return nil }
             if makeStrings { table.reserveCapacity(tableCount) }
@@ -45,6 +50,7 @@ extension FocusJournal {
             guard reader.isAtEnd else { return nil }
             self.tableCount = tableCount
             self.makeStrings = makeStrings
+            makeControllerIDs = makeStrings && controllerIDs
             previous = [SessionPrevious](repeating: SessionPrevious(), count: tableCount)
         }
 
@@ -192,13 +198,15 @@ extension FocusJournal {
             switch code & 3 {
             case 2:
                 guard code >> 2 < 8 else { return nil }
-                let address = previous[key].addresses[Int(code >> 2)]
-                _ = previous[key].use(address)
-                return makeStrings ? FocusJournal.addressText(address) : ""
+                let position = Int(code >> 2)
+                let address = previous[key].addresses[position]
+                // The writer names the address by its first place among the recent ones.
+                previous[key].moveToFront(address, from: position)
+                return makeControllerIDs ? FocusJournal.addressText(address) : ""
             case 1:
                 let address = previous[key].addresses[0] &+ UInt64(bitPattern: Varint.unzigzag(code >> 2))
                 _ = previous[key].use(address)
-                return makeStrings ? FocusJournal.addressText(address) : ""
+                return makeControllerIDs ? FocusJournal.addressText(address) : ""
             case 0:
                 guard code >> 2 < UInt64(tableCount) else { return nil }
                 return makeStrings ? table[Int(code >> 2)] : ""

@@ -188,16 +188,30 @@ public enum FocusJournal {
 
         /// Where `address` is among ``addresses`` (nil: not there); moves it to the front.
         mutating func use(_ address: UInt64) -> Int? {
-            var position = 0
-            while position < 8 && addresses[position] != address { position += 1 }
-            let found = position < 8 ? position : nil
+            withUnsafeMutableBytes(of: &addresses) { raw in
+                let slots = raw.assumingMemoryBound(to: UInt64.self)
+                var position = 0
+                while position < 8 && slots[position] != address { position += 1 }
+                Self.moveToFront(address, from: position, in: slots)
+                return position < 8 ? position : nil
+            }
+        }
+
+        /// Puts `address`, found at `position` (8: not there), first, the addresses before it
+        /// one place further back (the last one out when it was not there).
+        mutating func moveToFront(_ address: UInt64, from position: Int) {
+            withUnsafeMutableBytes(of: &addresses) { raw in Self.moveToFront(address, from: position, in: raw.assumingMemoryBound(to: UInt64.self)) }
+        }
+
+        /// Through a pointer: a SIMD vector's lanes indexed by a variable are read and written
+        /// one at a time through a copy of the vector (6.5% of a `query screens`).
+        private static func moveToFront(_ address: UInt64, from position: Int, in slots: UnsafeMutableBufferPointer<UInt64>) {
             var index = min(position, 7)
             while index > 0 {
-                addresses[index] = addresses[index - 1]
+                slots[index] = slots[index - 1]
                 index -= 1
             }
-            addresses[0] = address
-            return found
+            slots[0] = address
         }
         /// The index the next visit has when none was skipped.
         var nextIndex: Int = 0
@@ -489,9 +503,10 @@ public enum FocusJournal {
 
     /// Decodes records; stops (returning false) at the first malformed one. `visit` also gets
     /// the number of the record's session in this journal's string table (stable within one
-    /// journal: cheaper to look up than the id).
-    public static func decode(_ bytes: UnsafeRawBufferPointer, _ visit: (Record, Int) throws -> Void) rethrows -> Bool {
-        try decode(bytes, makeStrings: true, visit)
+    /// journal: cheaper to look up than the id). `controllerIDs`: false leaves each visit's
+    /// ``ScreenView/controller`` empty, for a reader that does not show it.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, controllerIDs: Bool = true, _ visit: (Record, Int) throws -> Void) rethrows -> Bool {
+        try decode(bytes, makeStrings: true, controllerIDs: controllerIDs, visit)
     }
 
     /// The sessions a journal re-derived (``Writer/beginRederived(session:)``), each with the

@@ -585,8 +585,11 @@ public final class ReplayIndex {
     }
 
     /// The same, telling when each journal (frame) starts, and each record's session number in
-    /// its journal's string table.
-    public func forEachJournalRecord(frameStarted: () -> Void, _ visit: (FocusJournal.Record, Int) throws -> Void) throws -> Bool {
+    /// its journal's string table; `controllerIDs`: false leaves each visit's controller id
+    /// empty (``FocusJournal/decode(_:controllerIDs:_:)``).
+    public func forEachJournalRecord(
+        controllerIDs: Bool = true, frameStarted: () -> Void, _ visit: (FocusJournal.Record, Int) throws -> Void
+    ) throws -> Bool {
         // Every journal is read and CRC-checked before the first record is given, so that a
         // caller falling back on a false never has half its rows.
         var journals: [(segment: Int, frame: [UInt8])] = []
@@ -625,7 +628,7 @@ public final class ReplayIndex {
             // damage: say so rather than give a partial answer.
             guard
                 try frame.withUnsafeBytes({ raw in
-                    try FocusJournal.decode(raw) { record, key in
+                    try FocusJournal.decode(raw, controllerIDs: controllerIDs) { record, key in
                         if !isVoid(record, key) { try visit(record, key) }
                     }
                 })

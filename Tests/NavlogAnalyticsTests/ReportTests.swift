@@ -126,4 +126,24 @@ struct ReportTests {
         try Self.scan(&late, AnalyticsFilter(since: Self.at(100)))
         #expect(late.rows.map { "\($0.from ?? "-")>\($0.to)" } == ["ListVC>DetailVC"], "only b's push at 600 s")
     }
+
+    @Test("p50 and p90 found by selection are a sort's nearest ranks, on sorted, reversed, constant and random lists")
+    func percentilesBySelection() {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int64) -> Int64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int64(seed >> 33) % bound
+        }
+        var lists: [[Int64]] = [[], [7], [3, 1], [5, 5, 5, 5, 5], Array(0..<100), Array((0..<101).reversed())]
+        for count in [2, 3, 10, 99, 1000, 4097] {
+            lists.append((0..<count).map { _ in next(1_000_000) })
+            lists.append((0..<count).map { _ in next(4) })  // many equal values
+        }
+        for values in lists {
+            let sorted = values.sorted()
+            let (p50, p90) = percentiles(values, 0.5, 0.9)
+            #expect(p50 == percentile(sorted: sorted, 0.5) && p90 == percentile(sorted: sorted, 0.9), "\(values.count) values")
+            #expect(percentiles(values, 0.9, 0.9).0 == percentile(sorted: sorted, 0.9))
+        }
+    }
 }
