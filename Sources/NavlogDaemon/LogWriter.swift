@@ -154,9 +154,11 @@ final class LogWriter: Sendable {
         // missing gets a whole grace window from now.
         let started = Int64(monotonicSeconds() * 1_000_000)
         let reader = try LogReader(directory: log.directory)
-        try reader.scan(LogQuery()) { block, index in
+        var everyEvent = LogQuery()
+        everyEvent.readsBodies = false
+        try reader.scan(everyEvent) { block, index in
             if let sequence = block.sequence(index) {
-                block.withEvent(index) { _, session, _ in
+                block.withSession(index) { session in
                     _ = tracker.record(session: session, sequence: sequence, now: started)
                     if block.types[index] == .sessionEnd { tracker.end(session: session, hash: StringHash.hash(session)) }
                 }

@@ -56,6 +56,7 @@ extension ViewerEngine {
         guard newestLSN > lsn else { return 0 }
         var query = LogQuery(session: session)
         query.fromLSN = lsn + 1
+        query.readsBodies = false
         var count = 0
         try reader.scan(query) { _, _ in
             count += 1

@@ -149,7 +149,7 @@ public final class LogReader {
             if let since = query.since, location.header.maxTimestamp < since { continue }
             if let until = query.until, location.header.minTimestamp > until { continue }
             do {
-                try blockReader.read(location, from: file, into: &block)
+                try blockReader.read(location, from: file, into: &block, locatingBodies: query.readsBodies)
             } catch {
                 guard error.code == .damaged else { throw error }
                 damage.append(SegmentDamage(path: file.path, offset: error.offset ?? location.offset, reason: error.message))

@@ -140,7 +140,9 @@ struct ImportCommand: ParsableCommand {
         let reader = try LogReader(directory: directory)
         let wanted = Array(prefix.utf8)
         var result: [String: Set<UInt64>] = [:]
-        try reader.scan(LogQuery()) { block, index in
+        var everyEvent = LogQuery()
+        everyEvent.readsBodies = false
+        try reader.scan(everyEvent) { block, index in
             guard let sequence = block.sequence(index) else { return true }
             let session: String? = block.withSession(index) { bytes in
                 guard bytes.count >= wanted.count, bytes.prefix(wanted.count).elementsEqual(wanted) else { return nil }

@@ -136,6 +136,32 @@ struct EventLogTests {
         }
     }
 
+    @Test("a scan that reads no bodies (LogQuery.readsBodies false) gives every event's LSN, type, time, seq and session as a full scan, also by session")
+    func scanWithoutBodies() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            try StoreFixture.write(StoreFixture.lines(3000), to: dir.path)
+            let reader = try LogReader(directory: dir.path)
+            func headers(_ query: LogQuery) throws -> [String] {
+                var rows: [String] = []
+                try reader.scan(query) { block, index in
+                    let session = block.withSession(index) { String(decoding: $0, as: UTF8.self) }
+                    rows.append("\(block.lsn(index)) \(block.types[index].name) \(block.timestamps[index]) \(block.sequence(index) ?? 0) \(session)")
+                    return true
+                }
+                return rows
+            }
+            var bare = LogQuery()
+            bare.readsBodies = false
+            let full = try headers(LogQuery())
+            #expect(full.count == 3000)
+            #expect(try headers(bare) == full)
+            let session = String(full[1234].split(separator: " ")[4])
+            bare.session = session
+            let bySession = try headers(bare)
+            #expect(bySession == full.filter { $0.hasSuffix(" " + session) } && bySession.count > 3)
+        }
+    }
+
     @Test("queries by session, time and type return exactly the matching events")
     func queries() throws {
         try TestEnvironment.withTemporaryDirectory { dir in
