@@ -172,6 +172,16 @@ public protocol DerivedTableSink {
     var wantsControllerIDs: Bool { get }
 }
 
+/// A sink that a scan may fill in parts side by side, each part over sessions of its own (a
+/// report that adds rows up): each part starts as ``emptyPart()`` and is merged back in with
+/// ``merge(_:)``. The session numbers of rows are unique across the parts.
+public protocol MergeableTableSink: DerivedTableSink {
+    /// A sink with no rows, made as this one was (the same options).
+    func emptyPart() -> Self
+    /// Adds what `part` took, over sessions this sink took none of.
+    mutating func merge(_ part: Self)
+}
+
 extension DerivedTableSink {
     public mutating func event(_ row: EventRow) {}
     public mutating func visit(_ row: ScreenVisit) {}

@@ -63,7 +63,7 @@ private func select(_ k: Int, in buffer: UnsafeMutableBufferPointer<Int64>, _ ra
 }
 
 /// `screens`: per screen, views, unique sessions, and foreground dwell total / p50 / p90 (F4).
-public struct ScreensReport: DerivedTableSink {
+public struct ScreensReport: MergeableTableSink {
     /// One screen's figures.
     public struct Row: Sendable, Hashable {
         public var screen: String
@@ -97,18 +97,7 @@ public struct ScreensReport: DerivedTableSink {
     public var wantsControllerIDs: Bool { false }
 
     public mutating func visit(_ row: ScreenVisit) {
-        let key = Key(screen: row.view.screen, storyboardID: row.view.storyboardID)
-        let place: Int
-        if let known = places[key] {
-            place = known
-        } else {
-            place = keys.count
-            places[key] = place
-            keys.append(key)
-            dwells.append([])
-            sessions.append([])
-            lastSession.append(-1)
-        }
+        let place = place(of: Key(screen: row.view.screen, storyboardID: row.view.storyboardID))
         dwells[place].append(row.view.dwell)
         // A session's visits come together (the journals group each session's records), so
         // most repeat the last session counted here: no set insertion for them.
@@ -116,6 +105,27 @@ public struct ScreensReport: DerivedTableSink {
             lastSession[place] = row.sessionNumber
             sessions[place].insert(row.sessionNumber)
         }
+    }
+
+    public func emptyPart() -> ScreensReport { ScreensReport() }
+
+    public mutating func merge(_ part: ScreensReport) {
+        for (from, key) in part.keys.enumerated() {
+            let place = self.place(of: key)
+            dwells[place].append(contentsOf: part.dwells[from])
+            sessions[place].formUnion(part.sessions[from])
+        }
+    }
+
+    /// The place of `key` in the lists, added when new.
+    private mutating func place(of key: Key) -> Int {
+        if let known = places[key] { return known }
+        places[key] = keys.count
+        keys.append(key)
+        dwells.append([])
+        sessions.append([])
+        lastSession.append(-1)
+        return keys.count - 1
     }
 
     /// The rows, most viewed first.
@@ -131,7 +141,7 @@ public struct ScreensReport: DerivedTableSink {
 }
 
 /// `transitions`: from-screen → to-screen counts, by how.
-public struct TransitionsReport: DerivedTableSink {
+public struct TransitionsReport: MergeableTableSink {
     /// One (from, to, how) and how often.
     public struct Row: Sendable, Hashable {
         public var from: String?
@@ -158,6 +168,12 @@ public struct TransitionsReport: DerivedTableSink {
         counts[Key(from: row.from, to: row.to, how: row.how), default: 0] += 1
     }
 
+    public func emptyPart() -> TransitionsReport { TransitionsReport() }
+
+    public mutating func merge(_ part: TransitionsReport) {
+        counts.merge(part.counts, uniquingKeysWith: +)
+    }
+
     /// The rows, most frequent first.
     public var rows: [Row] {
         counts.map { Row(from: $0.key.from, to: $0.key.to, how: $0.key.how, count: $0.value) }
@@ -166,7 +182,7 @@ public struct TransitionsReport: DerivedTableSink {
 }
 
 /// `paths`: the most frequent sequences of `length` consecutive screens within sessions.
-public struct PathsReport: DerivedTableSink {
+public struct PathsReport: MergeableTableSink {
     /// One path and how many times (and in how many sessions) it occurred.
     public struct Row: Sendable, Hashable {
         public var path: [String]
@@ -206,6 +222,14 @@ public struct PathsReport: DerivedTableSink {
         }
     }
 
+    public func emptyPart() -> PathsReport { PathsReport(length: length, from: from, to: to) }
+
+    public mutating func merge(_ part: PathsReport) {
+        current.merge(part.current) { mine, _ in mine }
+        counts.merge(part.counts, uniquingKeysWith: +)
+        sessionCounts.merge(part.sessionCounts, uniquingKeysWith: +)
+    }
+
     /// The `top` most frequent paths.
     public func rows(top: Int) -> [Row] {
         Array(
@@ -217,7 +241,7 @@ public struct PathsReport: DerivedTableSink {
 
 /// `funnel`: sessions reaching each step of an ordered list of screens, within a time window
 /// from the first step when one is given.
-public struct FunnelReport: DerivedTableSink {
+public struct FunnelReport: MergeableTableSink {
     /// One step.
     public struct Row: Sendable, Hashable {
         public var step: Int
@@ -276,6 +300,16 @@ public struct FunnelReport: DerivedTableSink {
         }
     }
 
+    public func emptyPart() -> FunnelReport { FunnelReport(steps: steps, within: within) }
+
+    public mutating func merge(_ part: FunnelReport) {
+        visits.merge(part.visits) { mine, _ in mine }
+        for step in steps.indices {
+            reached[step] += part.reached[step]
+            times[step].append(contentsOf: part.times[step])
+        }
+    }
+
     /// One row per step.
     public var rows: [Row] {
         steps.enumerated().map { step, screen in
@@ -288,7 +322,7 @@ public struct FunnelReport: DerivedTableSink {
 }
 
 /// `exits`: the screen focused when the app went to the background or the session ended.
-public struct ExitsReport: DerivedTableSink {
+public struct ExitsReport: MergeableTableSink {
     /// One screen and reason.
     public struct Row: Sendable, Hashable {
         public var screen: String
@@ -306,6 +340,12 @@ public struct ExitsReport: DerivedTableSink {
 
     public mutating func exit(_ row: ExitRow) {
         counts[row.reason, default: [:]][row.screen, default: 0] += 1
+    }
+
+    public func emptyPart() -> ExitsReport { ExitsReport() }
+
+    public mutating func merge(_ part: ExitsReport) {
+        for (reason, screens) in part.counts { counts[reason, default: [:]].merge(screens, uniquingKeysWith: +) }
     }
 
     /// The rows, by reason then most frequent first.

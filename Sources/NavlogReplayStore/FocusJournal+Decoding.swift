@@ -6,6 +6,23 @@ extension FocusJournal {
         _ bytes: UnsafeRawBufferPointer, makeStrings: Bool, controllerIDs: Bool = true, _ visitor: (Record, Int) throws -> Void
     ) rethrows -> Bool {
         guard var decoder = FrameDecoder(bytes, makeStrings: makeStrings, controllerIDs: controllerIDs) else { return false }
+        return try decoder.decodeRecords { record, key, _ in try visitor(record, key) }
+    }
+
+    /// Decodes the records of the sessions of part `part` of `parts` (split by the hash of
+    /// their ids), passing each with its session's number in the frame's string table and its
+    /// number among all the frame's records; the other sessions' records are read past without
+    /// making their strings. False at the first malformed record.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, controllerIDs: Bool, part: Int, of parts: Int, _ visitor: (Record, Int, Int) throws -> Void
+    ) rethrows -> Bool {
+        guard var decoder = FrameDecoder(bytes, makeStrings: true, controllerIDs: controllerIDs) else { return false }
+        if parts > 1 {
+            decoder.select(part: part, of: parts)
+            // The index build's workers split sessions the same way, each writing frames of its
+            // own: most frames hold none of a part's sessions, and are passed over whole.
+            guard decoder.holdsSelectedSessions() else { return true }
+        }
         return try decoder.decodeRecords(visitor)
     }
 
@@ -26,11 +43,18 @@ extension FocusJournal {
         private var columns: [ByteReader] = []
         private var table: [String] = []
         private let tableCount: Int
-        /// Whether strings are made (false: the structure is only checked).
-        private let makeStrings: Bool
+        /// Whether strings are made (false: the structure is only checked), for the frame and
+        /// for the records being read (false for those of sessions not selected).
+        private let stringsWanted: Bool
+        private var makeStrings: Bool
         /// Whether a visit's controller id is made (false: it is left empty; an id kept as an
         /// address is written out in hex, a string per visit that most reports never read).
-        private let makeControllerIDs: Bool
+        private let controllerIDsWanted: Bool
+        private var makeControllerIDs: Bool
+        /// The part of the sessions whose records are given (``select(part:of:)``), and per
+        /// session number whether it is in it (-1: not looked at yet).
+        private var part: (number: UInt64, of: UInt64)?
+        private var selected: [Int8] = []
         private var previous: [SessionPrevious]
 
         /// Reads the frame's header; nil when it is malformed.
@@ -50,6 +74,8 @@ extension FocusJournal {
             guard reader.isAtEnd else { return nil }
             self.tableCount = tableCount
             self.makeStrings = makeStrings
+            stringsWanted = makeStrings
+            controllerIDsWanted = controllerIDs
             makeControllerIDs = makeStrings && controllerIDs
             previous = [SessionPrevious](repeating: SessionPrevious(), count: tableCount)
         }
@@ -72,11 +98,44 @@ extension FocusJournal {
             return .some(text)
         }
 
-        /// Calls `visitor` with each record and its session's number; false at the first
-        /// malformed record, or when a column has bytes left after the last.
-        mutating func decodeRecords(_ visitor: (Record, Int) throws -> Void) rethrows -> Bool {
+        /// Gives only the records of the sessions in part `part` of `parts`, by the hash of
+        /// their ids (the frame's strings must be made).
+        mutating func select(part: Int, of parts: Int) {
+            self.part = (UInt64(part), UInt64(parts))
+            selected = [Int8](repeating: -1, count: tableCount)
+        }
+
+        /// Whether a record of the frame is of a selected session, from the sessions column
+        /// alone. True for a frame with no record in the first part, so that one part checks
+        /// its columns; true when the column is malformed, for the decoding to say so.
+        mutating func holdsSelectedSessions() -> Bool {
+            var sessions = columns[Column.sessions.rawValue]
+            if sessions.isAtEnd { return part?.number == 0 }
+            while !sessions.isAtEnd {
+                guard let key = sessions.readVarint(), key < UInt64(tableCount), sessions.readVarint() != nil else { return true }
+                if isSelected(Int(key)) { return true }
+            }
+            return false
+        }
+
+        /// Whether the records of session number `key` are given.
+        private mutating func isSelected(_ key: Int) -> Bool {
+            guard let part else { return true }
+            if selected[key] < 0 {
+                var id = table[key]
+                selected[key] = id.withUTF8 { StringHash.hash(UnsafeRawBufferPointer($0)) } % part.of == part.number ? 1 : 0
+            }
+            return selected[key] == 1
+        }
+
+        /// Calls `visitor` with each record (of the selected sessions), its session's number and
+        /// its number among the frame's records; false at the first malformed record, or when
+        /// a column has bytes left after the last.
+        mutating func decodeRecords(_ visitor: (Record, Int, Int) throws -> Void) rethrows -> Bool {
             var key = 0
             var leftInGroup = 0
+            var recordNumber = 0
+            var visiting = true
             while let tag = byte(.tags) {
                 if leftInGroup == 0 {
                     guard let keyNumber = varint(.sessions), keyNumber < UInt64(tableCount), let count = varint(.sessions), count > 0,
@@ -84,13 +143,19 @@ extension FocusJournal {
                     else { return false }
                     key = Int(keyNumber)
                     leftInGroup = Int(count)
+                    if part != nil {
+                        visiting = isSelected(key)
+                        makeStrings = stringsWanted && visiting
+                        makeControllerIDs = makeStrings && controllerIDsWanted
+                    }
                 }
                 leftInGroup -= 1
                 guard let difference = signed(.times) else { return false }
                 let timestamp = previous[key].time &+ difference
                 previous[key].time = timestamp
                 guard let record = readRecord(tag: tag, key: key, timestamp: timestamp) else { return false }
-                try visitor(record, key)
+                if visiting { try visitor(record, key, recordNumber) }
+                recordNumber += 1
             }
             // Every column read to its end: anything left over means the frame is not what it says.
             return leftInGroup == 0 && columns.allSatisfy(\.isAtEnd)

@@ -590,59 +590,41 @@ public final class ReplayIndex {
     public func forEachJournalRecord(
         controllerIDs: Bool = true, frameStarted: () -> Void, _ visit: (FocusJournal.Record, Int) throws -> Void
     ) throws -> Bool {
-        // Every journal is read and CRC-checked before the first record is given, so that a
-        // caller falling back on a false never has half its rows.
-        var journals: [(segment: Int, frame: [UInt8])] = []
-        for number in log.segments.indices {
-            guard let reader = reader(number), let frames = reader.journal() else {
-                discard(number)
-                return false
-            }
-            journals.append(contentsOf: frames.map { (number, $0) })
-        }
-        // E4: a session replayed again after a late event has its true records where it was
-        // re-derived; every record of it before that point is void.
-        var rederived: [String: (frame: Int, record: Int)] = [:]
-        for (frameNumber, (_, frame)) in journals.enumerated() {
-            guard let sessions = frame.withUnsafeBytes({ FocusJournal.rederivedSessions($0) }) else { continue }
-            for (session, record) in sessions { rederived[session] = (frameNumber, record) }
-        }
-        for (frameNumber, (number, frame)) in journals.enumerated() {
-            frameStarted()
-            var recordNumber = 0
-            // Per session number in this frame, the record number below which its records are
-            // void (-1: not looked up yet), so that the dictionary of re-derived sessions is
-            // asked once per session and frame, not hashed into once per record.
-            var voidBelow: [Int] = []
-            func isVoid(_ record: FocusJournal.Record, _ key: Int) -> Bool {
-                defer { recordNumber += 1 }
-                guard !rederived.isEmpty else { return false }
-                if key >= voidBelow.count { voidBelow.append(contentsOf: repeatElement(-1, count: key + 1 - voidBelow.count)) }
-                if voidBelow[key] < 0 {
-                    let until = rederived[record.session]
-                    voidBelow[key] = until.map { $0.frame > frameNumber ? Int.max : $0.frame == frameNumber ? $0.record : 0 } ?? 0
-                }
-                return recordNumber < voidBelow[key]
-            }
-            // A journal whose CRC and version are right but that does not decode is a bug, not
-            // damage: say so rather than give a partial answer.
-            guard
-                try frame.withUnsafeBytes({ raw in
-                    try FocusJournal.decode(raw, controllerIDs: controllerIDs) { record, key in
-                        if !isVoid(record, key) { try visit(record, key) }
-                    }
-                })
-            else {
-                let name = log.segments[number].name
-                discard(number)
-                throw ReplayIndexError(
-                    code: .unreadableJournal,
-                    message:
-                        "The focus journal of \(name)'s replay index does not decode although its checksum is right (a bug in this navlog); it was deleted and will be rebuilt: run the command again."
-                )
-            }
+        guard let journals = focusJournals() else { return false }
+        do {
+            try journals.forEachRecord(controllerIDs: controllerIDs, frameStarted: frameStarted, visit)
+        } catch let malformed as FocusJournals.Malformed {
+            throw unreadableJournal(malformed)
         }
         return true
+    }
+
+    /// The focus journal of every segment, read and CRC-checked before any record is given, so
+    /// that a caller falling back on a nil never has half its rows; nil when a segment has no
+    /// usable journal (the index could not be built there, or it is damaged: its file is
+    /// removed, to be built again).
+    public func focusJournals() -> FocusJournals? {
+        var frames: [FocusJournals.Frame] = []
+        for number in log.segments.indices {
+            guard let reader = reader(number), let journal = reader.journal() else {
+                discard(number)
+                return nil
+            }
+            frames.append(contentsOf: journal.map { FocusJournals.Frame(segment: number, bytes: $0) })
+        }
+        return FocusJournals(frames: frames)
+    }
+
+    /// The error for a journal whose CRC and version are right but that does not decode (a bug
+    /// in this navlog, not damage); its segment's index file is removed, to be built again.
+    public func unreadableJournal(_ malformed: FocusJournals.Malformed) -> ReplayIndexError {
+        let name = log.segments[malformed.segment].name
+        discard(malformed.segment)
+        return ReplayIndexError(
+            code: .unreadableJournal,
+            message:
+                "The focus journal of \(name)'s replay index does not decode although its checksum is right (a bug in this navlog); it was deleted and will be rebuilt: run the command again."
+        )
     }
 
     /// Every session once, with its state at the end of the last segment holding it when the

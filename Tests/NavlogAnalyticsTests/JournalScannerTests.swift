@@ -86,6 +86,59 @@ struct JournalScannerTests {
         return WorkloadGenerator(configuration)
     }
 
+    /// Every row of a scan, as a sink that can be filled in parts: the session numbers given.
+    struct NumberRecorder: MergeableTableSink {
+        var numbers: [String: Set<Int>] = [:]
+        mutating func visit(_ row: ScreenVisit) { numbers[row.session, default: []].insert(row.sessionNumber) }
+        mutating func transition(_ row: TransitionRow) { numbers[row.session, default: []].insert(row.sessionNumber) }
+        mutating func session(_ row: SessionRow) { numbers[row.session, default: []].insert(row.sessionNumber) }
+        func emptyPart() -> NumberRecorder { NumberRecorder() }
+        mutating func merge(_ part: NumberRecorder) { numbers.merge(part.numbers) { $0.union($1) } }
+    }
+
+    @Test("reports read in parts side by side (2 and 3 parts) equal the same reports from a replay of the log, open sessions and filters included")
+    func reportsInParts() throws {
+        try TestEnvironment.withTemporaryDirectory { dir in
+            var generator = Self.productionMix(seed: 33, live: 40, meanEvents: 120)
+            try Self.store(generator.lines(12_000), in: dir, eventsPerBlock: 500, batch: 400)
+            let reader = try LogReader(directory: dir.path)
+            #expect(reader.segments.count > 2)
+            let start = WorkloadConfiguration.defaultStartTime
+            for filter in [AnalyticsFilter(), AnalyticsFilter(since: start + 20_000_000, until: start + 90_000_000)] {
+                func rows<Sink: DerivedTableSink>(_ make: () -> Sink, parts: Int?, _ text: (Sink) -> [String]) throws -> [String] {
+                    var sink = make()
+                    if let parts {
+                        let index = ReplayIndex(log: reader)
+                        index.workers = parts
+                        #expect(try JournalScanner(index: index, filter: filter).scan(into: &sink))
+                    } else {
+                        var scanner = DerivedTableScanner(reader: reader, filter: filter)
+                        try scanner.scan(into: &sink)
+                    }
+                    return text(sink)
+                }
+                func same<Sink: MergeableTableSink>(_ name: String, _ make: () -> Sink, _ text: (Sink) -> [String]) throws {
+                    let replayed = try rows(make, parts: nil, text)
+                    #expect(!replayed.isEmpty, "\(name): no rows")
+                    for parts in [2, 3] { #expect(try rows(make, parts: parts, text) == replayed, "\(name) in \(parts) parts, \(filter)") }
+                }
+                try same("screens", { ScreensReport() }) { $0.rows.map { "\($0)" } }
+                try same("transitions", { TransitionsReport() }) { $0.rows.map { "\($0)" } }
+                try same("paths", { PathsReport(length: 3) }) { $0.rows(top: 50).map { "\($0)" } }
+                try same("exits", { ExitsReport() }) { $0.rows.map { "\($0)" } }
+                let steps = try rows({ ScreensReport() }, parts: nil) { $0.rows.prefix(2).map(\.screen) }
+                try same("funnel", { FunnelReport(steps: steps) }) { $0.rows.map { "\($0)" } }
+                // Each session has one number across the parts, and no two share one.
+                var numbers = NumberRecorder()
+                let index = ReplayIndex(log: reader)
+                index.workers = 2
+                #expect(try JournalScanner(index: index, filter: filter).scan(into: &numbers))
+                #expect(numbers.numbers.count > 40 && numbers.numbers.values.allSatisfy { $0.count == 1 })
+                #expect(Set(numbers.numbers.values.map { $0.first! }).count == numbers.numbers.count)
+            }
+        }
+    }
+
     @Test("journal rows equal replayed rows for every table and filter")
     func journalEqualsReplay() throws {
         try TestEnvironment.withTemporaryDirectory { dir in

@@ -222,6 +222,19 @@ struct LateDeliveryIndexTests {
                 Issue.record("fallback, first difference:\n  in order: \(difference.0)\n  late:     \(difference.1)")
             }
             #expect(scanner.eventsRead == inOrder.count)
+
+            // Reports read in parts side by side (the re-derived sessions' void records left
+            // out in each part) equal the in-order log's, read in one.
+            for parts in [2, 3] {
+                lateIndex.workers = parts
+                sortedIndex.workers = 1
+                var (lateScreens, sortedScreens) = (ScreensReport(), ScreensReport())
+                var (lateTransitions, sortedTransitions) = (TransitionsReport(), TransitionsReport())
+                #expect(try JournalScanner(index: lateIndex).scan(into: &lateScreens) && JournalScanner(index: sortedIndex).scan(into: &sortedScreens))
+                #expect(try JournalScanner(index: lateIndex).scan(into: &lateTransitions) && JournalScanner(index: sortedIndex).scan(into: &sortedTransitions))
+                #expect(!lateScreens.rows.isEmpty && lateScreens.rows == sortedScreens.rows, "screens in \(parts) parts")
+                #expect(lateTransitions.rows == sortedTransitions.rows, "transitions in \(parts) parts")
+            }
         }
     }
 
