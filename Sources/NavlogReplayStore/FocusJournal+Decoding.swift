@@ -50,7 +50,7 @@ extension FocusJournal {
         /// Whether a visit's controller id is made (false: it is left empty; an id kept as an
         /// address is written out in hex, a string per visit that most reports never read).
         private let controllerIDsWanted: Bool
-        private var makeControllerIDs: Bool
+        private var makeControllerIDs: Bool { makeStrings && controllerIDsWanted }
         /// The part of the sessions whose records are given (``select(part:of:)``), and per
         /// session number whether it is in it (-1: not looked at yet).
         private var part: (number: UInt64, of: UInt64)?
@@ -76,7 +76,6 @@ extension FocusJournal {
             self.makeStrings = makeStrings
             stringsWanted = makeStrings
             controllerIDsWanted = controllerIDs
-            makeControllerIDs = makeStrings && controllerIDs
             previous = [SessionPrevious](repeating: SessionPrevious(), count: tableCount)
         }
 
@@ -146,7 +145,6 @@ extension FocusJournal {
                     if part != nil {
                         visiting = isSelected(key)
                         makeStrings = stringsWanted && visiting
-                        makeControllerIDs = makeStrings && controllerIDsWanted
                     }
                 }
                 leftInGroup -= 1
